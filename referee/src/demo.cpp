@@ -1,0 +1,107 @@
+#include "demo.h"
+
+#include <iomanip>
+
+#include "allfives/core/rng.h"
+#include "allfives/core/state.h"
+
+namespace allfives::referee {
+namespace {
+
+// Greedy: the play that scores most now; ties go to the heaviest tile (shed pips before a
+// block or an opponent's domino counts them), then to the first listed.
+Play greedy(const State& s) {
+  const PlayList legal = s.legal_plays();
+  Play best = legal[0];
+  int best_points = -1, best_pips = -1;
+  for (Play p : legal) {
+    State next = s;
+    next.apply(p);
+    const int side = side_of(s.format(), s.seat_to_move());
+    const int points = next.score(side) - s.score(side);
+    if (points > best_points || (points == best_points && p.tile.pips() > best_pips)) {
+      best = p;
+      best_points = points;
+      best_pips = p.tile.pips();
+    }
+  }
+  return best;
+}
+
+std::string scores(const State& s) {
+  std::string out;
+  for (int side = 0; side < num_sides(s.format()); ++side)
+    out += (side ? "  " : "") + ("side " + std::to_string(side) + ": " +
+                                 std::to_string(s.score(side)));
+  return out;
+}
+
+}  // namespace
+
+int run_demo(const DemoOptions& o, std::ostream& out) {
+  const Config config = Config::standard(o.format);
+  const int n = num_players(o.format);
+  // Even seats play greedy, odd seats random: in partnerships a greedy team meets a random one.
+  auto strategy_name = [](int seat) { return seat % 2 == 0 ? "greedy" : "random"; };
+  out << "All Fives demo: " << to_string(o.format) << ", target " << config.target << ", seed "
+      << o.seed << "\n";
+  for (int seat = 0; seat < n; ++seat)
+    out << "  seat " << seat << ": " << strategy_name(seat) << " (side "
+        << side_of(o.format, seat) << ")\n";
+
+  SplitMix64 rng(derive_seed(o.seed, 0xB07));
+  EventList events;
+  State s = State::new_match(config, o.seed, &events);
+  for (;;) {
+    for (const Event& e : events) {
+      switch (e.kind) {
+        case EventKind::kHandStart:
+          out << "\nHand " << e.hand_index + 1 << ": seat " << int(e.seat) << " opens ("
+              << to_string(static_cast<OpenRule>(e.reason)) << ")\n";
+          if (o.verbose)
+            for (int seat = 0; seat < n; ++seat)
+              out << "  seat " << seat << " holds " << to_string(e.hands[seat]) << "\n";
+          break;
+        case EventKind::kPlay:
+          if (o.verbose || e.points > 0)
+            out << "  seat " << int(e.seat) << " plays " << to_string(e.play) << ", count "
+                << e.count << (e.points > 0 ? ", scores " + std::to_string(e.points) : "")
+                << "\n";
+          break;
+        case EventKind::kDraw:
+          if (o.verbose) out << "  seat " << int(e.seat) << " draws " << e.count << "\n";
+          break;
+        case EventKind::kPass:
+          if (o.verbose) out << "  seat " << int(e.seat) << " passes\n";
+          break;
+        case EventKind::kHandEnd:
+          if (static_cast<HandEndKind>(e.reason) == HandEndKind::kDomino)
+            out << "  seat " << int(e.seat) << " goes out: side " << int(e.side) << " scores "
+                << e.points << "\n";
+          else if (e.side >= 0)
+            out << "  blocked: side " << int(e.side) << " has the fewest pips, scores "
+                << e.points << "\n";
+          else
+            out << "  blocked: tie for the fewest pips, nobody scores\n";
+          out << "  " << scores(s) << "\n";
+          break;
+        case EventKind::kMatchEnd:
+          out << "\nMatch over (" << to_string(static_cast<MatchEndReason>(e.reason))
+              << ") after " << e.hand_index + 1 << " hands. " << scores(s) << "\n";
+          if (e.side >= 0)
+            out << "Winner: side " << int(e.side) << "\n";
+          else
+            out << "Draw\n";
+          break;
+      }
+    }
+    if (s.is_terminal()) return s.outcome().winner_side;
+    events.clear();
+    const int seat = s.seat_to_move();
+    const PlayList legal = s.legal_plays();
+    const Play p = seat % 2 == 0 ? greedy(s) : legal[rng.below(static_cast<uint32_t>(legal.size()))];
+    s.apply(p, &events);
+  }
+}
+
+}  // namespace allfives::referee

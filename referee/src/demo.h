@@ -1,0 +1,21 @@
+// `referee demo`: one seeded match between two in-process strategies, printed hand by hand.
+// It needs no bot processes, so it shows the rules core at work on any machine.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "allfives/core/types.h"
+
+namespace allfives::referee {
+
+struct DemoOptions {
+  Format format = Format::kTwoPlayers;
+  uint64_t seed = 1;
+  bool verbose = false;  // every play, not just each hand's summary
+};
+
+// Plays the match and prints it; returns the winning side, or -1 for a draw.
+int run_demo(const DemoOptions& options, std::ostream& out);
+
+}  // namespace allfives::referee

@@ -1,0 +1,33 @@
+// The `referee` program: one binary, one subcommand per job.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "demo.h"
+
+int main(int argc, char** argv) {
+  using namespace allfives;
+  CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
+  app.require_subcommand(1);
+
+  referee::DemoOptions demo;
+  std::string format = "2p";
+  CLI::App* demo_cmd = app.add_subcommand(
+      "demo", "Play one seeded match between two built-in strategies (greedy vs random) and "
+              "print it hand by hand; needs no bot processes");
+  demo_cmd->add_option("--format", format, "2p, 3p, 4p or partners")->capture_default_str();
+  demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
+      ->capture_default_str();
+  demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*demo_cmd) {
+    if (!parse_format(format, demo.format)) {
+      std::cerr << "referee demo: --format must be 2p, 3p, 4p or partners, not '" << format
+                << "'\n";
+      return 2;
+    }
+    referee::run_demo(demo, std::cout);
+  }
+  return 0;
+}
