@@ -319,18 +319,25 @@ bool State::from_position(const Position& p, uint64_t seed, State& out, std::str
   };
   for (int s = 0; s < kMaxPlayers; ++s) {
     if (s >= n && !p.hands[s].empty()) return fail("a hand is given for an empty seat");
+    // Hands are dealt full and a player who plays their last tile ends the hand at once.
+    if (s < n && p.hands[s].empty()) return fail("seat " + std::to_string(s) + " holds no tile");
     for (Tile t : p.hands[s])
       if (!claim(t)) return fail("tile " + to_string(t) + " appears twice");
   }
-  for (int i = 0; i < p.boneyard_size; ++i)
+  for (int i = 0; i < p.boneyard_size; ++i) {
+    if (p.boneyard[i].index() >= kNumTiles) return fail("a boneyard tile is out of range");
     if (!claim(p.boneyard[i])) return fail("tile " + to_string(p.boneyard[i]) + " appears twice");
+  }
   State s;
   s.config_ = c;
   s.seed_ = seed;
   for (int i = 0; i < p.line_size; ++i) {
     const LinePlay& lp = p.line[i];
+    if (lp.tile.index() >= kNumTiles) return fail("a line tile is out of range");
     if (!claim(lp.tile)) return fail("tile " + to_string(lp.tile) + " appears twice");
     if (lp.seat >= n) return fail("a line play names a seat out of range");
+    if (i > 0 && lp.end != End::kLeft && lp.end != End::kRight)
+      return fail("line play " + std::to_string(i) + " names no end");
     if (!s.line_.fits(lp.tile, lp.end))
       return fail("line play " + std::to_string(i) + " (" + to_string(lp.tile) + ") does not fit");
     s.line_.place(lp.tile, lp.end, lp.seat);
@@ -374,6 +381,48 @@ View State::view(int seat) const {
   v.open_rule_ = open_rule_;
   if (seat == seat_to_move()) v.legal_ = legal_plays();
   return v;
+}
+
+bool View::from_observation(const Observation& o, View& out, std::string* error) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return false;
+  };
+  const int n = allfives::num_players(o.config.format);
+  if (o.seat < 0 || o.seat >= n) return fail("seat out of range");
+  if (o.seat_to_move < -1 || o.seat_to_move >= n) return fail("seat_to_move out of range");
+  if (o.line_size < 0 || o.line_size > kNumTiles) return fail("line too long");
+  View v;
+  v.config_ = o.config;
+  v.seat_ = static_cast<int8_t>(o.seat);
+  v.to_move_ = static_cast<int8_t>(o.seat_to_move);
+  v.hand_ = static_cast<int16_t>(o.hand_index);
+  v.hand_tiles_ = o.hand;
+  TileSet seen = o.hand;
+  for (int i = 0; i < o.line_size; ++i) {
+    const LinePlay& lp = o.line[i];
+    if (seen.contains(lp.tile)) return fail("tile " + to_string(lp.tile) + " appears twice");
+    seen.add(lp.tile);
+    if (lp.seat >= n) return fail("a line tile names a seat out of range");
+    if (!v.line_.fits(lp.tile, lp.end))
+      return fail("line tile " + std::to_string(i) + " (" + to_string(lp.tile) + ") does not fit");
+    v.line_.place(lp.tile, lp.end, lp.seat);
+  }
+  int total = o.line_size + o.boneyard_size;
+  for (int s = 0; s < kMaxPlayers; ++s) {
+    if (s >= n && o.hand_sizes[s] != 0) return fail("a hand size is given for an empty seat");
+    if (o.hand_sizes[s] < 0) return fail("negative hand size");
+    total += o.hand_sizes[s];
+    v.hand_sizes_[s] = static_cast<int8_t>(o.hand_sizes[s]);
+  }
+  if (o.hand_sizes[o.seat] != o.hand.size()) return fail("own hand size disagrees with the hand");
+  if (total != kNumTiles) return fail("hands, line and boneyard do not add up to 28 tiles");
+  for (int s = 0; s < kMaxPlayers; ++s) v.scores_[s] = static_cast<int16_t>(o.scores[s]);
+  v.boneyard_size_ = static_cast<int8_t>(o.boneyard_size);
+  v.open_rule_ = o.open_rule;
+  v.legal_ = o.legal_plays;
+  out = v;
+  return true;
 }
 
 TileSet View::unseen() const {

@@ -17,6 +17,7 @@
 // - The safety valve ends the match after the max_hands-th hand has been scored.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -43,6 +44,10 @@ class PlayList {
   const Play* end() const { return items_.data() + size_; }
   bool contains(Play p) const;
   void push(Play p) { items_[size_++] = p; }
+  // The same plays in the same order (slots past size() do not count).
+  friend bool operator==(const PlayList& a, const PlayList& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+  }
 
  private:
   std::array<Play, kCapacity> items_{};
@@ -63,6 +68,7 @@ std::string_view describe(PlayError e);
 struct Outcome {
   MatchEndReason reason = MatchEndReason::kTarget;
   int winner_side = -1;  // -1: a draw (possible only through the safety valve)
+  friend bool operator==(const Outcome&, const Outcome&) = default;
 };
 
 // Everything that fixes the rest of a hand, for starting a state mid-hand: tests set up the
@@ -82,6 +88,23 @@ struct Position {
 };
 
 class View;
+
+// The public facts of one seat's view as plain data, for code that receives a view from
+// elsewhere (a bot reading the referee's message) and must rebuild it.
+struct Observation {
+  Config config;
+  int seat = 0;
+  int seat_to_move = -1;
+  int hand_index = 0;
+  TileSet hand{};
+  std::array<LinePlay, kNumTiles> line{};
+  int line_size = 0;
+  std::array<int, kMaxPlayers> scores{};
+  std::array<int, kMaxPlayers> hand_sizes{};
+  int boneyard_size = 0;
+  OpenRule open_rule = OpenRule::kHighestDouble;
+  PlayList legal_plays;
+};
 
 class State {
  public:
@@ -168,6 +191,11 @@ class View {
   const PlayList& legal_plays() const { return legal_; }
   // Every tile this seat cannot see: other hands and the boneyard together.
   TileSet unseen() const;
+
+  // Rebuilds a view received from elsewhere. Returns false and says why if the facts cannot
+  // belong together (a tile twice, a line that does not connect, counts that do not add up
+  // to 28 tiles, a seat out of range).
+  static bool from_observation(const Observation& o, View& out, std::string* error);
 
   friend bool operator==(const View&, const View&) = default;
 

@@ -1,4 +1,4 @@
-#include "demo.h"
+#include "cli/demo_command.h"
 
 #include <iomanip>
 

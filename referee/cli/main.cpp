@@ -2,12 +2,14 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "demo.h"
+#include "cli/demo_command.h"
+#include "cli/match_command.h"
 
 int main(int argc, char** argv) {
   using namespace allfives;
   CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
   app.require_subcommand(1);
+  int exit_code = 0;
 
   referee::DemoOptions demo;
   std::string format = "2p";
@@ -18,16 +20,18 @@ int main(int argc, char** argv) {
   demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
       ->capture_default_str();
   demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
-
-  CLI11_PARSE(app, argc, argv);
-
-  if (*demo_cmd) {
+  demo_cmd->callback([&] {
     if (!parse_format(format, demo.format)) {
       std::cerr << "referee demo: --format must be 2p, 3p, 4p or partners, not '" << format
                 << "'\n";
-      return 2;
+      exit_code = 2;
+      return;
     }
     referee::run_demo(demo, std::cout);
-  }
-  return 0;
+  });
+
+  referee::add_match_command(app, exit_code);
+
+  CLI11_PARSE(app, argc, argv);
+  return exit_code;
 }

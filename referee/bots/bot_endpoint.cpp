@@ -1,0 +1,131 @@
+#include "bots/bot_endpoint.h"
+
+#include "transport/match_stream.h"
+
+namespace allfives::referee {
+
+std::string BotSpec::describe() const {
+  if (!started()) return address;
+  std::string out;
+  for (const std::string& a : command) {
+    if (!out.empty()) out += ' ';
+    out += a.find_first_of(" \t\"'") == std::string::npos ? a : "'" + a + "'";
+  }
+  return out;
+}
+
+namespace {
+
+bool looks_like_address(const std::string& s) {
+  if (s.rfind("unix:", 0) == 0) return s.size() > 5;
+  if (s.find_first_of(" \t/") != std::string::npos) return false;
+  const auto colon = s.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
+  return s.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+}
+
+bool split_command(const std::string& s, std::vector<std::string>& out, std::string* error) {
+  std::string cur;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : s) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t') {
+      if (in_word) out.push_back(cur);
+      cur.clear();
+      in_word = false;
+    } else {
+      cur += c;
+      in_word = true;
+    }
+  }
+  if (quote) {
+    if (error) *error = std::string("unclosed ") + quote + " in '" + s + "'";
+    return false;
+  }
+  if (in_word) out.push_back(cur);
+  return true;
+}
+
+}  // namespace
+
+bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
+  BotSpec spec;
+  std::string rest = text;
+  const auto eq = text.find('=');
+  const auto space = text.find_first_of(" \t");
+  if (eq != std::string::npos && (space == std::string::npos || eq < space) && eq > 0) {
+    spec.display_name = text.substr(0, eq);
+    rest = text.substr(eq + 1);
+  }
+  if (rest.find_first_not_of(" \t") == std::string::npos) {
+    if (error) *error = "empty bot: expected [NAME=]COMMAND or [NAME=]ADDRESS, got '" + text + "'";
+    return false;
+  }
+  if (looks_like_address(rest)) {
+    spec.address = rest;
+    if (spec.display_name.empty()) spec.display_name = rest;
+  } else {
+    if (!split_command(rest, spec.command, error)) return false;
+    if (spec.display_name.empty()) {
+      const std::string& prog = spec.command[0];
+      spec.display_name = prog.substr(prog.find_last_of('/') + 1);
+    }
+  }
+  out = spec;
+  return true;
+}
+
+std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::string& socket_dir,
+                                                const std::string& socket_name,
+                                                std::chrono::milliseconds startup_timeout,
+                                                std::string* error) {
+  std::unique_ptr<BotEndpoint> e(new BotEndpoint());
+  e->spec_ = spec;
+  const auto deadline = Clock::now() + startup_timeout;
+  if (spec.started()) {
+    e->address_ = "unix:" + socket_dir + "/" + socket_name;
+    LaunchSpec launch;
+    launch.argv = spec.command;
+    launch.argv.push_back("--listen");
+    launch.argv.push_back(e->address_);
+    std::string why;
+    e->process_ = BotProcess::start(launch, &why);
+    if (!e->process_) {
+      if (error) *error = "cannot start '" + spec.describe() + "': " + why;
+      return nullptr;
+    }
+  } else {
+    e->address_ = spec.address;
+  }
+  std::string why;
+  e->channel_ = wait_until_serving(e->address_, deadline, [&] { return e->alive(); }, &why);
+  if (!e->channel_) {
+    if (error) {
+      *error = why;
+      if (e->process_) {
+        if (!e->process_->running()) *error += " (" + e->process_->describe_exit() + ")";
+        e->process_->stop(std::chrono::milliseconds(200));
+        const std::string output = e->process_->take_stderr();
+        if (!output.empty()) *error += "; its output:\n" + output;
+      }
+    }
+    return nullptr;
+  }
+  return e;
+}
+
+BotEndpoint::~BotEndpoint() { stop(std::chrono::milliseconds(1000)); }
+
+bool BotEndpoint::alive() { return !process_ || process_->running(); }
+
+void BotEndpoint::stop(std::chrono::milliseconds grace) {
+  if (process_) process_->stop(grace);
+}
+
+}  // namespace allfives::referee

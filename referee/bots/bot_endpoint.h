@@ -1,0 +1,61 @@
+// A bot as the referee reaches it: a program it starts, or an address it connects to.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "allfives/v1/common.pb.h"
+#include "process/bot_process.h"
+
+namespace allfives::referee {
+
+// How a user names a bot: a display name plus either a command line or an address.
+struct BotSpec {
+  std::string display_name;
+  std::vector<std::string> command;  // argv; the referee appends "--listen ADDRESS"
+  std::string address;               // host:port or unix:PATH, when connecting instead
+  bool started() const { return !command.empty(); }
+  std::string describe() const;  // the command line or the address, for logs and messages
+};
+
+// Reads "[NAME=]COMMAND" or "[NAME=]ADDRESS". An address is unix:PATH or host:port (no
+// spaces, a port after the last ':'); anything else is a command line, split on spaces with
+// '...' and "..." quoting. Without NAME the display name is the program's file name or the
+// address. Returns false and says why for an empty or badly quoted spec.
+bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error);
+
+// A bot ready to play: its channel and, for a started bot, its process.
+class BotEndpoint {
+ public:
+  // Starts (or connects to) the bot and waits until its health service says SERVING.
+  // `socket_dir` holds the Unix socket of a started bot. On failure returns nullptr and
+  // explains in `error` (the bot's output is appended when there is some).
+  static std::unique_ptr<BotEndpoint> start(const BotSpec& spec, const std::string& socket_dir,
+                                            const std::string& socket_name,
+                                            std::chrono::milliseconds startup_timeout,
+                                            std::string* error);
+  ~BotEndpoint();
+
+  const BotSpec& spec() const { return spec_; }
+  const std::string& address() const { return address_; }
+  grpc::Channel& channel() { return *channel_; }
+  // Null for a bot the referee connected to.
+  BotProcess* process() { return process_.get(); }
+  // For a started bot: whether its process still runs. Always true for a connected bot.
+  bool alive();
+  // Shuts a started bot down: SIGTERM to its group, then SIGKILL after `grace`.
+  void stop(std::chrono::milliseconds grace);
+
+ private:
+  BotEndpoint() = default;
+  BotSpec spec_;
+  std::string address_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<BotProcess> process_;
+};
+
+}  // namespace allfives::referee

@@ -1,0 +1,169 @@
+#include "cli/match_command.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <random>
+
+#include "allfives/core/types.h"
+#include "bots/bot_endpoint.h"
+#include "cli/stop_signal.h"
+#include "process/private_dir.h"
+#include "match/match_runner.h"
+
+namespace allfives::referee {
+namespace {
+
+struct MatchOptions {
+  std::vector<std::string> bots;
+  std::string format = "2p";
+  std::optional<uint64_t> seed;
+  int move_time_ms = 1000;
+  int time_bank_ms = 5000;
+  int startup_timeout_ms = 10000;
+  std::string log_path;
+  std::optional<int> target;
+  int max_hands = 200;
+  std::string match_id;
+};
+
+std::string side_label(Format f, int side, const std::vector<BotSpec>& seats) {
+  if (f != Format::kPartnerships) return seats[static_cast<size_t>(side)].display_name;
+  return seats[static_cast<size_t>(side)].display_name + " + " +
+         seats[static_cast<size_t>(side + 2)].display_name;
+}
+
+int run_match(const MatchOptions& o) {
+  Format format;
+  if (!parse_format(o.format, format)) {
+    std::cerr << "referee match: --format must be 2p, 3p, 4p or partners, not '" << o.format
+              << "'\n";
+    return 2;
+  }
+  const int n = num_players(format);
+  std::vector<BotSpec> given;
+  for (const std::string& text : o.bots) {
+    BotSpec spec;
+    std::string why;
+    if (!parse_bot_spec(text, spec, &why)) {
+      std::cerr << "referee match: " << why << "\n";
+      return 2;
+    }
+    given.push_back(spec);
+  }
+  // Partnerships may name two bots: each then plays both seats of its side.
+  std::vector<BotSpec> seats = given;
+  if (format == Format::kPartnerships && given.size() == 2) seats = {given[0], given[1], given[0], given[1]};
+  if (static_cast<int>(seats.size()) != n) {
+    std::cerr << "referee match: format " << to_string(format) << " needs " << n
+              << " bots" << (format == Format::kPartnerships ? " (or 2, one per side)" : "")
+              << ", got " << given.size() << "\n";
+    return 2;
+  }
+  if (o.move_time_ms <= 0 || o.time_bank_ms < 0 || o.startup_timeout_ms <= 0 || o.max_hands <= 0) {
+    std::cerr << "referee match: times and --max-hands must be positive\n";
+    return 2;
+  }
+
+  const std::atomic<bool>& stop = install_stop_signals();
+  MatchSpec spec;
+  spec.config = Config::standard(format);
+  if (o.target) spec.config.target = *o.target;
+  spec.config.max_hands = o.max_hands;
+  spec.seed = o.seed ? *o.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  spec.match_id = o.match_id.empty() ? "match-" + std::to_string(spec.seed) : o.match_id;
+  spec.time.move_time = std::chrono::milliseconds(o.move_time_ms);
+  spec.time.time_bank = std::chrono::milliseconds(o.time_bank_ms);
+  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
+
+  std::string why;
+  auto socket_dir = PrivateDir::create(&why);
+  if (!socket_dir) {
+    std::cerr << "referee match: " << why << "\n";
+    return 1;
+  }
+  std::vector<std::unique_ptr<BotEndpoint>> endpoints;
+  for (int seat = 0; seat < n; ++seat) {
+    std::cerr << "starting seat " << seat << ": " << seats[seat].describe() << "\n";
+    std::string error;
+    endpoints.push_back(BotEndpoint::start(seats[seat], socket_dir->path(),
+                                           "seat" + std::to_string(seat) + ".sock",
+                                           std::chrono::milliseconds(o.startup_timeout_ms), &error));
+    SeatSpec s{&seats[seat], endpoints.back().get(), error};
+    spec.seats.push_back(s);
+    if (!endpoints.back()) std::cerr << "seat " << seat << " failed to start: " << error << "\n";
+    if (stop) break;
+  }
+  while (static_cast<int>(spec.seats.size()) < n)
+    spec.seats.push_back(SeatSpec{&seats[spec.seats.size()], nullptr, "the referee was stopped"});
+
+  auto log = MatchLog::create(log_path, &why);
+  if (!log) {
+    std::cerr << "referee match: " << why << "\n";
+    return 1;
+  }
+  const MatchResult r = play_match(spec, *log, &stop);
+  for (auto& e : endpoints)
+    if (e) e->stop(std::chrono::milliseconds(2000));
+
+  std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
+            << "): ";
+  switch (r.reason) {
+    case v1::MATCH_END_REASON_TARGET: std::cout << "target reached"; break;
+    case v1::MATCH_END_REASON_HAND_LIMIT: std::cout << "hand limit reached"; break;
+    case v1::MATCH_END_REASON_FAULT: std::cout << "ended by a fault"; break;
+    default: std::cout << "aborted"; break;
+  }
+  std::cout << " after " << r.hands_played << " hands, " << r.decisions << " decisions\n";
+  for (int side = 0; side < static_cast<int>(r.scores.size()); ++side) {
+    std::cout << "  side " << side << " (" << side_label(format, side, seats) << "): "
+              << r.scores[side];
+    if (!r.placements.empty()) std::cout << "  place " << r.placements[side];
+    std::cout << "\n";
+  }
+  if (r.fault)
+    std::cout << "Fault: seat " << r.fault->seat << " (" << seats[r.fault->seat].display_name
+              << "), " << describe(r.fault->kind) << ": " << r.fault->reason << "\n";
+  if (r.reason != v1::MATCH_END_REASON_ABORTED)
+    std::cout << (r.winner_side >= 0 ? "Winner: side " + std::to_string(r.winner_side) + " (" +
+                                           side_label(format, r.winner_side, seats) + ")"
+                                     : std::string("Draw"))
+              << "\n";
+  std::cout << "Log: " << log->path() << "\n";
+  if (stop_signal()) return 128 + stop_signal();
+  return 0;
+}
+
+}  // namespace
+
+void add_match_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<MatchOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "match",
+      "Play one match between bot programs (or bots at addresses) and log every move.\n"
+      "Each BOT is [NAME=]COMMAND (started by the referee, which appends --listen ADDRESS) or\n"
+      "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving).");
+  cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
+      ->required()
+      ->expected(2, 4);
+  cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
+  cmd->add_option("--seed,-s", o->seed, "Seed of the deals (default: random, printed)");
+  cmd->add_option("--move-time-ms", o->move_time_ms, "Time per decision")->capture_default_str();
+  cmd->add_option("--time-bank-ms", o->time_bank_ms,
+                  "Extra time per bot for the whole match, used by slow decisions")
+      ->capture_default_str();
+  cmd->add_option("--startup-timeout-ms", o->startup_timeout_ms,
+                  "How long a bot may take to start serving")
+      ->capture_default_str();
+  cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
+  cmd->add_option("--match-id", o->match_id, "Match id (default: match-SEED)");
+  cmd->add_option("--target", o->target,
+                  "Points to win; RULES.md fixes 250 (2 sides) or 200 (3-4 players). Other "
+                  "values are for quick experiments only");
+  cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] { exit_code = run_match(*o); });
+}
+
+}  // namespace allfives::referee

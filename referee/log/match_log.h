@@ -1,0 +1,39 @@
+// The match log file: one LogRecord (proto/allfives/v1/log.proto) per line, as JSON.
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <memory>
+#include <string>
+
+#include "allfives/v1/log.pb.h"
+
+namespace allfives::referee {
+
+// A message as one line of JSON in the log's conventions (proto field names, defaults
+// printed), without the newline.
+std::string to_json_line(const google::protobuf::Message& m);
+
+// Parses one line written by to_json_line. Returns false and says why on bad input.
+bool from_json_line(const std::string& line, google::protobuf::Message* m, std::string* error);
+
+class MatchLog {
+ public:
+  // Creates (or truncates) the file, creating missing parent folders.
+  static std::unique_ptr<MatchLog> create(const std::string& path, std::string* error);
+  ~MatchLog();
+  MatchLog(const MatchLog&) = delete;
+  MatchLog& operator=(const MatchLog&) = delete;
+
+  // Appends one record with a single write(2), so a crash of the referee can tear at most the
+  // line in flight and lines are never interleaved.
+  bool write(const v1::LogRecord& record);
+  const std::string& path() const { return path_; }
+
+ private:
+  MatchLog(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  int fd_;
+  std::string path_;
+};
+
+}  // namespace allfives::referee

@@ -1,0 +1,602 @@
+#include "match/match_runner.h"
+
+#include <algorithm>
+#include <ctime>
+#include <thread>
+
+#include "allfives/core/state.h"
+#include "allfives/wire/convert.h"
+#include "transport/match_stream.h"
+
+namespace allfives::referee {
+
+std::string describe(v1::FaultKind k) {
+  switch (k) {
+    case v1::FAULT_KIND_TIMEOUT: return "timeout";
+    case v1::FAULT_KIND_CRASH: return "crash";
+    case v1::FAULT_KIND_DISCONNECT: return "disconnect";
+    case v1::FAULT_KIND_ILLEGAL_PLAY: return "illegal_play";
+    case v1::FAULT_KIND_MALFORMED_ANSWER: return "malformed_answer";
+    case v1::FAULT_KIND_PROTOCOL_VIOLATION: return "protocol_violation";
+    case v1::FAULT_KIND_STARTUP_FAILURE: return "startup_failure";
+    default: return "unknown";
+  }
+}
+
+std::vector<int> placements(const std::vector<int>& scores, int faulting_side) {
+  const int n = static_cast<int>(scores.size());
+  std::vector<int> place(n, 1);
+  for (int a = 0; a < n; ++a) {
+    if (a == faulting_side) {
+      place[a] = n;
+      continue;
+    }
+    for (int b = 0; b < n; ++b)
+      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
+  }
+  return place;
+}
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+const char* kind_name(const v1::BotMessage& m) {
+  switch (m.kind_case()) {
+    case v1::BotMessage::kHello: return "Hello";
+    case v1::BotMessage::kPlay: return "PlayAnswer";
+    default: return "an empty BotMessage";
+  }
+}
+
+uint64_t dropped_bytes_in(const std::string& output) {
+  // The process layer marks a cut as "[... N bytes dropped]".
+  const auto at = output.find("[... ");
+  if (at == std::string::npos) return 0;
+  return std::strtoull(output.c_str() + at + 5, nullptr, 10);
+}
+
+struct Seat {
+  const BotSpec* spec = nullptr;
+  BotEndpoint* bot = nullptr;  // null if it failed to start
+  std::unique_ptr<MatchStream> stream;
+  std::vector<v1::Event> pending;  // public events not yet delivered to this seat
+  std::chrono::milliseconds bank{0};
+  BotHello hello;
+};
+
+class Runner {
+ public:
+  Runner(const MatchSpec& spec, MatchLog& log, const std::atomic<bool>* stop)
+      : spec_(spec), log_(log), stop_(stop), format_(spec.config.format) {}
+
+  MatchResult run();
+
+ private:
+  int n() const { return num_players(format_); }
+  int sides() const { return num_sides(format_); }
+  bool stopped() const { return stop_ && stop_->load(); }
+
+  bool handshake(int seat);
+  void write_header();
+  bool notify(int seat, const v1::RefereeMessage& m);
+  bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us);
+  void on_events(const EventList& events, uint32_t decision_us, int legal_count);
+  void set_fault(int seat, v1::FaultKind kind, std::string reason);
+  void fault_from_io(int seat, IoStatus st, const std::string& doing);
+  void finish(const State* state);
+  void log_write(const v1::LogRecord& r);
+
+  const MatchSpec& spec_;
+  MatchLog& log_;
+  const std::atomic<bool>* stop_;
+  Format format_;
+  std::vector<Seat> seats_;
+  std::vector<int> scores_;  // per side, kept from the events
+  Line line_;                // the current hand's line, kept from the events
+  Deal deal_;                // the current hand's deal, for the boneyard's drawing order
+  int drawn_ = 0;            // boneyard tiles drawn so far this hand
+  MatchResult result_;
+  bool aborted_ = false;
+  Clock::time_point started_;
+};
+
+void Runner::log_write(const v1::LogRecord& r) { log_.write(r); }
+
+void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
+  if (result_.fault) return;  // the first fault decides the match
+  result_.fault = Fault{seat, kind, std::move(reason)};
+}
+
+// A stream operation failed: tell a timeout, a crash, a disconnect and a stop apart.
+void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
+  if (st == IoStatus::kStopped) {
+    aborted_ = true;
+    return;
+  }
+  if (st == IoStatus::kTimeout) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT, "no answer in time while " + doing);
+    return;
+  }
+  Seat& s = seats_[seat];
+  const std::string status = s.stream ? s.stream->finish_status() : "";
+  if (BotProcess* p = s.bot ? s.bot->process() : nullptr) {
+    // A dying process closes its socket a moment before it can be reaped.
+    for (int i = 0; i < 40 && p->running(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!p->running()) {
+      set_fault(seat, v1::FAULT_KIND_CRASH, "the bot process " + p->describe_exit() + " while " + doing);
+      return;
+    }
+  }
+  if (status.empty()) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+              "the bot ended the stream before the match ended, while " + doing);
+  } else if (status.find("status 14:") == 0 || status.find("status 1:") == 0) {
+    // UNAVAILABLE (14) and CANCELLED (1) from a live process: the connection itself broke.
+    set_fault(seat, v1::FAULT_KIND_DISCONNECT, "the connection broke while " + doing + " (" + status + ")");
+  } else {
+    set_fault(seat, v1::FAULT_KIND_CRASH, "the bot failed while " + doing + " (" + status + ")");
+  }
+}
+
+bool Runner::handshake(int seat) {
+  Seat& s = seats_[seat];
+  if (!s.bot) {
+    set_fault(seat, v1::FAULT_KIND_STARTUP_FAILURE,
+              spec_.seats[static_cast<size_t>(seat)].startup_error);
+    return false;
+  }
+  const auto deadline = Clock::now() + spec_.time.handshake;
+  std::string why;
+  s.stream = MatchStream::open(s.bot->channel(), deadline, stop_, &why);
+  if (!s.stream) {
+    if (stopped()) {
+      aborted_ = true;
+      return false;
+    }
+    fault_from_io(seat, IoStatus::kClosed, "opening the match stream (" + why + ")");
+    return false;
+  }
+  v1::RefereeMessage m;
+  v1::MatchStart* ms = m.mutable_match_start();
+  ms->set_protocol_version(wire::kProtocolVersion);
+  ms->set_rules_version(wire::kRulesVersion);
+  ms->set_match_id(spec_.match_id);
+  ms->set_format(wire::to_proto(format_));
+  ms->set_num_players(static_cast<uint32_t>(n()));
+  ms->set_num_sides(static_cast<uint32_t>(sides()));
+  ms->set_seat(static_cast<uint32_t>(seat));
+  ms->set_side(static_cast<uint32_t>(side_of(format_, seat)));
+  ms->set_partner_seat(partner_of(format_, seat));
+  ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
+  ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
+  ms->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
+  ms->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
+  for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
+  IoStatus st = s.stream->write(m, deadline);
+  v1::BotMessage answer;
+  if (st == IoStatus::kOk) st = s.stream->read(&answer, deadline);
+  if (st != IoStatus::kOk) {
+    fault_from_io(seat, st, "waiting for Hello in answer to MatchStart");
+    return false;
+  }
+  if (!answer.has_hello()) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+              std::string("answered MatchStart with ") + kind_name(answer) + " instead of Hello");
+    return false;
+  }
+  s.hello = BotHello{answer.hello().name(), answer.hello().version()};
+  if (answer.hello().protocol_version() != wire::kProtocolVersion) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+              "the bot speaks protocol version " + std::to_string(answer.hello().protocol_version()) +
+                  " but this referee speaks version " + std::to_string(wire::kProtocolVersion));
+    return false;
+  }
+  return true;
+}
+
+void Runner::write_header() {
+  v1::LogRecord r;
+  v1::LogHeader* h = r.mutable_header();
+  h->set_log_version(wire::kLogVersion);
+  h->set_protocol_version(wire::kProtocolVersion);
+  h->set_rules_version(wire::kRulesVersion);
+  h->set_match_id(spec_.match_id);
+  h->set_format(wire::to_proto(format_));
+  h->set_num_players(static_cast<uint32_t>(n()));
+  h->set_num_sides(static_cast<uint32_t>(sides()));
+  h->set_target_score(static_cast<uint32_t>(spec_.config.target));
+  h->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
+  h->set_seed(spec_.seed);
+  h->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
+  h->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
+  for (int seat = 0; seat < n(); ++seat) {
+    const Seat& s = seats_[seat];
+    v1::LogBot* b = h->add_bots();
+    b->set_seat(static_cast<uint32_t>(seat));
+    b->set_side(static_cast<uint32_t>(side_of(format_, seat)));
+    b->set_display_name(s.spec->display_name);
+    b->set_name(s.hello.name);
+    b->set_version(s.hello.version);
+    if (s.spec->started()) b->set_command(s.spec->describe());
+    b->set_address(s.bot ? s.bot->address() : s.spec->address);
+  }
+  h->set_started_at(utc_now());
+  log_write(r);
+}
+
+bool Runner::notify(int seat, const v1::RefereeMessage& m) {
+  Seat& s = seats_[seat];
+  const IoStatus st = s.stream->write(m, Clock::now() + spec_.time.handshake);
+  if (st == IoStatus::kOk) return true;
+  fault_from_io(seat, st, "sending a notification");
+  return false;
+}
+
+bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us) {
+  Seat& s = seats_[seat];
+  v1::RefereeMessage m;
+  v1::TurnRequest* tr = m.mutable_turn_request();
+  for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
+  s.pending.clear();
+  const View view = state.view(seat);
+  wire::fill_turn_request(view, tr);
+  const auto limit = spec_.time.move_time + s.bank;
+  tr->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
+  tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
+
+  const auto sent = Clock::now();
+  const auto deadline = sent + limit + spec_.time.transport_slack;
+  IoStatus st = s.stream->write(m, deadline);
+  v1::BotMessage answer;
+  if (st == IoStatus::kOk) st = s.stream->read(&answer, deadline);
+  const auto elapsed = Clock::now() - sent;
+  const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
+  *decision_us = static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  const std::string limit_words = std::to_string(limit.count()) + " ms (move time " +
+                                  std::to_string(spec_.time.move_time.count()) + " ms + bank " +
+                                  std::to_string(s.bank.count()) + " ms)";
+  if (st == IoStatus::kTimeout) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT, "no answer to the turn request within " + limit_words);
+    return false;
+  }
+  if (st != IoStatus::kOk) {
+    fault_from_io(seat, st, "waiting for a play");
+    return false;
+  }
+  if (elapsed_ms > limit) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT, "answered after " + std::to_string(elapsed_ms.count()) +
+                                                " ms; it had " + limit_words);
+    return false;
+  }
+  s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - spec_.time.move_time);
+
+  if (!answer.has_play()) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+              std::string("answered a turn request with ") + kind_name(answer) +
+                  " instead of PlayAnswer");
+    return false;
+  }
+  const v1::PlayAnswer& a = answer.play();
+  const PlayList& legal = view.legal_plays();
+  const bool opening = state.line().empty();
+  if (!a.has_legal_play_index() && !a.has_play()) {
+    set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER,
+              "the answer names no play: neither legal_play_index nor play is set");
+    return false;
+  }
+  std::optional<Play> by_index, by_play;
+  if (a.has_legal_play_index()) {
+    if (a.legal_play_index() >= static_cast<uint32_t>(legal.size())) {
+      set_fault(seat, v1::FAULT_KIND_ILLEGAL_PLAY,
+                "legal_play_index " + std::to_string(a.legal_play_index()) +
+                    " is out of range: " + std::to_string(legal.size()) + " plays were legal");
+      return false;
+    }
+    by_index = legal[static_cast<int>(a.legal_play_index())];
+  }
+  if (a.has_play()) {
+    Play p;
+    std::string why;
+    if (!wire::from_proto(a.play(), opening, p, &why)) {
+      set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER, "the play is malformed: " + why);
+      return false;
+    }
+    if (opening) p.end = End::kLeft;  // the end of an opening play is irrelevant
+    by_play = p;
+  }
+  if (by_index && by_play && !(*by_index == *by_play)) {
+    set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER,
+              "legal_play_index " + std::to_string(a.legal_play_index()) + " names " +
+                  to_string(*by_index) + " but play says " + to_string(*by_play));
+    return false;
+  }
+  const Play chosen = by_index ? *by_index : *by_play;
+  if (const PlayError e = state.check(chosen); e != PlayError::kNone) {
+    std::string ends;
+    if (!opening)
+      ends = " (open ends: left " + std::to_string(state.line().end(End::kLeft).value) +
+             ", right " + std::to_string(state.line().end(End::kRight).value) + ")";
+    set_fault(seat, v1::FAULT_KIND_ILLEGAL_PLAY,
+              "played " + to_string(chosen) + ": " + std::string(allfives::describe(e)) + ends +
+                  "; hand " + to_string(state.hand(seat)));
+    return false;
+  }
+  *play = chosen;
+  return true;
+}
+
+void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_count) {
+  for (const Event& e : events) {
+    v1::LogRecord r;
+    switch (e.kind) {
+      case EventKind::kHandStart: {
+        line_ = Line{};
+        deal_ = e.deal;
+        drawn_ = 0;
+        result_.hands_played = e.hand_index + 1;
+        v1::LogHandStart* h = r.mutable_hand_start();
+        h->set_hand_index(static_cast<uint32_t>(e.hand_index));
+        for (int seat = 0; seat < n(); ++seat) {
+          v1::SeatTiles* st = h->add_hands();
+          st->set_seat(static_cast<uint32_t>(seat));
+          wire::add_tiles(e.deal.hands[seat], st->mutable_tiles());
+        }
+        for (int i = 0; i < e.deal.boneyard_size; ++i)
+          *h->add_boneyard() = wire::to_proto(e.deal.boneyard[i]);
+        h->set_opener_seat(static_cast<uint32_t>(e.seat));
+        const auto rule = static_cast<OpenRule>(e.reason);
+        h->set_open_rule(wire::to_proto(rule));
+        if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
+        for (int side = 0; side < sides(); ++side) h->add_scores(static_cast<uint32_t>(scores_[side]));
+        log_write(r);
+        for (int seat = 0; seat < n(); ++seat) {
+          v1::RefereeMessage m;
+          v1::HandStart* hs = m.mutable_hand_start();
+          hs->set_hand_index(h->hand_index());
+          wire::add_tiles(e.deal.hands[seat], hs->mutable_your_tiles());
+          hs->set_opener_seat(h->opener_seat());
+          hs->set_open_rule(h->open_rule());
+          if (h->has_open_with()) *hs->mutable_open_with() = h->open_with();
+          for (int s = 0; s < n(); ++s) hs->add_hand_sizes(static_cast<uint32_t>(e.deal.hands[s].size()));
+          hs->set_boneyard_size(e.deal.boneyard_size);
+          *hs->mutable_scores() = h->scores();
+          if (!notify(seat, m)) return;
+        }
+        break;
+      }
+      case EventKind::kPlay: {
+        line_.place(e.play.tile, e.play.end, e.seat);
+        scores_[e.side] += e.points;
+        v1::PlayEvent pe;
+        pe.set_seat(static_cast<uint32_t>(e.seat));
+        *pe.mutable_play() = wire::to_proto(e.play);
+        pe.set_count(static_cast<uint32_t>(e.count));
+        pe.set_points(static_cast<uint32_t>(e.points));
+        pe.set_side(static_cast<uint32_t>(e.side));
+        v1::LogPlay* lp = r.mutable_play();
+        lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
+        lp->set_seat(pe.seat());
+        *lp->mutable_play() = pe.play();
+        lp->set_count(pe.count());
+        lp->set_points(pe.points());
+        lp->set_side(pe.side());
+        lp->set_side_score(static_cast<uint32_t>(scores_[e.side]));
+        lp->set_decision_time_us(decision_us);
+        lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
+        *lp->mutable_left_end() = wire::to_proto(line_.end(End::kLeft));
+        *lp->mutable_right_end() = wire::to_proto(line_.end(End::kRight));
+        log_write(r);
+        for (Seat& s : seats_) *s.pending.emplace_back().mutable_play() = pe;
+        break;
+      }
+      case EventKind::kDraw: {
+        v1::LogDraw* ld = r.mutable_draw();
+        ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
+        ld->set_seat(static_cast<uint32_t>(e.seat));
+        // The core reports the drawn tiles as a set; the deal's order says how they came.
+        for (int i = 0; i < e.count; ++i) *ld->add_tiles() = wire::to_proto(deal_.boneyard[drawn_++]);
+        log_write(r);
+        for (int seat = 0; seat < n(); ++seat) {
+          v1::DrawEvent* de = seats_[seat].pending.emplace_back().mutable_draw();
+          de->set_seat(ld->seat());
+          de->set_count(static_cast<uint32_t>(e.count));
+          if (seat == e.seat) *de->mutable_tiles() = ld->tiles();
+        }
+        break;
+      }
+      case EventKind::kPass: {
+        v1::LogPass* lp = r.mutable_pass();
+        lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
+        lp->set_seat(static_cast<uint32_t>(e.seat));
+        log_write(r);
+        for (Seat& s : seats_) s.pending.emplace_back().mutable_pass()->set_seat(lp->seat());
+        break;
+      }
+      case EventKind::kHandEnd: {
+        const auto kind = static_cast<HandEndKind>(e.reason);
+        if (e.side >= 0) scores_[e.side] += e.points;
+        v1::LogHandEnd* he = r.mutable_hand_end();
+        he->set_hand_index(static_cast<uint32_t>(e.hand_index));
+        he->set_kind(wire::to_proto(kind));
+        he->set_domino_seat(kind == HandEndKind::kDomino ? e.seat : -1);
+        std::vector<uint32_t> side_pips(static_cast<size_t>(sides()), 0);
+        for (int seat = 0; seat < n(); ++seat) {
+          v1::SeatTiles* st = he->add_hands();
+          st->set_seat(static_cast<uint32_t>(seat));
+          wire::add_tiles(e.hands[seat], st->mutable_tiles());
+          he->add_seat_pips(static_cast<uint32_t>(e.values[seat]));
+          side_pips[static_cast<size_t>(side_of(format_, seat))] += static_cast<uint32_t>(e.values[seat]);
+        }
+        for (uint32_t p : side_pips) he->add_side_pips(p);
+        he->set_winner_side(e.side);
+        he->set_points(static_cast<uint32_t>(e.points));
+        for (int side = 0; side < sides(); ++side) he->add_scores(static_cast<uint32_t>(scores_[side]));
+        log_write(r);
+        for (int seat = 0; seat < n(); ++seat) {
+          v1::RefereeMessage m;
+          v1::HandEnd* h = m.mutable_hand_end();
+          for (v1::Event& ev : seats_[seat].pending) *h->add_events() = std::move(ev);
+          seats_[seat].pending.clear();
+          h->set_hand_index(he->hand_index());
+          h->set_kind(he->kind());
+          h->set_domino_seat(he->domino_seat());
+          h->set_winner_side(he->winner_side());
+          h->set_points(he->points());
+          for (int s = 0; s < n(); ++s) {
+            v1::RevealedHand* rh = h->add_hands();
+            rh->set_seat(static_cast<uint32_t>(s));
+            *rh->mutable_tiles() = he->hands(s).tiles();
+            rh->set_pips(he->seat_pips(s));
+          }
+          *h->mutable_scores() = he->scores();
+          if (!notify(seat, m)) return;
+        }
+        break;
+      }
+      case EventKind::kMatchEnd:
+        break;  // finish() writes the end of the match
+    }
+  }
+}
+
+void Runner::finish(const State* state) {
+  if (aborted_) {
+    result_.reason = v1::MATCH_END_REASON_ABORTED;
+  } else if (result_.fault) {
+    result_.reason = v1::MATCH_END_REASON_FAULT;
+    v1::LogRecord r;
+    v1::LogFault* f = r.mutable_fault();
+    f->set_seat(static_cast<uint32_t>(result_.fault->seat));
+    f->set_side(static_cast<uint32_t>(side_of(format_, result_.fault->seat)));
+    f->set_kind(result_.fault->kind);
+    f->set_reason(result_.fault->reason);
+    f->set_hand_index(static_cast<uint32_t>(std::max(0, result_.hands_played - 1)));
+    log_write(r);
+  } else if (state && state->is_terminal()) {
+    result_.reason = wire::to_proto(state->outcome().reason);
+  }
+  result_.scores = scores_;
+  const int faulting_side =
+      result_.fault && !aborted_ ? side_of(format_, result_.fault->seat) : -1;
+  if (result_.reason == v1::MATCH_END_REASON_ABORTED) {
+    result_.winner_side = -1;
+  } else {
+    result_.placements = placements(scores_, faulting_side);
+    int firsts = 0;
+    for (int side = 0; side < sides(); ++side)
+      if (result_.placements[side] == 1) {
+        ++firsts;
+        result_.winner_side = side;
+      }
+    if (firsts != 1) result_.winner_side = -1;
+  }
+  result_.duration =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+  for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
+
+  // Tell every bot still connected how it ended, then close the streams.
+  for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
+    Seat& s = seats_[seat];
+    if (!s.stream || s.stream->broken()) continue;
+    v1::RefereeMessage m;
+    v1::MatchEnd* me = m.mutable_match_end();
+    for (v1::Event& ev : s.pending) *me->add_events() = std::move(ev);
+    me->set_reason(result_.reason);
+    me->set_winner_side(result_.winner_side);
+    for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));
+    for (int v : result_.placements) me->add_placements(static_cast<uint32_t>(v));
+    me->set_fault_seat(result_.fault ? result_.fault->seat : -1);
+    if (result_.fault) {
+      me->set_fault_kind(result_.fault->kind);
+      me->set_fault_reason(result_.fault->reason);
+    }
+    const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
+    if (s.stream->write(m, deadline) == IoStatus::kOk) s.stream->close(deadline);
+  }
+  for (Seat& s : seats_) s.stream.reset();
+
+  v1::LogRecord r;
+  v1::LogMatchEnd* me = r.mutable_match_end();
+  me->set_reason(result_.reason);
+  me->set_winner_side(result_.winner_side);
+  for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));
+  for (int v : result_.placements) me->add_placements(static_cast<uint32_t>(v));
+  me->set_hands_played(static_cast<uint32_t>(result_.hands_played));
+  me->set_duration_ms(static_cast<uint64_t>(result_.duration.count()));
+  me->set_fault_seat(result_.fault ? result_.fault->seat : -1);
+  if (result_.fault) me->set_fault_kind(result_.fault->kind);
+  log_write(r);
+
+  // Each process's output once, under the first seat it plays.
+  std::vector<BotProcess*> done;
+  for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
+    BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
+    if (!p || std::find(done.begin(), done.end(), p) != done.end()) continue;
+    done.push_back(p);
+    const std::string output = p->take_stderr();
+    if (output.empty()) continue;
+    v1::LogRecord o;
+    o.mutable_bot_output()->set_seat(static_cast<uint32_t>(seat));
+    o.mutable_bot_output()->set_stderr(output);
+    o.mutable_bot_output()->set_dropped_bytes(dropped_bytes_in(output));
+    log_write(o);
+  }
+}
+
+MatchResult Runner::run() {
+  started_ = Clock::now();
+  seats_.resize(static_cast<size_t>(n()));
+  for (int seat = 0; seat < n(); ++seat) {
+    seats_[seat].spec = spec_.seats[static_cast<size_t>(seat)].spec;
+    seats_[seat].bot = spec_.seats[static_cast<size_t>(seat)].bot;
+    seats_[seat].bank = spec_.time.time_bank;
+  }
+  scores_.assign(static_cast<size_t>(sides()), 0);
+
+  bool ok = true;
+  for (int seat = 0; seat < n() && ok; ++seat) ok = handshake(seat);
+  write_header();
+  if (!ok) {
+    finish(nullptr);
+    return result_;
+  }
+
+  EventList events;
+  State state = State::new_match(spec_.config, spec_.seed, &events);
+  on_events(events, 0, 0);
+  while (!state.is_terminal() && !result_.fault && !aborted_) {
+    if (stopped()) {
+      aborted_ = true;
+      break;
+    }
+    const int seat = state.seat_to_move();
+    const int legal_count = state.legal_plays().size();
+    Play play;
+    uint32_t decision_us = 0;
+    if (!ask_play(seat, state, &play, &decision_us)) break;
+    ++result_.decisions;
+    events.clear();
+    state.apply(play, &events);
+    on_events(events, decision_us, legal_count);
+  }
+  finish(&state);
+  return result_;
+}
+
+}  // namespace
+
+MatchResult play_match(const MatchSpec& spec, MatchLog& log, const std::atomic<bool>* stop) {
+  return Runner(spec, log, stop).run();
+}
+
+}  // namespace allfives::referee

@@ -1,0 +1,196 @@
+#include "match_stream.h"
+
+#include <thread>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace allfives::referee {
+namespace {
+
+// Waits are cut into slices so a raised stop flag is noticed quickly.
+constexpr auto kSlice = std::chrono::milliseconds(50);
+
+void* tag_of(int n) { return reinterpret_cast<void*>(static_cast<intptr_t>(n)); }
+
+// gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
+// changes), so they go over as gRPC's own monotonic clock.
+gpr_timespec to_gpr(Clock::time_point t) {
+  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(t - Clock::now());
+  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                      gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
+}
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
+  grpc::ChannelArguments args;
+  // One bot connection per channel: matches must not share a TCP connection with others.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
+                                                  Clock::time_point deadline,
+                                                  const std::function<bool()>& alive,
+                                                  std::string* error) {
+  auto backoff = std::chrono::milliseconds(5);
+  std::string last = "no answer";
+  while (Clock::now() < deadline) {
+    if (alive && !alive()) {
+      if (error) *error = "the bot process exited before it was ready";
+      return nullptr;
+    }
+    std::shared_ptr<grpc::Channel> channel = make_channel(address);
+    auto stub = grpc::health::v1::Health::NewStub(channel);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(to_gpr(std::min(deadline, Clock::now() + std::chrono::milliseconds(500))));
+    grpc::health::v1::HealthCheckRequest req;
+    grpc::health::v1::HealthCheckResponse resp;
+    const grpc::Status st = stub->Check(&ctx, req, &resp);
+    if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
+    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
+    std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
+  }
+  if (error) *error = "not serving before the start-up timeout (last: " + last + ")";
+  return nullptr;
+}
+
+std::unique_ptr<MatchStream> MatchStream::open(grpc::Channel& channel, Clock::time_point deadline,
+                                               const std::atomic<bool>* stop, std::string* error) {
+  std::unique_ptr<MatchStream> s(new MatchStream(stop));
+  std::shared_ptr<grpc::Channel> ch(std::shared_ptr<grpc::Channel>{}, &channel);
+  s->stub_ = v1::Bot::NewStub(ch);
+  s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
+  s->stream_->StartCall(tag_of(1));
+  ++s->pending_;
+  const IoStatus st = s->wait(tag_of(1), deadline);
+  if (st != IoStatus::kOk) {
+    if (error)
+      *error = st == IoStatus::kTimeout ? "the stream did not open before the deadline"
+                                        : "the stream could not be opened: " + s->finish_status();
+    return nullptr;
+  }
+  return s;
+}
+
+MatchStream::~MatchStream() {
+  cancel_and_drain();
+  queue_.Shutdown();
+  void* tag;
+  bool ok;
+  while (queue_.Next(&tag, &ok)) {
+  }
+}
+
+IoStatus MatchStream::wait(void* tag, Clock::time_point deadline) {
+  for (;;) {
+    if (stop_ && stop_->load(std::memory_order_relaxed)) {
+      broken_ = true;
+      cancel_and_drain();
+      return IoStatus::kStopped;
+    }
+    const auto slice_end = std::min(deadline, Clock::now() + kSlice);
+    void* got = nullptr;
+    bool ok = false;
+    switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
+      case grpc::CompletionQueue::GOT_EVENT:
+        --pending_;
+        if (got != tag) continue;  // a late completion of an abandoned operation
+        if (!ok) {
+          broken_ = true;
+          return IoStatus::kClosed;
+        }
+        return IoStatus::kOk;
+      case grpc::CompletionQueue::TIMEOUT:
+        if (Clock::now() >= deadline) {
+          broken_ = true;
+          cancel_and_drain();
+          return IoStatus::kTimeout;
+        }
+        continue;
+      case grpc::CompletionQueue::SHUTDOWN:
+        broken_ = true;
+        return IoStatus::kClosed;
+    }
+  }
+}
+
+IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline) {
+  if (broken_) return IoStatus::kClosed;
+  stream_->Write(m, tag_of(2));
+  ++pending_;
+  return wait(tag_of(2), deadline);
+}
+
+IoStatus MatchStream::read(v1::BotMessage* m, Clock::time_point deadline) {
+  if (broken_) return IoStatus::kClosed;
+  stream_->Read(m, tag_of(3));
+  ++pending_;
+  return wait(tag_of(3), deadline);
+}
+
+void MatchStream::close(Clock::time_point deadline) {
+  if (!broken_) {
+    stream_->WritesDone(tag_of(4));
+    ++pending_;
+    if (wait(tag_of(4), deadline) == IoStatus::kOk) {
+      stream_->Finish(&status_, tag_of(5));
+      finish_requested_ = true;
+      ++pending_;
+      if (wait(tag_of(5), deadline) == IoStatus::kOk) finished_ = true;
+    }
+  }
+  cancel_and_drain();
+}
+
+std::string MatchStream::finish_status() {
+  if (!finished_ && stream_) {
+    // The peer ended the stream: Finish() reports its status without cancelling first.
+    while (pending_ > 0) {
+      void* got;
+      bool ok;
+      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) !=
+          grpc::CompletionQueue::GOT_EVENT)
+        break;
+      --pending_;
+    }
+    if (pending_ == 0) {
+      stream_->Finish(&status_, tag_of(5));
+      finish_requested_ = true;
+      void* got;
+      bool ok;
+      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) ==
+          grpc::CompletionQueue::GOT_EVENT)
+        finished_ = true;
+      else
+        ++pending_;
+    }
+  }
+  cancel_and_drain();
+  if (status_.ok()) return "";
+  return "status " + std::to_string(status_.error_code()) + ": " + status_.error_message();
+}
+
+// Ends the call for good and waits for every operation in flight, so nothing completes into
+// a destroyed stream. Finish() after a cancel returns promptly with the final status.
+void MatchStream::cancel_and_drain() {
+  if (finished_ || !stream_) return;
+  context_.TryCancel();
+  while (pending_ > 0) {
+    void* got;
+    bool ok;
+    if (!queue_.Next(&got, &ok)) return;
+    --pending_;
+  }
+  if (!finish_requested_) {
+    stream_->Finish(&status_, tag_of(6));
+    finish_requested_ = true;
+    void* got;
+    bool ok;
+    queue_.Next(&got, &ok);
+  }
+  finished_ = true;
+}
+
+}  // namespace allfives::referee

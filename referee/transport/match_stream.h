@@ -1,0 +1,76 @@
+// The transport to one bot: a gRPC channel, its readiness probe, and one PlayMatch stream
+// whose every operation has a deadline and returns OK / closed / timeout, never throws.
+//
+// The stream uses gRPC's asynchronous API on a private completion queue so each Write and
+// Read can be abandoned at its own deadline (a synchronous bidi stream only has a deadline
+// for the whole call).
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "allfives/v1/bot.grpc.pb.h"
+
+namespace allfives::referee {
+
+using Clock = std::chrono::steady_clock;
+
+enum class IoStatus {
+  kOk,
+  kClosed,   // the stream ended or broke; see MatchStream::finish_status()
+  kTimeout,  // the deadline passed first; the stream was cancelled
+  kStopped,  // the referee is stopping (the stop flag was raised)
+};
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
+
+// Polls the standard health service at `address` until it answers SERVING or `deadline`
+// passes (back-off: 5 ms doubling to 200 ms), and returns the channel that got the answer.
+// Each attempt uses a fresh channel: a channel whose first connection failed (the bot had not
+// opened its socket yet) waits out gRPC's reconnect back-off, a second or more. `alive` is
+// asked between attempts so a bot process that died is not waited for. On failure returns
+// null and `error` says what was seen last.
+std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
+                                                  Clock::time_point deadline,
+                                                  const std::function<bool()>& alive,
+                                                  std::string* error);
+
+class MatchStream {
+ public:
+  // Opens a PlayMatch stream. `stop` (may be null) is checked while waiting.
+  static std::unique_ptr<MatchStream> open(grpc::Channel& channel, Clock::time_point deadline,
+                                           const std::atomic<bool>* stop, std::string* error);
+  ~MatchStream();
+  MatchStream(const MatchStream&) = delete;
+  MatchStream& operator=(const MatchStream&) = delete;
+
+  IoStatus write(const v1::RefereeMessage& m, Clock::time_point deadline);
+  IoStatus read(v1::BotMessage* m, Clock::time_point deadline);
+  // Half-closes, then waits for the bot to end the stream; cancels it at the deadline.
+  void close(Clock::time_point deadline);
+  // After kClosed: the status the stream ended with ("" if it ended cleanly).
+  std::string finish_status();
+  bool broken() const { return broken_; }
+
+ private:
+  MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
+  IoStatus wait(void* tag, Clock::time_point deadline);
+  void cancel_and_drain();
+
+  const std::atomic<bool>* stop_;
+  grpc::ClientContext context_;
+  grpc::CompletionQueue queue_;
+  std::unique_ptr<v1::Bot::Stub> stub_;
+  std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::RefereeMessage, v1::BotMessage>> stream_;
+  bool broken_ = false;     // an operation failed; only finish remains
+  bool finish_requested_ = false;  // Finish() was called (it may be called once)
+  bool finished_ = false;          // the call is over and nothing is in flight
+  int pending_ = 0;         // operations started but not yet returned by the queue
+  grpc::Status status_;
+};
+
+}  // namespace allfives::referee

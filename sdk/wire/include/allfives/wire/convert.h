@@ -1,0 +1,47 @@
+// Conversions between the rules core's values and the protocol's messages, shared by the
+// referee and the bot SDK so both sides read and write the wire the same way.
+//
+// Messages from the other side are untrusted: every from_proto() validates and returns
+// false with a reason instead of trusting a field.
+#pragma once
+
+#include <string>
+
+#include "allfives/core/state.h"
+#include "allfives/v1/bot.pb.h"
+#include "allfives/v1/log.pb.h"
+
+namespace allfives::wire {
+
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr const char* kRulesVersion = "allfives-1";
+inline constexpr uint32_t kLogVersion = 1;
+
+v1::Tile to_proto(Tile t);
+v1::End to_proto(End e);
+v1::Play to_proto(Play p);
+v1::Format to_proto(Format f);
+v1::OpenRule to_proto(OpenRule r);
+v1::HandEndKind to_proto(HandEndKind k);
+v1::MatchEndReason to_proto(MatchEndReason r);
+v1::LineEnd to_proto(LineEnd e);
+v1::LineTile to_proto(const LinePlay& p);
+void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out);
+
+bool from_proto(const v1::Tile& m, Tile& out, std::string* error);
+bool from_proto(const google::protobuf::RepeatedPtrField<v1::Tile>& m, TileSet& out,
+                std::string* error);
+bool from_proto(v1::Format m, Format& out, std::string* error);
+bool from_proto(v1::OpenRule m, OpenRule& out, std::string* error);
+// A play as a bot answered it. `opening` allows END_UNSPECIFIED (the end is irrelevant then).
+bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error);
+bool from_proto(const v1::LineTile& m, LinePlay& out, std::string* error);
+
+// The referee side: seat `view.seat()`'s turn request (its view, legal plays, no events).
+void fill_turn_request(const View& view, v1::TurnRequest* out);
+
+// The bot side: rebuilds the core view from a turn request of a match described by `start`.
+bool view_from_turn_request(const v1::MatchStart& start, const v1::TurnRequest& m, View& out,
+                            std::string* error);
+
+}  // namespace allfives::wire

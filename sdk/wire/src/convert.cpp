@@ -1,0 +1,195 @@
+#include "allfives/wire/convert.h"
+
+namespace allfives::wire {
+namespace {
+
+bool fail(std::string* error, std::string why) {
+  if (error) *error = std::move(why);
+  return false;
+}
+
+}  // namespace
+
+v1::Tile to_proto(Tile t) {
+  v1::Tile m;
+  m.set_high(static_cast<uint32_t>(t.hi()));
+  m.set_low(static_cast<uint32_t>(t.lo()));
+  return m;
+}
+
+v1::End to_proto(End e) { return e == End::kLeft ? v1::END_LEFT : v1::END_RIGHT; }
+
+v1::Play to_proto(Play p) {
+  v1::Play m;
+  *m.mutable_tile() = to_proto(p.tile);
+  m.set_end(to_proto(p.end));
+  return m;
+}
+
+v1::Format to_proto(Format f) {
+  switch (f) {
+    case Format::kTwoPlayers: return v1::FORMAT_TWO_PLAYERS;
+    case Format::kThreePlayers: return v1::FORMAT_THREE_PLAYERS;
+    case Format::kFourPlayers: return v1::FORMAT_FOUR_PLAYERS;
+    case Format::kPartnerships: return v1::FORMAT_PARTNERSHIPS;
+  }
+  return v1::FORMAT_UNSPECIFIED;
+}
+
+v1::OpenRule to_proto(OpenRule r) {
+  switch (r) {
+    case OpenRule::kHighestDouble: return v1::OPEN_RULE_HIGHEST_DOUBLE;
+    case OpenRule::kHeaviestTile: return v1::OPEN_RULE_HEAVIEST_TILE;
+    case OpenRule::kWinnerChooses: return v1::OPEN_RULE_WINNER_CHOOSES;
+  }
+  return v1::OPEN_RULE_UNSPECIFIED;
+}
+
+v1::HandEndKind to_proto(HandEndKind k) {
+  return k == HandEndKind::kDomino ? v1::HAND_END_KIND_DOMINO : v1::HAND_END_KIND_BLOCKED;
+}
+
+v1::MatchEndReason to_proto(MatchEndReason r) {
+  return r == MatchEndReason::kTarget ? v1::MATCH_END_REASON_TARGET
+                                      : v1::MATCH_END_REASON_HAND_LIMIT;
+}
+
+v1::LineEnd to_proto(LineEnd e) {
+  v1::LineEnd m;
+  m.set_value(e.value);
+  m.set_is_double(e.is_double);
+  return m;
+}
+
+v1::LineTile to_proto(const LinePlay& p) {
+  v1::LineTile m;
+  *m.mutable_tile() = to_proto(p.tile);
+  m.set_seat(p.seat);
+  m.set_end(to_proto(p.end));
+  return m;
+}
+
+void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out) {
+  for (Tile t : s) *out->Add() = to_proto(t);
+}
+
+bool from_proto(const v1::Tile& m, Tile& out, std::string* error) {
+  if (m.high() > kMaxPips || m.low() > kMaxPips)
+    return fail(error, "tile halves must be 0..6, got " + std::to_string(m.high()) + "-" +
+                           std::to_string(m.low()));
+  out = Tile::of(static_cast<int>(m.high()), static_cast<int>(m.low()));
+  return true;
+}
+
+bool from_proto(const google::protobuf::RepeatedPtrField<v1::Tile>& m, TileSet& out,
+                std::string* error) {
+  TileSet s;
+  for (const v1::Tile& mt : m) {
+    Tile t;
+    if (!from_proto(mt, t, error)) return false;
+    if (s.contains(t)) return fail(error, "tile " + to_string(t) + " listed twice");
+    s.add(t);
+  }
+  out = s;
+  return true;
+}
+
+bool from_proto(v1::Format m, Format& out, std::string* error) {
+  switch (m) {
+    case v1::FORMAT_TWO_PLAYERS: out = Format::kTwoPlayers; return true;
+    case v1::FORMAT_THREE_PLAYERS: out = Format::kThreePlayers; return true;
+    case v1::FORMAT_FOUR_PLAYERS: out = Format::kFourPlayers; return true;
+    case v1::FORMAT_PARTNERSHIPS: out = Format::kPartnerships; return true;
+    default: return fail(error, "unknown format " + std::to_string(static_cast<int>(m)));
+  }
+}
+
+bool from_proto(v1::OpenRule m, OpenRule& out, std::string* error) {
+  switch (m) {
+    case v1::OPEN_RULE_HIGHEST_DOUBLE: out = OpenRule::kHighestDouble; return true;
+    case v1::OPEN_RULE_HEAVIEST_TILE: out = OpenRule::kHeaviestTile; return true;
+    case v1::OPEN_RULE_WINNER_CHOOSES: out = OpenRule::kWinnerChooses; return true;
+    default: return fail(error, "unknown open rule " + std::to_string(static_cast<int>(m)));
+  }
+}
+
+bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error) {
+  if (!m.has_tile()) return fail(error, "the play names no tile");
+  Play p;
+  if (!from_proto(m.tile(), p.tile, error)) return false;
+  switch (m.end()) {
+    case v1::END_LEFT: p.end = End::kLeft; break;
+    case v1::END_RIGHT: p.end = End::kRight; break;
+    case v1::END_UNSPECIFIED:
+      if (!opening) return fail(error, "the play names no end (END_LEFT or END_RIGHT)");
+      p.end = End::kLeft;
+      break;
+    default: return fail(error, "unknown end " + std::to_string(static_cast<int>(m.end())));
+  }
+  out = p;
+  return true;
+}
+
+bool from_proto(const v1::LineTile& m, LinePlay& out, std::string* error) {
+  Play p;
+  v1::Play as_play;
+  *as_play.mutable_tile() = m.tile();
+  as_play.set_end(m.end());
+  if (!from_proto(as_play, true, p, error)) return false;
+  if (m.seat() >= kMaxPlayers) return fail(error, "line tile seat out of range");
+  out = LinePlay{p.tile, static_cast<uint8_t>(m.seat()), p.end};
+  return true;
+}
+
+void fill_turn_request(const View& view, v1::TurnRequest* out) {
+  const int n = view.num_players();
+  out->set_hand_index(static_cast<uint32_t>(view.hand_index()));
+  add_tiles(view.hand(), out->mutable_your_tiles());
+  const Line& line = view.line();
+  for (int i = 0; i < line.size(); ++i) *out->add_line() = to_proto(line[i]);
+  if (!line.empty()) {
+    *out->mutable_left_end() = to_proto(line.end(End::kLeft));
+    *out->mutable_right_end() = to_proto(line.end(End::kRight));
+  }
+  out->set_end_count(static_cast<uint32_t>(line.count()));
+  for (int s = 0; s < n; ++s) out->add_hand_sizes(static_cast<uint32_t>(view.hand_size(s)));
+  out->set_boneyard_size(static_cast<uint32_t>(view.boneyard_size()));
+  for (int side = 0; side < num_sides(view.config().format); ++side)
+    out->add_scores(static_cast<uint32_t>(view.score(side)));
+  for (const Play& p : view.legal_plays()) *out->add_legal_plays() = to_proto(p);
+  out->set_open_rule(to_proto(view.open_rule()));
+}
+
+bool view_from_turn_request(const v1::MatchStart& start, const v1::TurnRequest& m, View& out,
+                            std::string* error) {
+  Observation o;
+  if (!from_proto(start.format(), o.config.format, error)) return false;
+  o.config.target = static_cast<int>(start.target_score());
+  o.config.max_hands = static_cast<int>(start.max_hands());
+  const int n = num_players(o.config.format);
+  if (start.seat() >= static_cast<uint32_t>(n)) return fail(error, "seat out of range");
+  o.seat = static_cast<int>(start.seat());
+  o.seat_to_move = o.seat;
+  o.hand_index = static_cast<int>(m.hand_index());
+  if (!from_proto(m.your_tiles(), o.hand, error)) return false;
+  if (m.line_size() > kNumTiles) return fail(error, "line too long");
+  for (int i = 0; i < m.line_size(); ++i)
+    if (!from_proto(m.line(i), o.line[i], error)) return false;
+  o.line_size = m.line_size();
+  if (m.hand_sizes_size() != n) return fail(error, "hand_sizes must list every seat");
+  for (int s = 0; s < n; ++s) o.hand_sizes[s] = static_cast<int>(m.hand_sizes(s));
+  if (m.scores_size() != num_sides(o.config.format)) return fail(error, "scores must list every side");
+  for (int s = 0; s < m.scores_size(); ++s) o.scores[s] = static_cast<int>(m.scores(s));
+  o.boneyard_size = static_cast<int>(m.boneyard_size());
+  if (!from_proto(m.open_rule(), o.open_rule, error)) return false;
+  if (m.legal_plays_size() == 0 || m.legal_plays_size() > PlayList::kCapacity)
+    return fail(error, "legal_plays must hold 1.." + std::to_string(PlayList::kCapacity) + " plays");
+  for (const v1::Play& mp : m.legal_plays()) {
+    Play p;
+    if (!from_proto(mp, m.line_size() == 0, p, error)) return false;
+    o.legal_plays.push(p);
+  }
+  return View::from_observation(o, out, error);
+}
+
+}  // namespace allfives::wire

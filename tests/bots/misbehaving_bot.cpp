@@ -1,0 +1,158 @@
+// A test bot that misbehaves on purpose, written against the raw protocol (not the SDK, which
+// would not let it). End-to-end tests start the real referee against it (fastchess's mock
+// engines idea).
+//
+//   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--record FILE]
+// Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
+// decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
+// malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
+// (answer decision K with Hello), close-stream (end the stream cleanly at decision K),
+// exit-at-startup (exit 7 at once), no-socket (never listen), flood-stderr (print N bytes of
+// noise to stderr at decision K, then play normally), spawn-child (start `sleep 1000` as a
+// grandchild at startup, then play normally).
+// --record FILE appends every message received, as JSON lines, for the hidden-tile test.
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "allfives/v1/bot.grpc.pb.h"
+
+namespace v1 = allfives::v1;
+
+namespace {
+
+struct Options {
+  std::string listen;
+  std::string mode = "normal";
+  int at = 1;
+  int ms = 0;
+  std::string record;
+};
+
+Options g_opt;
+std::mutex g_record_mutex;
+
+void record(const v1::RefereeMessage& m) {
+  if (g_opt.record.empty()) return;
+  std::string json;
+  google::protobuf::util::JsonPrintOptions o;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &json, o);
+  std::lock_guard<std::mutex> lock(g_record_mutex);
+  std::ofstream(g_opt.record, std::ios::app) << json << "\n";
+}
+
+class MisbehavingBot final : public v1::Bot::Service {
+  grpc::Status PlayMatch(
+      grpc::ServerContext* ctx,
+      grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
+    v1::RefereeMessage in;
+    int decision = 0;
+    while (stream->Read(&in)) {
+      record(in);
+      v1::BotMessage out;
+      if (in.has_match_start()) {
+        out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
+        out.mutable_hello()->set_version("1");
+        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99 : 1);
+        stream->Write(out);
+        continue;
+      }
+      if (!in.has_turn_request()) continue;
+      const v1::TurnRequest& t = in.turn_request();
+      ++decision;
+      const bool now = decision == g_opt.at;
+      if (now && g_opt.mode == "crash") _exit(3);
+      if (now && g_opt.mode == "hang") {
+        while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return grpc::Status::CANCELLED;
+      }
+      if (now && g_opt.mode == "late") std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+      if (now && g_opt.mode == "close-stream") return grpc::Status::OK;
+      if (now && g_opt.mode == "flood-stderr") {
+        std::string noise(1024, 'x');
+        for (int i = 0; i < g_opt.ms / 1024; ++i) std::fprintf(stderr, "%s\n", noise.c_str());
+      }
+      if (now && g_opt.mode == "wrong-kind") {
+        out.mutable_hello()->set_name("confused");
+        stream->Write(out);
+        continue;
+      }
+      v1::PlayAnswer* a = out.mutable_play();
+      if (now && g_opt.mode == "illegal") {
+        // A tile this seat does not hold: the first tile of the set that is not in its hand.
+        for (uint32_t hi = 0; hi <= 6; ++hi)
+          for (uint32_t lo = 0; lo <= hi; ++lo) {
+            bool held = false;
+            for (const v1::Tile& mine : t.your_tiles()) held |= mine.high() == hi && mine.low() == lo;
+            bool on_line = false;
+            for (const v1::LineTile& lt : t.line())
+              on_line |= lt.tile().high() == hi && lt.tile().low() == lo;
+            if (!held && !on_line && !a->has_play()) {
+              a->mutable_play()->mutable_tile()->set_high(hi);
+              a->mutable_play()->mutable_tile()->set_low(lo);
+              a->mutable_play()->set_end(v1::END_LEFT);
+            }
+          }
+      } else if (now && g_opt.mode == "malformed") {
+        a->mutable_play()->mutable_tile()->set_high(9);
+        a->mutable_play()->mutable_tile()->set_low(9);
+        a->mutable_play()->set_end(v1::END_LEFT);
+      } else {
+        a->set_legal_play_index(0);
+      }
+      stream->Write(out);
+    }
+    return grpc::Status::OK;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--listen") g_opt.listen = v;
+    else if (k == "--mode") g_opt.mode = v;
+    else if (k == "--at") g_opt.at = std::atoi(v.c_str());
+    else if (k == "--ms") g_opt.ms = std::atoi(v.c_str());
+    else if (k == "--record") g_opt.record = v;
+    else {
+      std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
+      return 2;
+    }
+  }
+  if (g_opt.mode == "exit-at-startup") {
+    std::cerr << "misbehaving_bot: exiting at startup as asked\n";
+    return 7;
+  }
+  if (g_opt.mode == "no-socket") {
+    std::this_thread::sleep_for(std::chrono::hours(1));
+    return 0;
+  }
+  if (g_opt.mode == "spawn-child" && fork() == 0) {
+    execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  grpc::EnableDefaultHealthCheckService(true);
+  MisbehavingBot service;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server) {
+    std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";
+    return 1;
+  }
+  server->Wait();
+  return 0;
+}
