@@ -1,0 +1,102 @@
+// The referee's process layer: start a bot program, capture what it prints, and make sure that
+// neither it nor anything it started outlives the referee -- not even a SIGKILLed referee.
+//
+// How each bot is contained (details in bot_process.cpp):
+//   * The bot runs in its own new process group (pgid == bot pid); stop() signals the whole
+//     group: SIGTERM, up to `grace`, then SIGKILL.
+//   * The bot gets PR_SET_PDEATHSIG(SIGKILL). The kernel ties that signal to the *thread* that
+//     forked, so every fork happens on one process-wide launcher thread that never exits: start()
+//     may be called from any thread, including short-lived ones.
+//   * PDEATHSIG only reaches the direct child. For grandchildren (a shell script that starts the
+//     real bot, `sleep 1000 &`, ...) each bot has a guardian: a tiny forked process (no exec) that
+//     blocks reading a pipe whose only write end the referee holds. When the referee dies for any
+//     reason the kernel closes that end, the guardian reads EOF and kills the bot's group
+//     (SIGTERM, 1 s, SIGKILL). On an orderly stop() the referee kills the group itself and then
+//     SIGKILLs and reaps the guardian.
+//   * The bot's pid is pinned: once the bot exits it stays an unreaped zombie until stop() (or the
+//     destructor), so its pgid cannot be recycled for an unrelated process group before stop()
+//     sends the group its final SIGKILL. stop() always reaps it: no zombies are left behind.
+//   * stdin is /dev/null; stdout and stderr go into one pipe that a reader thread drains all the
+//     time (a bot flooding its output never blocks), into one capped buffer.
+// Not covered: processes that leave the group on purpose (setsid/setpgid daemons). Containing
+// those needs cgroups, which is beyond this layer.
+// The rest of the referee must not reap children it did not start itself (no waitpid(-1), no
+// SIGCHLD set to SIG_IGN): that would take the bots' exit statuses and unpin their pgids.
+// (SIGPIPE ignored, or any handlers installed, are fine: bots start with default dispositions.)
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace allfives::referee {
+
+struct LaunchSpec {
+  // argv[0] is looked up in PATH (of the bot's environment) if it has no '/'; a relative path
+  // with a '/' is taken relative to working_dir (if set).
+  std::vector<std::string> argv;
+  std::string working_dir;  // empty: the referee's current directory
+  std::vector<std::pair<std::string, std::string>> extra_env;  // added to / overriding ours
+  // At most this many bytes of output are kept between two take_stderr() calls: the first half
+  // and the last half of what was written, with "[... N bytes dropped]" between them.
+  size_t stderr_cap_bytes = 64 * 1024;
+};
+
+// How a process ended.
+struct ExitStatus {
+  bool signaled = false;     // false: exited normally with `code`
+  int code = 0;              // exit code if !signaled
+  int signal = 0;            // terminating signal if signaled
+  bool core_dumped = false;  // only if signaled
+
+  // "exited with code 3", "killed by signal 11 (SIGSEGV)", "..., core dumped".
+  std::string describe() const;
+};
+
+// One running bot program. Not copyable or movable (hold it by unique_ptr). All methods may be
+// called from any thread; stop() holds an internal lock while it waits.
+class BotProcess {
+ public:
+  // Starts the program. Returns nullptr and sets *error (if not null) to a message a user can act
+  // on when it cannot be started: empty argv, program not found in PATH, not executable, bad
+  // working directory, exec failure (e.g. a script's #! interpreter is missing).
+  static std::unique_ptr<BotProcess> start(const LaunchSpec& spec, std::string* error);
+
+  BotProcess(const BotProcess&) = delete;
+  BotProcess& operator=(const BotProcess&) = delete;
+  ~BotProcess();  // stop()
+
+  int pid() const { return pid_; }  // also the pgid of the bot's process group
+  int pgid() const { return pid_; }
+  int guardian_pid() const { return guardian_pid_; }  // for diagnostics and tests
+
+  // Non-blocking. False once the bot's main process has exited (or after stop()). Other
+  // processes of its group may still run until stop().
+  bool running();
+  // The exit status once the main process has exited, nullopt while it runs.
+  std::optional<ExitStatus> exit_status();
+  // "running", or the exit status in words.
+  std::string describe_exit();
+
+  // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
+  // LaunchSpec::stderr_cap_bytes). Never blocks on the bot.
+  std::string take_stderr();
+
+  // SIGTERM to the whole group; once the main process has exited, or `grace` has passed, SIGKILL
+  // to the whole group (which kills any stragglers); then reaps the bot and its guardian and
+  // collects the rest of the output. Idempotent. Returns within about grace + 1 s.
+  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+
+ private:
+  struct Impl;
+  BotProcess();
+  int pid_ = -1;
+  int guardian_pid_ = -1;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace allfives::referee
