@@ -125,6 +125,8 @@ BotEndpoint::~BotEndpoint() { stop(std::chrono::milliseconds(1000)); }
 bool BotEndpoint::alive() { return !process_ || process_->running(); }
 
 void BotEndpoint::stop(std::chrono::milliseconds grace) {
+  // Close our connection first: a gRPC server shutting down waits for open connections.
+  if (process_) channel_.reset();
   if (process_) process_->stop(grace);
 }
 

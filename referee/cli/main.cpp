@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   using namespace allfives;
   CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
   app.require_subcommand(1);
+  // A later flag overrides an earlier one, so wrappers can append overrides.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   int exit_code = 0;
 
   referee::DemoOptions demo;

@@ -11,6 +11,8 @@
 // noise to stderr at decision K, then play normally), spawn-child (start `sleep 1000` as a
 // grandchild at startup, then play normally).
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
+// --pid-file FILE appends "PID PGID" of this process (and of its spawned child) at startup,
+// for the no-orphans tests.
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -36,6 +38,7 @@ struct Options {
   int at = 1;
   int ms = 0;
   std::string record;
+  std::string pid_file;
 };
 
 Options g_opt;
@@ -126,6 +129,7 @@ int main(int argc, char** argv) {
     else if (k == "--at") g_opt.at = std::atoi(v.c_str());
     else if (k == "--ms") g_opt.ms = std::atoi(v.c_str());
     else if (k == "--record") g_opt.record = v;
+    else if (k == "--pid-file") g_opt.pid_file = v;
     else {
       std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
       return 2;
@@ -139,9 +143,16 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::hours(1));
     return 0;
   }
-  if (g_opt.mode == "spawn-child" && fork() == 0) {
-    execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
-    _exit(127);
+  if (!g_opt.pid_file.empty())
+    std::ofstream(g_opt.pid_file, std::ios::app) << getpid() << " " << getpgrp() << "\n";
+  if (g_opt.mode == "spawn-child") {
+    const pid_t child = fork();
+    if (child == 0) {
+      execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    if (!g_opt.pid_file.empty())
+      std::ofstream(g_opt.pid_file, std::ios::app) << child << " " << getpgrp() << "\n";
   }
   grpc::EnableDefaultHealthCheckService(true);
   MisbehavingBot service;

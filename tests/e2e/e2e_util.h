@@ -1,0 +1,43 @@
+// Helpers for end-to-end tests: run the real referee binary, read its match logs, and
+// re-check a log against the rules core.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "allfives/v1/log.pb.h"
+
+namespace allfives::e2e {
+
+struct RunResult {
+  int exit_code = -1;  // -1 if it did not exit by itself (killed at the deadline)
+  std::string output;  // stdout and stderr together
+};
+
+// Runs `argv` (argv[0] a path) with a deadline; a run past the deadline is killed and fails
+// the test.
+RunResult run(const std::vector<std::string>& argv,
+              std::chrono::milliseconds deadline = std::chrono::seconds(60));
+
+// A fresh empty folder for one test, removed at the end of the test program.
+std::string temp_dir(const std::string& name);
+
+// Every line of a log as a record. Each line must parse strictly (unknown fields fail).
+std::vector<v1::LogRecord> read_log(const std::string& path);
+
+// Replays the log's plays with the rules core from its header's seed and checks that every
+// deal, play, draw, pass, score, hand end and the match end agree with the rules.
+void expect_log_follows_rules(const std::vector<v1::LogRecord>& log);
+
+// The single record of a kind (fails the test if there is not exactly one).
+const v1::LogRecord& only(const std::vector<v1::LogRecord>& log, v1::LogRecord::KindCase kind);
+
+// Whether a process group still has members.
+bool group_alive(int pgid);
+// Waits up to `limit` for every group in `pgids` to be gone.
+bool wait_groups_gone(const std::vector<int>& pgids, std::chrono::milliseconds limit);
+
+}  // namespace allfives::e2e

@@ -1,0 +1,361 @@
+// End-to-end tests of `referee match`: the real referee binary against real bot processes.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "allfives/wire/convert.h"
+#include "e2e/e2e_util.h"
+#include "log/match_log.h"
+#include "process/bot_process.h"
+
+namespace allfives::e2e {
+namespace {
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
+const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kRandom = ALLFIVES_RANDOM_BOT;
+
+struct Match {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+};
+
+// Runs `referee match` with short time limits and returns its output and parsed log.
+Match play(const std::string& name, std::vector<std::string> bots, std::vector<std::string> extra = {}) {
+  const std::string dir = temp_dir(name);
+  std::vector<std::string> argv = {kReferee, "match", "--seed", "7", "--move-time-ms", "300",
+                                   "--time-bank-ms", "200", "--startup-timeout-ms", "5000",
+                                   "--log", dir + "/match.jsonl"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), bots.begin(), bots.end());
+  Match m;
+  m.run = run(argv);
+  m.log = read_log(dir + "/match.jsonl");
+  return m;
+}
+
+std::string bad(const std::string& mode, int at = 3, int ms = 0) {
+  return kBadBot + " --mode " + mode + " --at " + std::to_string(at) + " --ms " + std::to_string(ms);
+}
+
+// Asserts the match ended by a fault of `kind` at seat 0, with the reason containing `words`.
+void expect_fault(const Match& m, v1::FaultKind kind, const std::string& words) {
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_EQ(f.kind(), kind) << f.reason();
+  EXPECT_NE(f.reason().find(words), std::string::npos) << f.reason();
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_FAULT);
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), kind);
+  EXPECT_EQ(end.winner_side(), 1);
+  EXPECT_EQ(end.placements(0), 2u);
+  EXPECT_EQ(end.placements(1), 1u);
+  EXPECT_NE(m.run.output.find("Fault: seat 0"), std::string::npos) << m.run.output;
+  // Whatever happened before the fault still follows the rules.
+  expect_log_follows_rules(m.log);
+}
+
+TEST(RefereeMatch, SampleBotsPlayACleanMatch) {
+  const Match m = play("clean", {"greedy=" + kGreedy, "random=" + kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_NE(m.run.output.find("Winner: side"), std::string::npos) << m.run.output;
+  EXPECT_NE(m.run.output.find("Log: "), std::string::npos);
+  const auto& h = only(m.log, v1::LogRecord::kHeader).header();
+  EXPECT_EQ(h.seed(), 7u);
+  EXPECT_EQ(h.bots(0).name(), "greedy");
+  EXPECT_EQ(h.bots(1).name(), "random");
+  EXPECT_EQ(h.protocol_version(), wire::kProtocolVersion);
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_TARGET);
+  EXPECT_GE(end.scores(end.winner_side()), 250u);
+  for (const auto& r : m.log) {
+    if (r.has_play()) {
+      EXPECT_GT(r.play().legal_play_count(), 0u);
+    }
+  }
+  expect_log_follows_rules(m.log);
+}
+
+TEST(RefereeMatch, ThreePlayers) {
+  const Match m = play("three", {kGreedy, kRandom, kGreedy}, {"--format", "3p"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_TARGET);
+  EXPECT_EQ(end.scores_size(), 3);
+  EXPECT_GE(end.scores(end.winner_side()), 200u);
+  expect_log_follows_rules(m.log);
+}
+
+TEST(RefereeMatch, PartnershipsWithOneBotPerSide) {
+  const Match m = play("partners", {kGreedy, kRandom}, {"--format", "partners"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& h = only(m.log, v1::LogRecord::kHeader).header();
+  ASSERT_EQ(h.bots_size(), 4);
+  EXPECT_EQ(h.bots(2).name(), "greedy");  // seats 0 and 2 are one side
+  EXPECT_EQ(h.bots(3).name(), "random");
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.scores_size(), 2);
+  EXPECT_GE(end.scores(end.winner_side()), 250u);
+  expect_log_follows_rules(m.log);
+}
+
+TEST(RefereeMatch, ConnectsToABotStartedByTheTest) {
+  const std::string dir = temp_dir("connect");
+  referee::LaunchSpec spec;
+  spec.argv = {kGreedy, "--listen", "unix:" + dir + "/greedy.sock"};
+  std::string error;
+  auto bot = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(bot) << error;
+  const Match m = play("connect-run", {"served=unix:" + dir + "/greedy.sock", kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& h = only(m.log, v1::LogRecord::kHeader).header();
+  EXPECT_EQ(h.bots(0).command(), "");
+  EXPECT_EQ(h.bots(0).address(), "unix:" + dir + "/greedy.sock");
+  EXPECT_EQ(h.bots(0).display_name(), "served");
+  expect_log_follows_rules(m.log);
+  EXPECT_TRUE(bot->running()) << "the referee must not stop a bot it did not start";
+  bot->stop();
+}
+
+TEST(RefereeFaults, CrashAtMoveK) {
+  expect_fault(play("crash", {bad("crash"), kRandom}), v1::FAULT_KIND_CRASH, "exited with code 3");
+}
+
+TEST(RefereeFaults, Hang) {
+  expect_fault(play("hang", {bad("hang"), kRandom}), v1::FAULT_KIND_TIMEOUT, "no answer");
+}
+
+TEST(RefereeFaults, AnswerAfterTheDeadline) {
+  // 300 ms per move + 200 ms bank: an answer after 700 ms is late even if the stream lives.
+  expect_fault(play("late", {bad("late", 3, 700), kRandom}), v1::FAULT_KIND_TIMEOUT, "ms");
+}
+
+TEST(RefereeFaults, SlowMoveSpendsTheBankInsteadOfFaulting) {
+  // 400 ms > 300 ms move time, but within move time + the 200 ms bank.
+  const Match m = play("bank", {bad("late", 2, 400), kRandom});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_NE(end.reason(), v1::MATCH_END_REASON_FAULT) << m.run.output;
+  expect_log_follows_rules(m.log);
+}
+
+TEST(RefereeFaults, IllegalPlay) {
+  expect_fault(play("illegal", {bad("illegal"), kRandom}), v1::FAULT_KIND_ILLEGAL_PLAY,
+               "does not hold");
+}
+
+TEST(RefereeFaults, MalformedPlay) {
+  expect_fault(play("malformed", {bad("malformed"), kRandom}), v1::FAULT_KIND_MALFORMED_ANSWER,
+               "0..6");
+}
+
+TEST(RefereeFaults, WrongProtocolVersionIsRefusedNamingBothVersions) {
+  const Match m = play("version", {bad("wrong-version"), kRandom});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION, "version 99");
+  EXPECT_NE(only(m.log, v1::LogRecord::kFault).fault().reason().find("version 1"),
+            std::string::npos);
+}
+
+TEST(RefereeFaults, WrongMessageKind) {
+  expect_fault(play("kind", {bad("wrong-kind"), kRandom}), v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "instead of PlayAnswer");
+}
+
+TEST(RefereeFaults, StreamClosedEarly) {
+  expect_fault(play("closed", {bad("close-stream"), kRandom}), v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "ended the stream");
+}
+
+TEST(RefereeFaults, ExitDuringStartup) {
+  const Match m = play("exit", {bad("exit-at-startup"), kRandom});
+  expect_fault(m, v1::FAULT_KIND_STARTUP_FAILURE, "exited with code 7");
+}
+
+TEST(RefereeFaults, NeverOpensItsSocket) {
+  const Match m = play("nosocket", {bad("no-socket"), kRandom}, {"--startup-timeout-ms", "1000"});
+  expect_fault(m, v1::FAULT_KIND_STARTUP_FAILURE, "start-up timeout");
+}
+
+TEST(RefereeFaults, StderrFloodIsCappedIntoTheLog) {
+  // 4 MiB of noise at decision 2; the bot then plays on normally.
+  const Match m = play("flood", {bad("flood-stderr", 2, 4 << 20), kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  bool found = false;
+  for (const auto& r : m.log)
+    if (r.has_bot_output() && r.bot_output().seat() == 0) {
+      found = true;
+      EXPECT_LE(r.bot_output().stderr().size(), 70u * 1024);
+      EXPECT_GT(r.bot_output().dropped_bytes(), 4000000u);
+    }
+  EXPECT_TRUE(found) << "the bot's output must be in the log";
+  expect_log_follows_rules(m.log);
+}
+
+// Starts a referee whose bots each start a grandchild, and returns the pgids they reported.
+struct Running {
+  std::unique_ptr<referee::BotProcess> referee;
+  std::string pid_file;
+};
+
+Running start_referee_with_children(const std::string& name) {
+  const std::string dir = temp_dir(name);
+  Running r;
+  r.pid_file = dir + "/pids";
+  const std::string bot = kBadBot + " --mode spawn-child --pid-file " + r.pid_file;
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "match", "--log", dir + "/m.jsonl", "--move-time-ms", "300", bot,
+               bad("hang", 1) + " --pid-file " + r.pid_file};
+  std::string error;
+  r.referee = referee::BotProcess::start(spec, &error);
+  EXPECT_TRUE(r.referee) << error;
+  return r;
+}
+
+std::vector<int> pgids_in(const std::string& pid_file, size_t want) {
+  std::vector<int> pgids;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < until) {
+    pgids.clear();
+    std::ifstream in(pid_file);
+    int pid, pgid;
+    while (in >> pid >> pgid) pgids.push_back(pgid);
+    if (pgids.size() >= want) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return pgids;
+}
+
+TEST(RefereeNoOrphans, NormalExit) {
+  const std::string dir = temp_dir("orphans-normal");
+  const std::string pids = dir + "/pids";
+  const Match m = play("orphans-normal-run", {kBadBot + " --mode spawn-child --pid-file " + pids,
+                                              kBadBot + " --pid-file " + pids});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto pgids = pgids_in(pids, 3);
+  ASSERT_EQ(pgids.size(), 3u);
+  EXPECT_TRUE(wait_groups_gone(pgids, std::chrono::seconds(5)));
+}
+
+TEST(RefereeNoOrphans, Sigterm) {
+  Running r = start_referee_with_children("orphans-term");
+  const auto pgids = pgids_in(r.pid_file, 3);
+  ASSERT_EQ(pgids.size(), 3u);
+  ::kill(r.referee->pid(), SIGTERM);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (r.referee->running() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_FALSE(r.referee->running()) << "the referee must stop on SIGTERM";
+  EXPECT_TRUE(wait_groups_gone(pgids, std::chrono::seconds(5)));
+  r.referee->stop();
+}
+
+TEST(RefereeNoOrphans, Sigkill) {
+  Running r = start_referee_with_children("orphans-kill");
+  const auto pgids = pgids_in(r.pid_file, 3);
+  ASSERT_EQ(pgids.size(), 3u);
+  ::kill(r.referee->pid(), SIGKILL);
+  EXPECT_TRUE(wait_groups_gone(pgids, std::chrono::seconds(5)));
+  r.referee->stop();
+}
+
+// Collects every Tile anywhere inside a message, with the path of fields that led to it.
+void collect_tiles(const google::protobuf::Message& m, const std::string& path,
+                   std::vector<std::pair<std::string, Tile>>& out) {
+  if (const auto* t = dynamic_cast<const v1::Tile*>(&m)) {
+    out.emplace_back(path, Tile::of(static_cast<int>(t->high()), static_cast<int>(t->low())));
+    return;
+  }
+  const auto* refl = m.GetReflection();
+  std::vector<const google::protobuf::FieldDescriptor*> fields;
+  refl->ListFields(m, &fields);
+  for (const auto* f : fields) {
+    if (f->cpp_type() != google::protobuf::FieldDescriptor::CPPTYPE_MESSAGE) continue;
+    if (f->is_repeated()) {
+      for (int i = 0; i < refl->FieldSize(m, f); ++i)
+        collect_tiles(refl->GetRepeatedMessage(m, f, i), path + "." + f->name(), out);
+    } else {
+      collect_tiles(refl->GetMessage(m, f), path + "." + f->name(), out);
+    }
+  }
+}
+
+TEST(RefereeHiddenInformation, NoMessageShowsAnotherSeatsTiles) {
+  const std::string dir = temp_dir("hidden");
+  const std::string rec0 = dir + "/seat0.jsonl", rec1 = dir + "/seat1.jsonl";
+  const Match m = play("hidden-run", {kBadBot + " --record " + rec0, kBadBot + " --record " + rec1},
+                       {"--seed", "11"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  // What each seat may know in each hand: its dealt tiles, its own draws, and public tiles
+  // (the line, plays, and hands revealed at a hand's end).
+  std::map<int, std::array<TileSet, 2>> own;  // hand -> seat -> dealt + drawn
+  for (const auto& r : m.log) {
+    if (r.has_hand_start())
+      for (int s = 0; s < 2; ++s)
+        for (const auto& t : r.hand_start().hands(s).tiles())
+          own[static_cast<int>(r.hand_start().hand_index())][s].add(
+              Tile::of(static_cast<int>(t.high()), static_cast<int>(t.low())));
+    if (r.has_draw())
+      for (const auto& t : r.draw().tiles())
+        own[static_cast<int>(r.draw().hand_index())][r.draw().seat()].add(
+            Tile::of(static_cast<int>(t.high()), static_cast<int>(t.low())));
+  }
+  int checked = 0;
+  for (int seat = 0; seat < 2; ++seat) {
+    std::ifstream in(seat == 0 ? rec0 : rec1);
+    std::string line;
+    int hand = 0;
+    while (std::getline(in, line)) {
+      v1::RefereeMessage msg;
+      std::string error;
+      ASSERT_TRUE(referee::from_json_line(line, &msg, &error)) << error;
+      if (msg.has_hand_end() || msg.has_match_end()) {
+        // Hands are revealed at the end; only the events before it are checked.
+        for (const auto& e :
+             msg.has_hand_end() ? msg.hand_end().events() : msg.match_end().events()) {
+          if (e.has_draw() && e.draw().seat() != static_cast<uint32_t>(seat)) {
+            EXPECT_EQ(e.draw().tiles_size(), 0) << "another seat's draw shows its tiles";
+          }
+        }
+        continue;
+      }
+      if (msg.has_hand_start()) hand = static_cast<int>(msg.hand_start().hand_index());
+      if (msg.has_turn_request()) hand = static_cast<int>(msg.turn_request().hand_index());
+      std::vector<std::pair<std::string, Tile>> tiles;
+      collect_tiles(msg, "", tiles);
+      for (const auto& [path, t] : tiles) {
+        ++checked;
+        const bool public_tile = path.find(".line") != std::string::npos ||
+                                 path.find(".legal_plays") != std::string::npos ||
+                                 path.find(".play.play") != std::string::npos ||
+                                 path.find("open_with") != std::string::npos;
+        if (public_tile && path.find(".legal_plays") == std::string::npos) continue;
+        EXPECT_TRUE(own[hand][seat].contains(t))
+            << "seat " << seat << " was sent " << to_string(t) << " at " << path << " in hand "
+            << hand << ", a tile it never held";
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST(RefereeCli, RejectsBadArgumentsWithClearErrors) {
+  auto r = run({kReferee, "match", "--format", "5p", kGreedy, kRandom});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--format must be 2p, 3p, 4p or partners"), std::string::npos) << r.output;
+  r = run({kReferee, "match", "--format", "3p", kGreedy, kRandom});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("needs 3 bots"), std::string::npos) << r.output;
+  r = run({kReferee, "match", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--move-time-ms"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace allfives::e2e
