@@ -1,0 +1,332 @@
+// RULES.md "End of the match": the target per format, the match ending mid-hand the instant a
+// side reaches it, and the safety valve after max_hands hands (highest score wins, a tie draws).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "allfives/core/rng.h"
+#include "allfives/core/state.h"
+#include "test_util.h"
+
+namespace allfives {
+namespace {
+
+using test::kBlockingPlay;
+using test::kinds;
+using test::L;
+using test::PositionBuilder;
+using test::R;
+using test::S;
+using test::six_block;
+using test::T;
+
+constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
+                               Format::kPartnerships};
+
+// Line 3-3; seat 0 plays 3-4 on the right for 10. Seat 1 cannot play and would have to draw.
+PositionBuilder ten_point_play(Format f) {
+  PositionBuilder b(f);
+  b.play(1, T(3, 3)).hand(0, {T(3, 4), T(5, 5)}).hand(1, {T(0, 0)}).to_move(0);
+  for (int seat = 2; seat < num_players(f); ++seat) b.hand(seat, {T(seat - 1, seat - 1)});
+  return b;
+}
+
+TEST(Target, TwoHundredFiftyForTwoSidesTwoHundredForThreeOrFour) {
+  EXPECT_EQ(standard_target(Format::kTwoPlayers), 250);
+  EXPECT_EQ(standard_target(Format::kPartnerships), 250);
+  EXPECT_EQ(standard_target(Format::kThreePlayers), 200);
+  EXPECT_EQ(standard_target(Format::kFourPlayers), 200);
+  for (Format f : kFormats) {
+    EXPECT_EQ(Config::standard(f).target, standard_target(f));
+    EXPECT_EQ(Config::standard(f).max_hands, 200);
+    EXPECT_EQ(State::new_match(Config::standard(f), 1).config().target, standard_target(f));
+  }
+}
+
+TEST(MatchEnd, EndsMidHandTheInstantASideReachesTheTarget) {
+  State s =
+      ten_point_play(Format::kTwoPlayers).rest_to_boneyard().score(0, 240).score(1, 100).build();
+  const TileSet hand1 = s.hand(1);
+  const int bone = s.boneyard_size();
+  EventList ev;
+  ASSERT_EQ(s.apply(R(T(3, 4)), &ev), PlayError::kNone);
+  // Nothing after the scoring play happens: seat 1 does not draw, no hand end is scored.
+  ASSERT_EQ(kinds(ev), (std::vector<EventKind>{EventKind::kPlay, EventKind::kMatchEnd}));
+  EXPECT_EQ(ev[0].points, 10);
+  EXPECT_EQ(s.hand(1), hand1);
+  EXPECT_EQ(s.boneyard_size(), bone);
+  EXPECT_EQ(s.score(0), 250);
+  EXPECT_EQ(s.score(1), 100);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.seat_to_move(), -1);
+  EXPECT_TRUE(s.legal_plays().empty());
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kTarget);
+  EXPECT_EQ(s.outcome().winner_side, 0);
+  EXPECT_EQ(s.hand_index(), 0);
+  const Event& end = ev[1];
+  EXPECT_EQ(end.side, 0);
+  EXPECT_EQ(end.reason, static_cast<uint8_t>(MatchEndReason::kTarget));
+  EXPECT_EQ(end.values[0], 250);
+  EXPECT_EQ(end.values[1], 100);
+  // Every hand is revealed when the match ends mid-hand.
+  EXPECT_EQ(end.hands[0], s.hand(0));
+  EXPECT_EQ(end.hands[1], s.hand(1));
+}
+
+TEST(MatchEnd, PassingTheTargetEndsItToo) {
+  State s = ten_point_play(Format::kTwoPlayers).rest_to_boneyard().score(0, 245).build();
+  ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
+  EXPECT_EQ(s.score(0), 255);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.outcome().winner_side, 0);
+}
+
+TEST(MatchEnd, JustBelowTheTargetPlayGoesOn) {
+  State s = ten_point_play(Format::kTwoPlayers).rest_to_boneyard().score(0, 235).build();
+  EventList ev;
+  ASSERT_EQ(s.apply(R(T(3, 4)), &ev), PlayError::kNone);
+  EXPECT_EQ(s.score(0), 245);
+  EXPECT_FALSE(s.is_terminal());
+  EXPECT_EQ(s.seat_to_move(), 1);
+  EXPECT_EQ(kinds(ev), (std::vector<EventKind>{EventKind::kPlay, EventKind::kDraw}));
+}
+
+TEST(MatchEnd, ThreeAndFourPlayersEndAtTwoHundred) {
+  for (Format f : {Format::kThreePlayers, Format::kFourPlayers}) {
+    State s = ten_point_play(f).rest_to_boneyard().score(0, 190).score(2, 195).build();
+    ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
+    EXPECT_EQ(s.score(0), 200);
+    EXPECT_TRUE(s.is_terminal());
+    EXPECT_EQ(s.outcome().reason, MatchEndReason::kTarget);
+    EXPECT_EQ(s.outcome().winner_side, 0);
+  }
+}
+
+TEST(MatchEnd, PartnersPointsReachTheTargetForTheirSide) {
+  // Seat 2 scores 10 for side 0, which had 240.
+  State s = PositionBuilder(Format::kPartnerships)
+                .play(1, T(3, 3))
+                .hand(2, {T(3, 4), T(5, 5)})
+                .hand(3, {T(0, 0)})
+                .hand(0, {T(1, 1)})
+                .hand(1, {T(2, 2)})
+                .rest_to_boneyard()
+                .score(0, 240)
+                .score(1, 245)
+                .to_move(2)
+                .build();
+  ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.score(0), 250);
+  EXPECT_EQ(s.outcome().winner_side, 0);
+}
+
+TEST(MatchEnd, NothingIsAcceptedOnceTheMatchIsOver) {
+  State s = ten_point_play(Format::kTwoPlayers).rest_to_boneyard().score(0, 240).build();
+  ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
+  ASSERT_TRUE(s.is_terminal());
+  const State over = s;
+  for (Tile t : TileSet::all()) {
+    for (End e : {End::kLeft, End::kRight}) {
+      EXPECT_EQ(s.check(Play{t, e}), PlayError::kMatchOver);
+      EventList ev;
+      EXPECT_EQ(s.apply(Play{t, e}, &ev), PlayError::kMatchOver);
+      EXPECT_EQ(ev.size(), 0);
+      EXPECT_EQ(s, over);
+    }
+  }
+}
+
+TEST(MatchEnd, RandomMatchesEndAtTheTargetWithTheWinnerAboveIt) {
+  for (Format f : kFormats) {
+    SplitMix64 rng(static_cast<uint64_t>(f) + 100);
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+      State s = State::new_match(Config::standard(f), seed);
+      while (!s.is_terminal()) {
+        const PlayList legal = s.legal_plays();
+        ASSERT_EQ(s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))]),
+                  PlayError::kNone);
+      }
+      ASSERT_EQ(s.outcome().reason, MatchEndReason::kTarget);
+      const int w = s.outcome().winner_side;
+      ASSERT_GE(w, 0);
+      EXPECT_GE(s.score(w), standard_target(f));
+      for (int side = 0; side < num_sides(f); ++side) {
+        if (side != w) {
+          EXPECT_LT(s.score(side), standard_target(f));
+        }
+      }
+    }
+  }
+}
+
+// ---- The safety valve
+// ----------------------------------------------------------------------------
+
+TEST(HandLimit, MatchEndsAfterMaxHandsHands) {
+  for (Format f : kFormats) {
+    const Config config{f, standard_target(f), 3};
+    SplitMix64 rng(7);
+    int by_limit = 0;
+    for (uint64_t seed = 0; seed < 20; ++seed) {
+      EventList ev;
+      State s = State::new_match(config, seed, &ev);
+      int hand_starts = 1;
+      while (!s.is_terminal()) {
+        const PlayList legal = s.legal_plays();
+        ev.clear();
+        ASSERT_EQ(
+            s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))], &ev),
+            PlayError::kNone);
+        hand_starts += static_cast<int>(test::of_kind(ev, EventKind::kHandStart).size());
+      }
+      ASSERT_LE(hand_starts, 3);
+      if (s.outcome().reason != MatchEndReason::kHandLimit) continue;
+      ++by_limit;
+      EXPECT_EQ(hand_starts, 3);
+      EXPECT_EQ(s.hand_index(), 2);
+      ASSERT_EQ(ev[ev.size() - 1].kind, EventKind::kMatchEnd);
+      EXPECT_EQ(ev[ev.size() - 2].kind, EventKind::kHandEnd);
+      int best = -1, holders = 0;
+      for (int side = 0; side < num_sides(f); ++side) {
+        EXPECT_LT(s.score(side), config.target);
+        if (s.score(side) > best) {
+          best = s.score(side);
+          holders = 1;
+        } else if (s.score(side) == best) {
+          ++holders;
+        }
+      }
+      if (holders == 1) {
+        ASSERT_GE(s.outcome().winner_side, 0);
+        EXPECT_EQ(s.score(s.outcome().winner_side), best);
+      } else {
+        EXPECT_EQ(s.outcome().winner_side, -1);
+      }
+      EXPECT_EQ(ev[ev.size() - 1].side, s.outcome().winner_side);
+    }
+    EXPECT_GT(by_limit, 0) << to_string(f);
+  }
+}
+
+TEST(HandLimit, TiedHighestScoreIsADraw) {
+  // The last allowed hand ends in a tied block (45 against 45) with the scores level.
+  State s = six_block(Format::kTwoPlayers)
+                .config(Config{Format::kTwoPlayers, 250, 3})
+                .hand_index(2)
+                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
+                .rest_to_hand(1)
+                .score(0, 120)
+                .score(1, 120)
+                .build();
+  EventList ev;
+  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
+  ASSERT_EQ(kinds(ev),
+            (std::vector<EventKind>{EventKind::kPlay, EventKind::kHandEnd, EventKind::kMatchEnd}));
+  EXPECT_EQ(ev[1].side, -1);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(s.outcome().winner_side, -1);
+  EXPECT_EQ(ev[2].side, -1);
+  EXPECT_EQ(ev[2].reason, static_cast<uint8_t>(MatchEndReason::kHandLimit));
+  EXPECT_EQ(ev[2].values[0], 120);
+  EXPECT_EQ(ev[2].values[1], 120);
+}
+
+TEST(HandLimit, DominoThatLevelsTheScoresIsADraw) {
+  // 100 against 110 in the last hand; seat 0 goes out for 10 (seat 1 holds 12).
+  State s = PositionBuilder(Format::kTwoPlayers)
+                .config(Config{Format::kTwoPlayers, 250, 5})
+                .hand_index(4)
+                .play(1, T(1, 2))
+                .hand(0, {T(2, 0)})
+                .hand(1, {T(6, 6)})
+                .rest_to_boneyard()
+                .score(0, 100)
+                .score(1, 110)
+                .to_move(0)
+                .build();
+  ASSERT_EQ(s.apply(R(T(2, 0))), PlayError::kNone);
+  EXPECT_EQ(s.score(0), 110);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(s.outcome().winner_side, -1);
+}
+
+TEST(HandLimit, HighestScoreWins) {
+  State s = six_block(Format::kTwoPlayers)
+                .config(Config{Format::kTwoPlayers, 250, 3})
+                .hand_index(2)
+                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
+                .rest_to_hand(1)
+                .score(0, 40)
+                .score(1, 60)
+                .build();
+  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_TRUE(s.is_terminal());
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(s.outcome().winner_side, 1);
+}
+
+TEST(HandLimit, ThreePlayersTieForHighestIsADrawEvenWithALowerThird) {
+  // Seats 0 and 1 tie on 20 pips (no score); scores 70, 70, 30.
+  const auto build = [](int s0, int s1, int s2) {
+    return six_block(Format::kThreePlayers)
+        .config(Config{Format::kThreePlayers, 200, 1})
+        .hand(0, {T(5, 5), T(4, 5), T(0, 1)})
+        .hand(1, {T(4, 4), T(3, 5), T(0, 4)})
+        .rest_to_hand(2)
+        .score(0, s0)
+        .score(1, s1)
+        .score(2, s2)
+        .build();
+  };
+  State s = build(70, 70, 30);
+  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(s.outcome().winner_side, -1);
+  // A tie below a unique leader does not matter.
+  State s2 = build(30, 30, 70);
+  ASSERT_EQ(s2.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_EQ(s2.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(s2.outcome().winner_side, 2);
+}
+
+TEST(HandLimit, TargetReachedInTheLastHandStillWinsByTarget) {
+  State s = PositionBuilder(Format::kTwoPlayers)
+                .config(Config{Format::kTwoPlayers, 250, 1})
+                .play(1, T(1, 2))
+                .hand(0, {T(2, 0)})
+                .hand(1, {T(6, 6)})
+                .rest_to_boneyard()
+                .score(0, 240)
+                .to_move(0)
+                .build();
+  ASSERT_EQ(s.apply(R(T(2, 0))), PlayError::kNone);
+  EXPECT_EQ(s.outcome().reason, MatchEndReason::kTarget);
+  EXPECT_EQ(s.outcome().winner_side, 0);
+}
+
+TEST(HandLimit, TheHandBeforeTheLastDealsAnother) {
+  // With the default 200 hands, hand 198 leads to hand 199, which is the last.
+  State s = six_block(Format::kTwoPlayers)
+                .hand_index(198)
+                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
+                .rest_to_hand(1)
+                .build();
+  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_FALSE(s.is_terminal());
+  EXPECT_EQ(s.hand_index(), 199);
+  State last = six_block(Format::kTwoPlayers)
+                   .hand_index(199)
+                   .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
+                   .rest_to_hand(1)
+                   .build();
+  ASSERT_EQ(last.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_TRUE(last.is_terminal());
+  EXPECT_EQ(last.outcome().reason, MatchEndReason::kHandLimit);
+  EXPECT_EQ(last.hand_index(), 199);
+}
+
+}  // namespace
+}  // namespace allfives

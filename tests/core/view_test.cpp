@@ -1,0 +1,189 @@
+// RULES.md "What a bot may see": a seat's own hand, other seats only as counts, legal plays only
+// for the seat to move, and nothing that depends on tiles the seat cannot see.
+#include <gtest/gtest.h>
+
+#include "allfives/core/rng.h"
+#include "allfives/core/state.h"
+#include "test_util.h"
+
+namespace allfives {
+namespace {
+
+using test::L;
+using test::PositionBuilder;
+using test::R;
+using test::S;
+using test::T;
+
+constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
+                               Format::kPartnerships};
+
+// Checks every seat's view of `s` against the state.
+void expect_views_match(const State& s) {
+  const int n = num_players(s.format());
+  for (int seat = 0; seat < n; ++seat) {
+    const View v = s.view(seat);
+    EXPECT_EQ(v.seat(), seat);
+    EXPECT_EQ(v.config(), s.config());
+    EXPECT_EQ(v.num_players(), n);
+    EXPECT_EQ(v.hand(), s.hand(seat));
+    EXPECT_EQ(v.hand_index(), s.hand_index());
+    EXPECT_EQ(v.seat_to_move(), s.seat_to_move());
+    EXPECT_EQ(v.line(), s.line());
+    EXPECT_EQ(v.boneyard_size(), s.boneyard_size());
+    EXPECT_EQ(v.open_rule(), s.open_rule());
+    for (int side = 0; side < num_sides(s.format()); ++side)
+      EXPECT_EQ(v.score(side), s.score(side));
+    TileSet others = s.boneyard();
+    for (int o = 0; o < n; ++o) {
+      EXPECT_EQ(v.hand_size(o), s.hand(o).size());
+      if (o != seat) others |= s.hand(o);
+    }
+    EXPECT_EQ(v.unseen(), others);
+    EXPECT_TRUE((v.unseen() & v.hand()).empty());
+    if (seat == s.seat_to_move()) {
+      const PlayList legal = s.legal_plays();
+      ASSERT_EQ(v.legal_plays().size(), legal.size());
+      for (int i = 0; i < legal.size(); ++i) EXPECT_EQ(v.legal_plays()[i], legal[i]);
+    } else {
+      EXPECT_TRUE(v.legal_plays().empty());
+    }
+  }
+}
+
+TEST(View, ShowsOwnHandOnlyAndOthersAsCounts) {
+  for (Format f : kFormats) {
+    const State s = State::new_match(Config::standard(f), 8);
+    expect_views_match(s);
+    for (int seat = 0; seat < num_players(f); ++seat) {
+      const View v = s.view(seat);
+      for (int o = 0; o < num_players(f); ++o) EXPECT_EQ(v.hand_size(o), hand_size(f));
+      EXPECT_EQ(v.unseen().size(), 28 - hand_size(f));
+    }
+  }
+}
+
+TEST(View, LegalPlaysOnlyForTheSeatToMove) {
+  for (Format f : kFormats) {
+    const State s = State::new_match(Config::standard(f), 21);
+    for (int seat = 0; seat < num_players(f); ++seat) {
+      EXPECT_EQ(s.view(seat).legal_plays().empty(), seat != s.seat_to_move());
+    }
+  }
+}
+
+TEST(View, SeatPartnerAndSide) {
+  const State p = State::new_match(Config::standard(Format::kPartnerships), 1);
+  for (int seat = 0; seat < 4; ++seat) {
+    EXPECT_EQ(p.view(seat).partner(), (seat + 2) % 4);
+    EXPECT_EQ(p.view(seat).side(), seat % 2);
+  }
+  for (Format f : {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers}) {
+    const State s = State::new_match(Config::standard(f), 1);
+    for (int seat = 0; seat < num_players(f); ++seat) {
+      EXPECT_EQ(s.view(seat).partner(), -1);
+      EXPECT_EQ(s.view(seat).side(), seat);
+    }
+  }
+}
+
+TEST(View, DoesNotDependOnHiddenTiles) {
+  // Two positions that differ only in which of seat 1's tiles sit in the boneyard: seat 0 and
+  // seat 2 see exactly the same thing.
+  const auto build = [](Tile in_hand, Tile in_boneyard) {
+    return PositionBuilder(Format::kThreePlayers)
+        .play(2, T(3, 3))
+        .hand(0, {T(3, 4), T(5, 5)})
+        .hand(1, {T(0, 0), in_hand})
+        .hand(2, {T(6, 6), T(1, 3)})
+        .boneyard({in_boneyard})
+        .rest_to_boneyard()
+        .to_move(0)
+        .build();
+  };
+  const State a = build(T(1, 1), T(2, 2));
+  const State b = build(T(2, 2), T(1, 1));
+  ASSERT_NE(a, b);
+  EXPECT_EQ(a.view(0), b.view(0));
+  EXPECT_EQ(a.view(2), b.view(2));
+  EXPECT_NE(a.view(1), b.view(1));
+}
+
+TEST(View, PartnersTilesAreHiddenToo) {
+  const auto build = [](Tile partner, Tile opponent) {
+    return PositionBuilder(Format::kPartnerships)
+        .play(3, T(3, 3))
+        .hand(0, {T(3, 4), T(5, 5)})
+        .hand(1, {T(0, 0), opponent})
+        .hand(2, {T(6, 6), partner})
+        .hand(3, {T(1, 3)})
+        .rest_to_boneyard()
+        .to_move(0)
+        .build();
+  };
+  const State a = build(T(1, 1), T(2, 2));
+  const State b = build(T(2, 2), T(1, 1));
+  EXPECT_EQ(a.view(0), b.view(0));
+  EXPECT_EQ(a.view(0).unseen(), b.view(0).unseen());
+  EXPECT_TRUE(a.view(0).unseen().contains(T(6, 6)));  // the partner's tile is unseen
+}
+
+TEST(View, DrawsAreSeenOnlyAsCounts) {
+  // Seat 1 draws three tiles; seat 0 sees its hand grow by three and the boneyard shrink, and
+  // two different boneyards that lead to the same counts give seat 0 the same view.
+  const auto build = [](Tile first, Tile second) {
+    return PositionBuilder(Format::kTwoPlayers)
+        .play(1, T(3, 3))
+        .hand(0, {T(3, 4), T(5, 5)})
+        .hand(1, {T(0, 0)})
+        .boneyard({first, second, T(6, 4)})
+        .rest_to_boneyard()
+        .to_move(0)
+        .build();
+  };
+  State a = build(T(0, 1), T(2, 2));
+  State b = build(T(2, 2), T(1, 1));
+  const View before = a.view(0);
+  ASSERT_EQ(a.apply(R(T(3, 4))), PlayError::kNone);
+  ASSERT_EQ(b.apply(R(T(3, 4))), PlayError::kNone);
+  const View after = a.view(0);
+  EXPECT_EQ(after.hand_size(1), before.hand_size(1) + 3);
+  EXPECT_EQ(after.boneyard_size(), before.boneyard_size() - 3);
+  EXPECT_EQ(a.view(0), b.view(0));
+  expect_views_match(a);
+}
+
+TEST(View, MatchesTheStateThroughoutRandomMatches) {
+  SplitMix64 rng(31);
+  for (Format f : kFormats) {
+    State s = State::new_match(Config::standard(f), 77);
+    while (!s.is_terminal()) {
+      expect_views_match(s);
+      const PlayList legal = s.legal_plays();
+      ASSERT_EQ(s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))]),
+                PlayError::kNone);
+    }
+    expect_views_match(s);
+  }
+}
+
+TEST(View, NoLegalPlaysOnceTheMatchIsOver) {
+  State s = PositionBuilder(Format::kTwoPlayers)
+                .play(1, T(3, 3))
+                .hand(0, {T(3, 4), T(5, 5)})
+                .hand(1, {T(0, 0)})
+                .rest_to_boneyard()
+                .score(0, 245)
+                .to_move(0)
+                .build();
+  ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
+  ASSERT_TRUE(s.is_terminal());
+  for (int seat = 0; seat < 2; ++seat) {
+    EXPECT_EQ(s.view(seat).seat_to_move(), -1);
+    EXPECT_TRUE(s.view(seat).legal_plays().empty());
+    EXPECT_EQ(s.view(seat).hand(), s.hand(seat));
+  }
+}
+
+}  // namespace
+}  // namespace allfives
