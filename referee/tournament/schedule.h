@@ -1,0 +1,25 @@
+// The round-robin schedule: which bots meet, in which seats, with which deals. A pure
+// function of the tournament definition, so every run, resume and shard agrees on it.
+#pragma once
+
+#include <vector>
+
+#include "allfives/v1/tournament.pb.h"
+#include "tournament/tournament_file.h"
+
+namespace allfives::referee {
+
+// Every k-combination of bots (pairs for partnerships) is a pairing. Each pairing plays
+// matches_per_pairing / rotations deal sequences, each once per seat rotation: in rotation r
+// seat s holds the pairing's bot (s + r) mod k (partnerships: the two bots alternate seats and
+// swap sides in rotation 1). Deal sequence d of every pairing uses seed derive_seed(seed, d),
+// so luck of the deal cancels within a pairing and is shared across pairings. The order is
+// deal-major (all pairings play deal 0 before any plays deal 1), so partial results stay
+// balanced.
+std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
+
+// The matches of shard `index` of `count`: every count-th match starting at `index`.
+std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,
+                                         int count);
+
+}  // namespace allfives::referee

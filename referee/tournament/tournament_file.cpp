@@ -1,0 +1,196 @@
+#include "tournament/tournament_file.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "allfives/wire/convert.h"
+
+namespace allfives::referee {
+namespace {
+
+namespace fs = std::filesystem;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::TextFormat;
+
+// Collects the parser's first error with its position (lines are 0-based there).
+class FirstError final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (!message_.empty()) return;
+    line_ = line + 1;
+    column_ = column + 1;
+    message_ = message;
+  }
+  std::string describe(const std::string& path) const {
+    return path + ":" + std::to_string(line_) + ":" + std::to_string(column_) + ": " + message_;
+  }
+
+ private:
+  int line_ = 0, column_ = 0;
+  std::string message_;
+};
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// Resolves a program the way the referee will start it: a name without '/' is looked up in
+// PATH; a path is taken relative to the tournament file's folder.
+bool resolve_program(const std::string& program, const fs::path& base, std::string& out,
+                     std::string& why) {
+  if (program.find('/') == std::string::npos) {
+    const char* path_env = std::getenv("PATH");
+    std::stringstream dirs(path_env ? path_env : "/usr/bin:/bin");
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
+      if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
+        out = program;
+        return true;
+      }
+    }
+    why = "program '" + program + "' is not in PATH";
+    return false;
+  }
+  const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : base / program;
+  std::error_code ec;
+  if (!fs::exists(p, ec)) {
+    why = "program " + p.lexically_normal().string() + " does not exist" +
+          (fs::path(program).is_absolute() ? "" : " (relative paths start at the tournament file's folder)");
+    return false;
+  }
+  if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) {
+    why = "program " + p.lexically_normal().string() + " is not executable";
+    return false;
+  }
+  out = fs::absolute(p).lexically_normal().string();
+  return true;
+}
+
+}  // namespace
+
+int seat_rotations(Format f) { return f == Format::kPartnerships ? 2 : num_players(f); }
+int bots_per_pairing(Format f) { return f == Format::kPartnerships ? 2 : num_players(f); }
+
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return false;
+  };
+  std::ifstream in(path);
+  if (!in) return fail(path + ": cannot read the tournament file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+
+  TournamentDef t;
+  t.path = path;
+  TextFormat::Parser parser;
+  FirstError errors;
+  TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(buffer.str(), &t.proto)) return fail(errors.describe(path));
+
+  v1::Tournament& p = t.proto;
+  const auto* d = v1::Tournament::descriptor();
+  // "FILE:LINE: why" for a field (line of its first occurrence, or of the file's end).
+  auto at = [&](const char* field, int index = -1) {
+    const FieldDescriptor* f = d->FindFieldByName(field);
+    const auto loc = tree.GetLocation(f, index);
+    return path + ":" + (loc.line >= 0 ? std::to_string(loc.line + 1) : std::string("end")) + ": ";
+  };
+
+  if (p.format() == v1::FORMAT_UNSPECIFIED)
+    return fail(at("format") +
+                "format is required: FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "
+                "FORMAT_FOUR_PLAYERS or FORMAT_PARTNERSHIPS");
+  std::string why;
+  if (!wire::from_proto(p.format(), t.config.format, &why)) return fail(at("format") + why);
+  const Format format = t.config.format;
+
+  const int needed = bots_per_pairing(format);
+  if (p.bots_size() < needed)
+    return fail(at("bots") + "format " + std::string(to_string(format)) + " needs at least " +
+                std::to_string(needed) + " bots, the file has " + std::to_string(p.bots_size()));
+  const fs::path base = fs::absolute(fs::path(path)).parent_path();
+  const FieldDescriptor* bots_field = d->FindFieldByName("bots");
+  std::set<std::string> names;
+  for (int i = 0; i < p.bots_size(); ++i) {
+    const v1::TournamentBot& b = p.bots(i);
+    const TextFormat::ParseInfoTree* sub = tree.GetTreeForNested(bots_field, i);
+    const auto loc = sub ? sub->GetLocation(v1::TournamentBot::descriptor()->FindFieldByName("name"), -1)
+                         : TextFormat::ParseLocation{};
+    const std::string where =
+        path + ":" +
+        std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) + ": ";
+    if (b.name().empty()) return fail(where + "bot " + std::to_string(i + 1) + " has no name");
+    if (b.name().find_first_of(" \t/\\") != std::string::npos)
+      return fail(where + "bot name '" + b.name() + "' must not contain spaces or slashes");
+    if (!names.insert(b.name()).second) return fail(where + "duplicate bot name '" + b.name() + "'");
+    if (b.command().empty() == b.address().empty())
+      return fail(where + "bot '" + b.name() + "' needs exactly one of command or address");
+    BotSpec spec;
+    spec.display_name = b.name();
+    if (!b.address().empty()) {
+      if (!parse_bot_spec(b.address(), spec, &why) || spec.started())
+        return fail(where + "bot '" + b.name() + "': address must be unix:PATH or host:port, not '" +
+                    b.address() + "'");
+      spec.display_name = b.name();
+    } else {
+      if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
+      spec.display_name = b.name();
+      if (!resolve_program(spec.command[0], base, spec.command[0], why))
+        return fail(where + "bot '" + b.name() + "': " + why);
+      for (const std::string& a : b.args()) spec.command.push_back(a);
+    }
+    t.bots.push_back(spec);
+  }
+
+  const int rotations = seat_rotations(format);
+  if (p.matches_per_pairing() == 0) p.set_matches_per_pairing(static_cast<uint32_t>(rotations));
+  if (p.matches_per_pairing() % static_cast<uint32_t>(rotations) != 0)
+    return fail(at("matches_per_pairing") + "matches_per_pairing must be a multiple of " +
+                std::to_string(rotations) +
+                " (each deal sequence is played once in every seat rotation), got " +
+                std::to_string(p.matches_per_pairing()));
+  if (p.move_time_ms() == 0) p.set_move_time_ms(1000);
+  if (p.time_bank_ms() == 0) p.set_time_bank_ms(5000);
+  if (p.startup_timeout_ms() == 0) p.set_startup_timeout_ms(10000);
+  if (p.max_hands() == 0) p.set_max_hands(200);
+  if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
+  if (p.name().empty()) p.set_name(fs::path(path).stem().string());
+
+  t.config.target = static_cast<int>(p.target_score());
+  t.config.max_hands = static_cast<int>(p.max_hands());
+  t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
+  t.time.time_bank = std::chrono::milliseconds(p.time_bank_ms());
+  t.startup_timeout = std::chrono::milliseconds(p.startup_timeout_ms());
+  t.concurrency = p.concurrency() > 0 ? static_cast<int>(p.concurrency())
+                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.out_dir = p.out_dir().empty() ? "tournaments-out/" + p.name() : p.out_dir();
+
+  // Where and how fast do not change results; everything else does.
+  v1::Tournament key = p;
+  key.clear_concurrency();
+  key.clear_out_dir();
+  key.clear_startup_timeout_ms();
+  std::string bytes;
+  key.SerializeToString(&bytes);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
+  t.hash = hex;
+  out = std::move(t);
+  return true;
+}
+
+}  // namespace allfives::referee

@@ -1,0 +1,38 @@
+// Reading a tournament definition (proto/allfives/v1/tournament.proto, in protobuf text
+// format) and checking it completely before anything runs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "allfives/core/types.h"
+#include "allfives/v1/tournament.pb.h"
+#include "bots/bot_endpoint.h"
+#include "match/match_runner.h"
+
+namespace allfives::referee {
+
+// A definition that passed every check, with defaults filled in.
+struct TournamentDef {
+  v1::Tournament proto;        // as written, defaults filled in
+  std::string path;            // the file it came from
+  std::vector<BotSpec> bots;   // in file order; commands resolved to absolute paths
+  Config config;
+  TimeControl time;
+  std::chrono::milliseconds startup_timeout{10000};
+  int concurrency = 1;
+  std::string out_dir;
+  // Identifies what decides the results (bots, format, seeds, limits), not where or how fast
+  // they are played: resume and merge refuse to mix tournaments with different hashes.
+  std::string hash;
+};
+
+// Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error);
+
+// Seat rotations in one deal group: k for k individual players, 2 for partnerships.
+int seat_rotations(Format f);
+// Bots in one pairing: k for k individual players, 2 for partnerships.
+int bots_per_pairing(Format f);
+
+}  // namespace allfives::referee

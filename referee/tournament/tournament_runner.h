@@ -1,0 +1,29 @@
+// A whole tournament: the schedule played by N workers with reused bot processes, every
+// match logged, an index appended as matches finish, standings at the end, and resume.
+#pragma once
+
+#include <atomic>
+#include <string>
+
+#include "tournament/tournament_file.h"
+
+namespace allfives::referee {
+
+struct TournamentRun {
+  TournamentDef def;
+  std::string out_dir;  // def.out_dir unless overridden
+  int concurrency = 1;
+  bool resume = false;
+  int shard_index = 0;  // this run plays shard_index of shard_count
+  int shard_count = 1;
+  bool quiet = false;   // no progress line
+};
+
+// The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished
+// match, appended and flushed as it finishes), tournament.txtpb (the definition as run), and
+// at the end standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error
+// of the referee or the folder (explained on stderr), 130/143 stopped by a signal (resume
+// continues).
+int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
+
+}  // namespace allfives::referee
