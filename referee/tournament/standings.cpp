@@ -1,0 +1,655 @@
+#include "tournament/standings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace allfives::referee {
+namespace {
+
+constexpr double kEloPerNatural = 400.0 / 2.302585092994045684;  // 400 / ln 10
+constexpr double kZ95 = 1.959963984540054;
+
+struct Shape {
+  int seats = 0;
+  int sides = 0;
+};
+
+Shape shape_of(int format) {
+  switch (format) {
+    case v1::FORMAT_TWO_PLAYERS:
+      return {2, 2};
+    case v1::FORMAT_THREE_PLAYERS:
+      return {3, 3};
+    case v1::FORMAT_FOUR_PLAYERS:
+      return {4, 4};
+    case v1::FORMAT_PARTNERSHIPS:
+      return {4, 2};
+    default:
+      return {0, 0};
+  }
+}
+
+int side_of(int format, int seat) {
+  return format == v1::FORMAT_PARTNERSHIPS ? seat % 2 : seat;
+}
+
+std::string format_words(v1::Format f) {
+  switch (f) {
+    case v1::FORMAT_TWO_PLAYERS:
+      return "2 players";
+    case v1::FORMAT_THREE_PLAYERS:
+      return "3 players";
+    case v1::FORMAT_FOUR_PLAYERS:
+      return "4 players";
+    case v1::FORMAT_PARTNERSHIPS:
+      return "partnerships";
+    default:
+      return "mixed formats";
+  }
+}
+
+// Places per side as the referee computes them (match_runner's placements()): by score,
+// highest first, ties sharing a place; a faulting side after every other side.
+std::vector<int> placements_from_scores(const std::vector<double>& scores, int faulting_side) {
+  const int n = static_cast<int>(scores.size());
+  std::vector<int> place(n, 1);
+  for (int a = 0; a < n; ++a) {
+    if (a == faulting_side) {
+      place[a] = n;
+      continue;
+    }
+    for (int b = 0; b < n; ++b)
+      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
+  }
+  return place;
+}
+
+// One match reduced to what the standings need; empty `why` if it is usable.
+struct Match {
+  std::vector<std::vector<std::string>> side_bots;  // distinct bots per side, in seat order
+  std::vector<double> scores;                       // per side
+  std::vector<int> place;                           // per side; smaller is better
+  std::string fault_bot;                            // "" if no fault
+  int fault_kind = 0;
+  std::string why;
+};
+
+Match reduce(const v1::IndexEntry& e) {
+  Match m;
+  const Shape shape = shape_of(e.format());
+  const auto& seats = e.match().seat_bots();
+  if (e.reason() == v1::MATCH_END_REASON_ABORTED) {
+    m.why = "aborted, no result";
+    return m;
+  }
+  if (shape.seats == 0) {
+    m.why = "unknown format";
+    return m;
+  }
+  if (seats.size() != shape.seats || e.scores_size() != shape.sides ||
+      (e.placements_size() != 0 && e.placements_size() != shape.sides)) {
+    m.why = "seat_bots, scores or placements do not fit the format";
+    return m;
+  }
+  if (e.fault_seat() < -1 || e.fault_seat() >= shape.seats) {
+    m.why = "fault_seat out of range";
+    return m;
+  }
+  m.side_bots.resize(shape.sides);
+  std::map<std::string, int> side_of_bot;
+  for (int seat = 0; seat < shape.seats; ++seat) {
+    const std::string& bot = seats[seat];
+    const int side = side_of(e.format(), seat);
+    auto [it, fresh] = side_of_bot.emplace(bot, side);
+    if (fresh) {
+      m.side_bots[side].push_back(bot);
+    } else if (it->second != side) {
+      m.why = "bot '" + bot + "' sits on two sides";
+      return m;
+    }
+  }
+  for (const uint32_t s : e.scores()) m.scores.push_back(s);
+  const int faulting_side = e.fault_seat() >= 0 ? side_of(e.format(), e.fault_seat()) : -1;
+  if (e.placements_size() == shape.sides) {
+    m.place.assign(e.placements().begin(), e.placements().end());
+  } else {
+    m.place = placements_from_scores(m.scores, faulting_side);
+  }
+  // A forfeit is a loss whatever the placements say: the faulting side is strictly last.
+  if (faulting_side >= 0) {
+    m.place[faulting_side] = shape.sides + 1;
+    m.fault_bot = seats[e.fault_seat()];
+    m.fault_kind = v1::FaultKind_IsValid(e.fault_kind()) ? e.fault_kind() : 0;
+  }
+  return m;
+}
+
+double log_sigmoid(double x) {
+  return x >= 0 ? -std::log1p(std::exp(-x)) : x - std::log1p(std::exp(x));
+}
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+using Matrix = std::vector<std::vector<double>>;
+
+// Cholesky factor L (lower) of a symmetric positive definite matrix; false if it is not.
+bool cholesky(const Matrix& a, Matrix& l) {
+  const size_t n = a.size();
+  l.assign(n, std::vector<double>(n, 0.0));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = 0; j <= i; ++j) {
+      double s = a[i][j];
+      for (size_t k = 0; k < j; ++k) s -= l[i][k] * l[j][k];
+      if (i == j) {
+        if (!(s > 0)) return false;
+        l[i][i] = std::sqrt(s);
+      } else {
+        l[i][j] = s / l[j][j];
+      }
+    }
+  }
+  return true;
+}
+
+// Solves L L' x = b.
+std::vector<double> cholesky_solve(const Matrix& l, std::vector<double> b) {
+  const size_t n = l.size();
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < i; ++k) b[i] -= l[i][k] * b[k];
+    b[i] /= l[i][i];
+  }
+  for (size_t i = n; i-- > 0;) {
+    for (size_t k = i + 1; k < n; ++k) b[i] -= l[k][i] * b[k];
+    b[i] /= l[i][i];
+  }
+  return b;
+}
+
+struct EloFit {
+  std::vector<double> elo;   // centred
+  std::vector<double> ci95;  // half widths
+};
+
+// Bradley-Terry with the prior of kEloPriorDraws, by Newton's method with backtracking (the
+// log-likelihood is strictly concave thanks to the prior). n[i][j]: games between i and j;
+// w[i][j]: i's score in them (wins + draws / 2).
+EloFit fit_elo(const Matrix& n, const Matrix& w) {
+  const size_t m = n.size();
+  const double k = kEloPriorDraws;
+  std::vector<double> theta(m, 0.0);
+  auto loglik = [&](const std::vector<double>& t) {
+    double l = 0;
+    for (size_t i = 0; i < m; ++i) {
+      l += k * 0.5 * (log_sigmoid(t[i]) + log_sigmoid(-t[i]));
+      for (size_t j = i + 1; j < m; ++j)
+        if (n[i][j] > 0)
+          l += w[i][j] * log_sigmoid(t[i] - t[j]) + w[j][i] * log_sigmoid(t[j] - t[i]);
+    }
+    return l;
+  };
+  // The negated Hessian (the observed information) and the gradient at t.
+  auto information = [&](const std::vector<double>& t, std::vector<double>* grad) {
+    Matrix a(m, std::vector<double>(m, 0.0));
+    if (grad) grad->assign(m, 0.0);
+    for (size_t i = 0; i < m; ++i) {
+      const double s = sigmoid(t[i]);
+      a[i][i] += k * s * (1 - s);
+      if (grad) (*grad)[i] += k * (0.5 - s);
+      for (size_t j = 0; j < m; ++j) {
+        if (j == i || n[i][j] <= 0) continue;
+        const double p = sigmoid(t[i] - t[j]);
+        a[i][i] += n[i][j] * p * (1 - p);
+        a[i][j] -= n[i][j] * p * (1 - p);
+        if (grad) (*grad)[i] += w[i][j] - n[i][j] * p;
+      }
+    }
+    return a;
+  };
+
+  double current = loglik(theta);
+  Matrix l;
+  for (int iter = 0; iter < 200; ++iter) {
+    std::vector<double> grad;
+    const Matrix a = information(theta, &grad);
+    if (!cholesky(a, l)) break;  // cannot happen with k > 0
+    const std::vector<double> step = cholesky_solve(l, grad);
+    double size = 0;
+    for (double d : step) size = std::max(size, std::abs(d));
+    double t = 1.0;
+    bool moved = false;
+    for (int halvings = 0; halvings < 60; ++halvings, t /= 2) {
+      std::vector<double> next = theta;
+      for (size_t i = 0; i < m; ++i) next[i] += t * step[i];
+      const double value = loglik(next);
+      if (value >= current) {
+        theta = std::move(next);
+        current = value;
+        moved = true;
+        break;
+      }
+    }
+    if (!moved || size < 1e-12) break;
+  }
+
+  EloFit fit;
+  fit.elo.assign(m, 0.0);
+  fit.ci95.assign(m, 0.0);
+  if (m == 0) return fit;
+  double mean = 0;
+  for (double t : theta) mean += t;
+  mean /= static_cast<double>(m);
+  for (size_t i = 0; i < m; ++i) fit.elo[i] = (theta[i] - mean) * kEloPerNatural;
+
+  // Covariance of the centred ratings: C A^-1 C with C = I - 11'/m.
+  if (!cholesky(information(theta, nullptr), l)) return fit;
+  Matrix inv(m);
+  for (size_t j = 0; j < m; ++j) {
+    std::vector<double> e(m, 0.0);
+    e[j] = 1.0;
+    inv[j] = cholesky_solve(l, e);  // column j (the matrix is symmetric)
+  }
+  std::vector<double> row_mean(m, 0.0);
+  double all_mean = 0;
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < m; ++j) row_mean[i] += inv[i][j];
+    row_mean[i] /= static_cast<double>(m);
+    all_mean += row_mean[i];
+  }
+  all_mean /= static_cast<double>(m);
+  for (size_t i = 0; i < m; ++i) {
+    const double var = std::max(0.0, inv[i][i] - 2 * row_mean[i] + all_mean);
+    fit.ci95[i] = kZ95 * std::sqrt(var) * kEloPerNatural;
+  }
+  return fit;
+}
+
+// Sort key that makes ratings equal up to rounding noise compare equal.
+long long elo_key(double elo) {
+  return std::llround(elo * 1e6);
+}
+
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);  // -0
+  return s;
+}
+
+std::string signed_fixed(double v, int decimals) {
+  std::string s = fixed(v, decimals);
+  return s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s;
+}
+
+// Display width of UTF-8 text (code points; good enough for names and the ± sign).
+size_t width(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string pad_left(const std::string& s, size_t w) {
+  const size_t have = width(s);
+  return have >= w ? s : std::string(w - have, ' ') + s;
+}
+
+std::string pad_right(const std::string& s, size_t w) {
+  const size_t have = width(s);
+  return have >= w ? s : s + std::string(w - have, ' ');
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_string(const std::string& s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += kHex[c >> 4];
+          out += kHex[c & 0xf];
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string h2h_text(const HeadToHead& h) {
+  return std::to_string(h.wins) + "-" + std::to_string(h.losses) + "-" + std::to_string(h.draws);
+}
+
+}  // namespace
+
+std::string fault_kind_word(int kind) {
+  std::string name = v1::FaultKind_IsValid(kind) ? v1::FaultKind_Name(kind) : "";
+  const std::string prefix = "FAULT_KIND_";
+  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
+  if (name.empty()) name = "UNKNOWN";
+  std::transform(name.begin(), name.end(), name.begin(), [](char c) {
+    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  });
+  return name;
+}
+
+Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
+  Standings s;
+  std::map<std::string, BotStanding> rows;
+  // Pairwise games by name pair: n (games) and w (score of the first), before indexing.
+  std::map<std::pair<std::string, std::string>, HeadToHead> pairs;
+  bool first = true;
+  for (const v1::IndexEntry& e : entries) {
+    const Match m = reduce(e);
+    if (!m.why.empty()) {
+      s.notes.push_back("skipped match '" + e.match().match_id() + "': " + m.why);
+      continue;
+    }
+    if (first) {
+      s.tournament_name = e.tournament_name();
+      s.tournament_hash = e.tournament_hash();
+      s.format = e.format();
+      first = false;
+    } else if (s.format != e.format()) {
+      s.format = v1::FORMAT_UNSPECIFIED;
+    }
+    ++s.matches;
+    const int sides = static_cast<int>(m.side_bots.size());
+    const int best = *std::min_element(m.place.begin(), m.place.end());
+    const int at_best = static_cast<int>(std::count(m.place.begin(), m.place.end(), best));
+    for (int side = 0; side < sides; ++side) {
+      double against = 0;
+      for (int o = 0; o < sides; ++o)
+        if (o != side) against += m.scores[o];
+      against /= sides - 1;
+      for (const std::string& bot : m.side_bots[side]) {
+        BotStanding& r = rows[bot];
+        r.name = bot;
+        ++r.matches;
+        if (m.place[side] != best) {
+          ++r.losses;
+        } else if (at_best == 1) {
+          ++r.wins;
+        } else {
+          ++r.draws;
+        }
+        r.points_for += m.scores[side];
+        r.points_against += against;
+      }
+    }
+    if (!m.fault_bot.empty()) {
+      BotStanding& r = rows[m.fault_bot];
+      ++r.forfeits[m.fault_kind];
+      ++r.forfeits_total;
+    }
+    for (int a = 0; a < sides; ++a)
+      for (int b = a + 1; b < sides; ++b)
+        for (const std::string& x : m.side_bots[a])
+          for (const std::string& y : m.side_bots[b]) {
+            HeadToHead& xy = pairs[{x, y}];
+            HeadToHead& yx = pairs[{y, x}];
+            if (m.place[a] < m.place[b]) {
+              ++xy.wins;
+              ++yx.losses;
+            } else if (m.place[a] > m.place[b]) {
+              ++xy.losses;
+              ++yx.wins;
+            } else {
+              ++xy.draws;
+              ++yx.draws;
+            }
+          }
+  }
+
+  // Elo over the pairwise games, bots in name order.
+  std::vector<std::string> names;
+  for (const auto& [name, row] : rows) names.push_back(name);
+  std::map<std::string, size_t> index;
+  for (size_t i = 0; i < names.size(); ++i) index[names[i]] = i;
+  Matrix n(names.size(), std::vector<double>(names.size(), 0.0));
+  Matrix w = n;
+  for (const auto& [pair, h] : pairs) {
+    const size_t i = index[pair.first];
+    const size_t j = index[pair.second];
+    n[i][j] = h.games();
+    w[i][j] = h.wins + 0.5 * h.draws;
+    rows[pair.first].games += h.games();
+    rows[pair.first].game_score += h.wins + 0.5 * h.draws;
+  }
+  const EloFit fit = fit_elo(n, w);
+  for (size_t i = 0; i < names.size(); ++i) {
+    rows[names[i]].elo = fit.elo[i];
+    rows[names[i]].elo_ci95 = fit.ci95[i];
+  }
+
+  for (auto& [name, row] : rows) s.bots.push_back(std::move(row));
+  std::stable_sort(s.bots.begin(), s.bots.end(), [](const BotStanding& a, const BotStanding& b) {
+    if (elo_key(a.elo) != elo_key(b.elo)) return elo_key(a.elo) > elo_key(b.elo);
+    return a.name < b.name;
+  });
+  s.cross.assign(s.bots.size(), std::vector<HeadToHead>(s.bots.size()));
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = 0; j < s.bots.size(); ++j) {
+      const auto it = pairs.find({s.bots[i].name, s.bots[j].name});
+      if (it != pairs.end()) s.cross[i][j] = it->second;
+    }
+  return s;
+}
+
+std::string format_standings_table(const Standings& s) {
+  std::ostringstream out;
+  out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
+      << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");
+  if (!s.tournament_hash.empty()) out << " (hash " << s.tournament_hash << ")";
+  out << "\n\n";
+
+  const std::vector<std::string> header = {"Rank", "Bot",      "Matches", "W",           "L",
+                                           "D",    "Forfeits", "Pts for", "Pts against", "Elo"};
+  std::vector<std::vector<std::string>> cells;
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    cells.push_back({std::to_string(i + 1), b.name, std::to_string(b.matches),
+                     std::to_string(b.wins), std::to_string(b.losses), std::to_string(b.draws),
+                     std::to_string(b.forfeits_total), fixed(b.avg_points_for(), 1),
+                     fixed(b.avg_points_against(), 1),
+                     signed_fixed(b.elo, 0) + " ± " + fixed(b.elo_ci95, 0)});
+  }
+  std::vector<size_t> widths(header.size());
+  for (size_t c = 0; c < header.size(); ++c) {
+    widths[c] = width(header[c]);
+    for (const auto& row : cells) widths[c] = std::max(widths[c], width(row[c]));
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += c == 1 ? pad_right(row[c], widths[c]) : pad_left(row[c], widths[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  print_row(header);
+  for (const auto& row : cells) print_row(row);
+
+  bool any_forfeit = false;
+  for (const BotStanding& b : s.bots) {
+    if (b.forfeits_total == 0) continue;
+    if (!any_forfeit) out << "\nForfeits by kind:\n";
+    any_forfeit = true;
+    out << "  " << b.name << ":";
+    const char* sep = " ";
+    for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
+      if (b.forfeits[k] == 0) continue;
+      out << sep << fault_kind_word(k) << " " << b.forfeits[k];
+      sep = ", ";
+    }
+    out << "\n";
+  }
+
+  if (s.bots.size() > 1) {
+    out << "\nHead to head (row against column, pairwise games: wins-losses-draws)\n";
+    std::vector<std::vector<std::string>> grid;
+    std::vector<std::string> top = {"", ""};
+    for (size_t j = 0; j < s.bots.size(); ++j) top.push_back(std::to_string(j + 1));
+    grid.push_back(top);
+    for (size_t i = 0; i < s.bots.size(); ++i) {
+      std::vector<std::string> row = {std::to_string(i + 1), s.bots[i].name};
+      for (size_t j = 0; j < s.bots.size(); ++j)
+        row.push_back(i == j ? "-" : s.cross[i][j].games() ? h2h_text(s.cross[i][j]) : ".");
+      grid.push_back(row);
+    }
+    std::vector<size_t> gw(grid[0].size(), 0);
+    for (const auto& row : grid)
+      for (size_t c = 0; c < row.size(); ++c) gw[c] = std::max(gw[c], width(row[c]));
+    for (const auto& row : grid) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        line += c == 1 ? pad_right(row[c], gw[c]) : pad_left(row[c], gw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+  out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
+         "Pts for/against: average per match of the bot's side's score / of the opposing "
+         "side's\n(3-4 players: the mean of the other players' scores).\n"
+         "Elo: Bradley-Terry fit over pairwise games (each pair of bots in a match; a draw "
+         "is half\na win), mean 0, ± a 95% interval; prior: "
+      << fixed(kEloPriorDraws, 0) << " virtual draw per bot against a 0-rated opponent.\n";
+  for (const std::string& note : s.notes) out << "Note: " << note << "\n";
+  return out.str();
+}
+
+std::string standings_csv(const Standings& s) {
+  std::string out = "rank,bot,matches,wins,losses,draws,forfeits";
+  for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
+    if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + fault_kind_word(k);
+  out +=
+      ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
+      "elo_ci95\n";
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    out += std::to_string(i + 1) + "," + csv_field(b.name) + "," + std::to_string(b.matches) + "," +
+           std::to_string(b.wins) + "," + std::to_string(b.losses) + "," + std::to_string(b.draws) +
+           "," + std::to_string(b.forfeits_total);
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
+      if (v1::FaultKind_IsValid(k)) out += "," + std::to_string(b.forfeits[k]);
+    out += "," + fixed(b.points_for, 0) + "," + fixed(b.points_against, 2) + "," +
+           fixed(b.avg_points_for(), 2) + "," + fixed(b.avg_points_against(), 2) + "," +
+           std::to_string(b.games) + "," + fixed(b.game_score, 1) + "," + fixed(b.elo, 1) + "," +
+           fixed(b.elo_ci95, 1) + "\n";
+  }
+  return out;
+}
+
+std::string standings_json(const Standings& s) {
+  std::string out = "{\n";
+  out += "  \"tournament_name\": " + json_string(s.tournament_name) + ",\n";
+  out += "  \"tournament_hash\": " + json_string(s.tournament_hash) + ",\n";
+  out += "  \"format\": " + json_string(v1::Format_Name(s.format)) + ",\n";
+  out += "  \"matches\": " + std::to_string(s.matches) + ",\n";
+  out += "  \"elo_prior_draws\": " + fixed(kEloPriorDraws, 2) + ",\n";
+  out += "  \"bots\": [";
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    out += i ? ",\n    {" : "\n    {";
+    out += "\"rank\": " + std::to_string(i + 1) + ", \"name\": " + json_string(b.name) +
+           ", \"matches\": " + std::to_string(b.matches) + ", \"wins\": " + std::to_string(b.wins) +
+           ", \"losses\": " + std::to_string(b.losses) + ", \"draws\": " + std::to_string(b.draws) +
+           ", \"forfeits\": " + std::to_string(b.forfeits_total) + ", \"forfeits_by_kind\": {";
+    const char* sep = "";
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+      if (!v1::FaultKind_IsValid(k)) continue;
+      out += sep + json_string(fault_kind_word(k)) + ": " + std::to_string(b.forfeits[k]);
+      sep = ", ";
+    }
+    out += "}, \"points_for\": " + fixed(b.points_for, 0) +
+           ", \"points_against\": " + fixed(b.points_against, 2) +
+           ", \"avg_points_for\": " + fixed(b.avg_points_for(), 2) +
+           ", \"avg_points_against\": " + fixed(b.avg_points_against(), 2) +
+           ", \"games\": " + std::to_string(b.games) +
+           ", \"game_score\": " + fixed(b.game_score, 1) + ", \"elo\": " + fixed(b.elo, 1) +
+           ", \"elo_ci95\": " + fixed(b.elo_ci95, 1) + "}";
+  }
+  out += s.bots.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"head_to_head\": [";
+  bool any = false;
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = 0; j < s.bots.size(); ++j) {
+      const HeadToHead& h = s.cross[i][j];
+      if (i == j || h.games() == 0) continue;
+      out += any ? ",\n    {" : "\n    {";
+      any = true;
+      out += "\"bot\": " + json_string(s.bots[i].name) +
+             ", \"opponent\": " + json_string(s.bots[j].name) +
+             ", \"wins\": " + std::to_string(h.wins) + ", \"losses\": " + std::to_string(h.losses) +
+             ", \"draws\": " + std::to_string(h.draws) + "}";
+    }
+  out += any ? "\n  ],\n" : "],\n";
+  out += "  \"notes\": [";
+  for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
+  out += "]\n}\n";
+  return out;
+}
+
+bool write_standings_files(const std::string& dir, const Standings& s, std::string* error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    if (error) *error = "cannot create folder " + dir + ": " + ec.message();
+    return false;
+  }
+  const std::pair<const char*, std::string> files[] = {{"standings.txt", format_standings_table(s)},
+                                                       {"standings.csv", standings_csv(s)},
+                                                       {"standings.json", standings_json(s)}};
+  for (const auto& [name, text] : files) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      if (error) *error = "cannot write " + path;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace allfives::referee

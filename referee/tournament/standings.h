@@ -1,0 +1,96 @@
+// Standings of a tournament, computed from its index entries alone (see index_file.h).
+//
+// Definitions (also printed under the text table):
+// * A bot's side in a match: its seat's side (seat s is side s; with partnerships seats 0 and 2
+//   are side 0 and seats 1 and 3 side 1). With partnerships both seats of a side are one bot
+//   (seat_bots[0] == seat_bots[2]); a side with two different bots credits both of them.
+//   A bot counts one match per match, however many seats it holds.
+// * Result of a side, from the entry's placements (1 = first; computed from the scores like the
+//   referee does if the entry has none): a win is sole first place, a draw a shared first place,
+//   a loss anything else. With two sides (2 players, partnerships) that is the match result.
+//   A forfeit is always a loss for the side of the faulting seat and, with two sides, a win for
+//   the other side; with 3-4 players the others are ranked by their scores.
+// * Forfeits by FaultKind: matches in which one of the bot's seats committed the fault.
+// * Points: "for" is the bot's side's final score. "Against" is the other side's score with two
+//   sides and the mean of the other sides' scores with 3-4 sides. Averages are per match.
+// * Pairwise games: every pair of bots on different sides of a match is one game, won by the
+//   better placed, drawn on equal places. With two sides that is one game per match; a 3-player
+//   match is 3 games and a 4-player match 6. The cross table and Elo count these games.
+// * Elo: the Bradley-Terry maximum likelihood fit over the pairwise games, P(A beats B) =
+//   1 / (1 + 10^((Rb - Ra) / 400)), a draw counting as half a win for each. A weak prior keeps
+//   every rating finite (a bot that won every game would otherwise be at +infinity): each bot
+//   also gets kEloPriorDraws virtual draws against a virtual opponent rated 0. The ratings are
+//   then shifted so their mean is 0. The 95% interval is +/- 1.96 standard errors from the
+//   observed Fisher information of that fit: the covariance of the centred ratings is
+//   C H^-1 C, with H the negated Hessian (prior included, so it is invertible) and C the
+//   centring projection I - 11'/n. Pairwise games of one 3-4 player match are not independent,
+//   so there the intervals are somewhat too narrow.
+// Entries without a result (reason ABORTED) or inconsistent with their format are skipped and
+// noted.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "allfives/v1/tournament.pb.h"
+
+namespace allfives::referee {
+
+// The virtual draws per bot against a virtual opponent rated 0 (the prior of the Elo fit).
+inline constexpr double kEloPriorDraws = 1.0;
+
+struct BotStanding {
+  std::string name;
+  int matches = 0;
+  int wins = 0;
+  int losses = 0;
+  int draws = 0;
+  std::vector<int> forfeits = std::vector<int>(v1::FaultKind_ARRAYSIZE, 0);  // by FaultKind
+  int forfeits_total = 0;
+  double points_for = 0;
+  double points_against = 0;
+  int games = 0;          // pairwise games (see above)
+  double game_score = 0;  // pairwise wins + draws / 2
+  double elo = 0;         // mean over the bots is 0
+  double elo_ci95 = 0;    // half width of the 95% interval
+  double avg_points_for() const { return matches ? points_for / matches : 0; }
+  double avg_points_against() const { return matches ? points_against / matches : 0; }
+};
+
+struct HeadToHead {
+  int wins = 0;
+  int losses = 0;
+  int draws = 0;
+  int games() const { return wins + losses + draws; }
+};
+
+struct Standings {
+  std::string tournament_name;                 // of the first entry
+  std::string tournament_hash;                 // of the first entry
+  v1::Format format = v1::FORMAT_UNSPECIFIED;  // UNSPECIFIED if the entries mix formats
+  int matches = 0;                             // entries counted
+  std::vector<BotStanding> bots;               // by Elo (highest first), then name
+  // cross[i][j]: pairwise games of bots[i] against bots[j] (i's wins-losses-draws).
+  std::vector<std::vector<HeadToHead>> cross;
+  std::vector<std::string> notes;  // entries skipped and why
+};
+
+Standings compute_standings(const std::vector<v1::IndexEntry>& entries);
+
+// The fault kind as a lower-case word without the prefix: "timeout", "illegal_play", ...
+std::string fault_kind_word(int kind);
+
+// Aligned text: a header, one row per bot (rank, bot, matches, W, L, D, forfeits, average
+// points for/against, Elo +/- interval), the forfeits by kind, then the cross table.
+std::string format_standings_table(const Standings& s);
+
+// One header line, then one row per bot in rank order; a column per fault kind.
+std::string standings_csv(const Standings& s);
+
+// A JSON document with the tournament, the rows, the head-to-head pairs and the notes.
+std::string standings_json(const Standings& s);
+
+// Writes DIR/standings.txt, DIR/standings.csv and DIR/standings.json (creating DIR).
+bool write_standings_files(const std::string& dir, const Standings& s, std::string* error);
+
+}  // namespace allfives::referee

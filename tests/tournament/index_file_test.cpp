@@ -1,0 +1,218 @@
+// index.jsonl: appends, strict reading, torn last lines dropped and repaired, merging.
+#include "tournament/index_file.h"
+
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_entries.h"
+
+namespace allfives::referee {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using testing::entry;
+using testing::TempDir;
+using testing::two_player;
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+void append_raw(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::app);
+  f << text;
+}
+
+TEST(IndexFile, MissingFileIsAnEmptyIndex) {
+  TempDir dir;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index(dir.file("index.jsonl"), true, entries, notes, &error)) << error;
+  EXPECT_TRUE(entries.empty());
+  EXPECT_TRUE(notes.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("index.jsonl")));
+}
+
+TEST(IndexFile, AppendAndReadRoundTrip) {
+  TempDir dir;
+  const std::string path = dir.file("sub/index.jsonl");  // parent folders are created
+  const std::vector<v1::IndexEntry> written = {
+      two_player("m0", "a", "b", 0),
+      entry("m1", v1::FORMAT_THREE_PLAYERS, {"a", "b", "c"}, {200, 150, 20}, {1, 2, 3}),
+      entry("m2", v1::FORMAT_PARTNERSHIPS, {"a", "b", "a", "b"}, {30, 100}, {2, 1}, 2,
+            v1::FAULT_KIND_TIMEOUT)};
+  for (const auto& e : written) {
+    std::string error;
+    ASSERT_TRUE(append_index(path, e, &error)) << error;
+  }
+  const std::string text = slurp(path);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_NE(text.find("\"match_id\":\"m1\""), std::string::npos) << "snake_case names";
+  EXPECT_NE(text.find("\"FAULT_KIND_TIMEOUT\""), std::string::npos) << "enums by name";
+
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index(path, false, read, notes, &error)) << error;
+  EXPECT_TRUE(notes.empty());
+  ASSERT_EQ(read.size(), written.size());
+  for (size_t i = 0; i < read.size(); ++i)
+    EXPECT_TRUE(MessageDifferencer::Equals(read[i], written[i])) << read[i].DebugString();
+}
+
+TEST(IndexFile, TornLastLineWithoutNewlineIsDroppedAndRepaired) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  ASSERT_TRUE(append_index(path, two_player("m1", "a", "b", 1)));
+  const auto good_size = std::filesystem::file_size(path);
+  append_raw(path, "{\"match\":{\"match_id\":\"m2\",\"seat_bo");  // killed mid-line
+
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index(path, false, read, notes, &error)) << error;
+  EXPECT_EQ(read.size(), 2u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("line 3"), std::string::npos) << notes[0];
+  EXPECT_GT(std::filesystem::file_size(path), good_size) << "no repair: file untouched";
+
+  notes.clear();
+  ASSERT_TRUE(read_index(path, true, read, notes, &error)) << error;
+  EXPECT_EQ(read.size(), 2u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("repaired"), std::string::npos) << notes[0];
+  EXPECT_EQ(std::filesystem::file_size(path), good_size) << "truncated after the last good line";
+
+  // Appends continue cleanly after the repair, and a second repair finds nothing to do.
+  ASSERT_TRUE(append_index(path, two_player("m2", "a", "b", -1)));
+  notes.clear();
+  ASSERT_TRUE(read_index(path, true, read, notes, &error)) << error;
+  EXPECT_TRUE(notes.empty());
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[2].match().match_id(), "m2");
+}
+
+TEST(IndexFile, UnparsableLastLineIsDroppedAndRepaired) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  const auto good_size = std::filesystem::file_size(path);
+  append_raw(path, std::string(17, '\0') + "\n");  // what a crash of the machine can leave
+
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index(path, true, read, notes, &error)) << error;
+  EXPECT_EQ(read.size(), 1u);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("line 2"), std::string::npos) << notes[0];
+  EXPECT_EQ(std::filesystem::file_size(path), good_size);
+}
+
+TEST(IndexFile, OnlyATornLineLeavesAnEmptyFile) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  append_raw(path, "{\"match\":");
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index(path, true, read, notes, &error)) << error;
+  EXPECT_TRUE(read.empty());
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);
+}
+
+TEST(IndexFile, CorruptMiddleLineIsAnErrorWithItsLineNumber) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  append_raw(path, "{\"match\": not json}\n");
+  ASSERT_TRUE(append_index(path, two_player("m2", "a", "b", 1)));
+  const std::string before = slurp(path);
+
+  for (const bool repair : {false, true}) {
+    std::vector<v1::IndexEntry> read;
+    std::vector<std::string> notes;
+    std::string error;
+    EXPECT_FALSE(read_index(path, repair, read, notes, &error));
+    EXPECT_NE(error.find(path + ":2:"), std::string::npos) << error;
+    EXPECT_EQ(slurp(path), before) << "an error changes nothing on disk";
+  }
+}
+
+TEST(IndexFile, BadLineBeforeATornTailIsStillAnError) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  append_raw(path, "garbage\n{\"match\":");
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(read_index(path, true, read, notes, &error));
+  EXPECT_NE(error.find(path + ":2:"), std::string::npos) << error;
+}
+
+TEST(IndexFile, UnknownFieldIsAnError) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  append_raw(path, "{\"no_such_field\":1}\n");
+  ASSERT_TRUE(append_index(path, two_player("m1", "a", "b", 0)));
+  std::vector<v1::IndexEntry> read;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(read_index(path, false, read, notes, &error));
+  EXPECT_NE(error.find(path + ":1:"), std::string::npos) << error;
+}
+
+TEST(MergeIndexes, DeduplicatesByMatchId) {
+  std::vector<IndexSource> sources = {
+      {"out-a", {two_player("m0", "a", "b", 0), two_player("m1", "a", "b", 1)}},
+      {"out-b", {two_player("m1", "a", "b", 1), two_player("m2", "a", "b", -1)}}};
+  std::vector<v1::IndexEntry> merged;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(merge_indexes(sources, merged, notes, &error)) << error;
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].match().match_id(), "m0");
+  EXPECT_EQ(merged[1].match().match_id(), "m1");
+  EXPECT_EQ(merged[2].match().match_id(), "m2");
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("1 duplicate"), std::string::npos) << notes[0];
+}
+
+TEST(MergeIndexes, RejectsDifferentTournamentsNamingTheFolders) {
+  std::vector<IndexSource> sources = {{"out-a", {two_player("m0", "a", "b", 0, "hash-1")}},
+                                      {"out-empty", {}},
+                                      {"out-b", {two_player("m1", "a", "b", 1, "hash-2")}}};
+  std::vector<v1::IndexEntry> merged;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(merge_indexes(sources, merged, notes, &error));
+  EXPECT_NE(error.find("out-a"), std::string::npos) << error;
+  EXPECT_NE(error.find("out-b"), std::string::npos) << error;
+  EXPECT_NE(error.find("hash-1"), std::string::npos) << error;
+  EXPECT_NE(error.find("hash-2"), std::string::npos) << error;
+}
+
+TEST(MergeIndexes, RejectsMixedTournamentsInOneFolder) {
+  std::vector<IndexSource> sources = {
+      {"out-a", {two_player("m0", "a", "b", 0, "hash-1"), two_player("m1", "a", "b", 1, "x")}}};
+  std::vector<v1::IndexEntry> merged;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_FALSE(merge_indexes(sources, merged, notes, &error));
+  EXPECT_NE(error.find("out-a holds matches of two tournaments"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace allfives::referee
