@@ -104,10 +104,15 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   v1::Tournament& p = t.proto;
   const auto* d = v1::Tournament::descriptor();
   // "FILE:LINE: why" for a field (line of its first occurrence, or of the file's end).
-  auto at = [&](const char* field, int index = -1) {
+  auto at = [&](const char* field) {
     const FieldDescriptor* f = d->FindFieldByName(field);
-    const auto loc = tree.GetLocation(f, index);
-    return path + ":" + (loc.line >= 0 ? std::to_string(loc.line + 1) : std::string("end")) + ": ";
+    // A field never written has no line; ParseInfoTree throws on a repeated field's index -1.
+    const bool present = f->is_repeated() ? p.GetReflection()->FieldSize(p, f) > 0
+                                          : p.GetReflection()->HasField(p, f);
+    const int line = present ? tree.GetLocation(f, f->is_repeated() ? 0 : -1).line : -1;
+    std::string where = path;
+    if (line >= 0) where += ':' + std::to_string(line + 1);
+    return where + ": ";
   };
 
   if (p.format() == v1::FORMAT_UNSPECIFIED)

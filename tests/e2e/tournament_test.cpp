@@ -1,0 +1,217 @@
+// End-to-end tests of `referee tournament` and `referee standings`: determinism across
+// concurrency, resume after SIGKILL and Ctrl-C, shards merged into the same standings.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e/e2e_util.h"
+#include "log/match_log.h"
+#include "process/bot_process.h"
+#include "tournament/index_file.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReferee = ALLFIVES_REFEREE;
+
+// A small 2-player tournament between deterministic bots.
+std::string write_tournament(const std::string& dir, int matches_per_pairing,
+                             const std::string& format = "FORMAT_TWO_PLAYERS", int seed = 3) {
+  const std::string path = dir + "/t.txtpb";
+  std::ofstream(path) << "name: \"e2e\"\nformat: " << format << "\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                      << "\" args: \"--seed\" args: \"4\" }\n"
+                      << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << (format == "FORMAT_FOUR_PLAYERS"
+                              ? std::string("bots { name: \"random2\" command: \"") +
+                                    ALLFIVES_RANDOM_BOT + "\" }\n"
+                              : std::string())
+                      << "matches_per_pairing: " << matches_per_pairing << "\nseed: " << seed
+                      << "\nmove_time_ms: 2000\n";
+  return path;
+}
+
+// The index as comparable text: sorted by ordinal, without wall-clock durations.
+std::string normalized_index(const std::string& out_dir) {
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error)) << error;
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.match().ordinal() < b.match().ordinal();
+  });
+  std::string out;
+  for (auto& e : entries) {
+    e.clear_duration_ms();
+    out += referee::to_json_line(e) + "\n";
+  }
+  return out;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t lines_in(const std::string& path) {
+  const std::string text = read_file(path);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+RunResult tournament(const std::string& file, const std::string& out, std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv, std::chrono::seconds(240));
+}
+
+// The reference: one uninterrupted run at concurrency 1, computed once for several tests.
+const std::string& baseline_dir() {
+  static const std::string dir = [] {
+    const std::string d = temp_dir("baseline");
+    const std::string file = write_tournament(d, 8);
+    const RunResult r = tournament(file, d + "/out", {"-j", "1"});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return d;
+  }();
+  return dir;
+}
+
+TEST(Tournament, PrintsStandingsAndWritesEveryFile) {
+  const std::string out = baseline_dir() + "/out";
+  for (const char* f : {"index.jsonl", "standings.txt", "standings.csv", "standings.json",
+                        "tournament.txtpb"})
+    EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
+  EXPECT_EQ(lines_in(out + "/index.jsonl"), 24u);  // 3 pairings x 8
+  size_t logs = 0;
+  for (const auto& e : fs::directory_iterator(out + "/matches")) {
+    ++logs;
+    const auto log = read_log(e.path().string());
+    expect_log_follows_rules(log);
+  }
+  EXPECT_EQ(logs, 24u);
+  const std::string table = read_file(out + "/standings.txt");
+  EXPECT_NE(table.find("greedy"), std::string::npos) << table;
+  EXPECT_NE(table.find("Elo"), std::string::npos) << table;
+}
+
+TEST(Tournament, ResultsDoNotDependOnConcurrency) {
+  const std::string d = temp_dir("concurrency");
+  const std::string file = write_tournament(d, 8);
+  const RunResult r = tournament(file, d + "/out", {"-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(d + "/out"), normalized_index(baseline_dir() + "/out"));
+  EXPECT_EQ(read_file(d + "/out/standings.csv"), read_file(baseline_dir() + "/out/standings.csv"));
+}
+
+TEST(Tournament, ResumeAfterSigkillEqualsAnUninterruptedRun) {
+  const std::string d = temp_dir("sigkill");
+  const std::string file = write_tournament(d, 8);
+  const std::string out = d + "/out";
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "2"};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines_in(out + "/index.jsonl") < 6 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(ref->pid(), SIGKILL);
+  ref->stop();
+  const size_t kept = lines_in(out + "/index.jsonl");
+  ASSERT_GE(kept, 6u);
+  ASSERT_LT(kept, 24u) << "the run finished before it could be killed; the test proves nothing";
+  // A kill in the middle of a write leaves a torn last line: the resume must drop it.
+  std::ofstream(out + "/index.jsonl", std::ios::app) << "{\"match\":{\"ordinal\":";
+  const RunResult r = tournament(file, out, {"--resume", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(baseline_dir() + "/out"));
+  EXPECT_EQ(read_file(out + "/standings.csv"), read_file(baseline_dir() + "/out/standings.csv"));
+}
+
+TEST(Tournament, CtrlCStopsCleanlyAndResumeFinishes) {
+  const std::string d = temp_dir("sigint");
+  const std::string file = write_tournament(d, 8);
+  const std::string out = d + "/out";
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "1"};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines_in(out + "/index.jsonl") < 3 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ::kill(ref->pid(), SIGINT);
+  const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (ref->running() && std::chrono::steady_clock::now() < stop_until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(ref->running()) << "Ctrl-C must stop the tournament";
+  const auto status = ref->exit_status();
+  ref->stop();
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 130) << ref->take_stderr();
+  const RunResult r = tournament(file, out, {"--resume"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(baseline_dir() + "/out"));
+}
+
+TEST(Tournament, ShardsMergeIntoTheSameStandings) {
+  const std::string d = temp_dir("shards");
+  const std::string file = write_tournament(d, 8);
+  for (int i = 0; i < 3; ++i) {
+    const RunResult r =
+        tournament(file, d + "/shard" + std::to_string(i), {"--shard", std::to_string(i) + "/3"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const RunResult merged = run({kReferee, "standings", d + "/shard0", d + "/shard1", d + "/shard2",
+                                "--out", d + "/merged"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_EQ(read_file(d + "/merged/standings.csv"),
+            read_file(baseline_dir() + "/out/standings.csv"));
+}
+
+TEST(Tournament, RefusesToMixResults) {
+  const std::string d = temp_dir("refuse");
+  const std::string file = write_tournament(d, 2);
+  ASSERT_EQ(tournament(file, d + "/out").exit_code, 0);
+  RunResult again = tournament(file, d + "/out");
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
+  const std::string other = write_tournament(d, 2, "FORMAT_TWO_PLAYERS", 99);
+  again = tournament(other, d + "/out", {"--resume"});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.output.find("another tournament"), std::string::npos) << again.output;
+}
+
+TEST(Tournament, FourPlayersAndPartnerships) {
+  for (const std::string format : {"FORMAT_FOUR_PLAYERS", "FORMAT_PARTNERSHIPS"}) {
+    const std::string d = temp_dir(format);
+    const std::string file = write_tournament(d, format == "FORMAT_FOUR_PLAYERS" ? 4 : 2, format);
+    const RunResult r = tournament(file, d + "/out", {"-j", "2"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("Elo"), std::string::npos) << r.output;
+    for (const auto& e : fs::directory_iterator(d + "/out/matches"))
+      expect_log_follows_rules(read_log(e.path().string()));
+  }
+}
+
+TEST(Tournament, BadFileIsReportedBeforeAnythingRuns) {
+  const std::string d = temp_dir("badfile");
+  std::ofstream(d + "/bad.txtpb") << "format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"/nonexistent/bot\" }\n";
+  const RunResult r = tournament(d + "/bad.txtpb", d + "/out");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("bad.txtpb:2"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(d + "/out"));
+}
+
+}  // namespace
+}  // namespace allfives::e2e

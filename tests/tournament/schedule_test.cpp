@@ -1,0 +1,205 @@
+// The round-robin schedule and the tournament file: fairness, mirrored deals, determinism,
+// shards, and clear errors for bad files.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "tournament/schedule.h"
+#include "tournament/tournament_file.h"
+
+namespace allfives::referee {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Writes `text` as a tournament file next to an executable "bot" script, and loads it.
+struct FileFixture {
+  fs::path dir;
+  FileFixture() {
+    dir = fs::temp_directory_path() / ("allfives-tfile-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const fs::path bot = dir / "bot.sh";
+    std::ofstream(bot) << "#!/bin/sh\nexit 0\n";
+    fs::permissions(bot, fs::perms::owner_all);
+    std::ofstream(dir / "not_executable.sh") << "x";
+  }
+  ~FileFixture() { fs::remove_all(dir); }
+  bool load(const std::string& text, TournamentDef& out, std::string& error) {
+    const fs::path path = dir / "t.txtpb";
+    std::ofstream(path) << text;
+    return load_tournament(path.string(), out, &error);
+  }
+};
+
+std::string bots(int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i)
+    out += "bots { name: \"b" + std::to_string(i) + "\" command: \"./bot.sh\" }\n";
+  return out;
+}
+
+TournamentDef def_of(const std::string& format, int n_bots, int matches) {
+  FileFixture f;
+  TournamentDef t;
+  std::string error;
+  EXPECT_TRUE(f.load("format: " + format + "\n" + bots(n_bots) +
+                         "matches_per_pairing: " + std::to_string(matches) + "\nseed: 9\n",
+                     t, error))
+      << error;
+  return t;
+}
+
+// Every bot sits in every seat equally often, within each pairing and overall.
+void expect_fair_seats(const std::vector<v1::ScheduledMatch>& s) {
+  std::map<std::string, std::map<int, int>> seats;  // bot -> seat -> count
+  for (const auto& m : s)
+    for (int seat = 0; seat < m.seat_bots_size(); ++seat) ++seats[m.seat_bots(seat)][seat];
+  for (const auto& [bot, by_seat] : seats) {
+    std::set<int> counts;
+    for (const auto& [seat, n] : by_seat) counts.insert(n);
+    EXPECT_EQ(counts.size(), 1u) << bot << " does not sit in every seat equally often";
+    EXPECT_EQ(by_seat.size(), static_cast<size_t>(s[0].seat_bots_size())) << bot;
+  }
+}
+
+// Each (pairing, deal) is played once per rotation, always with the same seed, and the seats
+// hold a different arrangement in every rotation.
+void expect_mirrored_deals(const std::vector<v1::ScheduledMatch>& s, int rotations) {
+  std::map<std::pair<int, int>, std::vector<const v1::ScheduledMatch*>> groups;
+  for (const auto& m : s) groups[{static_cast<int>(m.pairing()), static_cast<int>(m.deal())}].push_back(&m);
+  for (const auto& [key, ms] : groups) {
+    ASSERT_EQ(ms.size(), static_cast<size_t>(rotations));
+    std::set<std::vector<std::string>> arrangements;
+    for (const auto* m : ms) {
+      EXPECT_EQ(m->seed(), ms[0]->seed()) << "rotations of one deal must share its seed";
+      arrangements.insert({m->seat_bots().begin(), m->seat_bots().end()});
+    }
+    EXPECT_EQ(arrangements.size(), static_cast<size_t>(rotations));
+  }
+}
+
+TEST(Schedule, TwoPlayersEveryPairFairAndMirrored) {
+  const TournamentDef t = def_of("FORMAT_TWO_PLAYERS", 4, 6);
+  const auto s = make_schedule(t);
+  EXPECT_EQ(s.size(), 6u * 6u);  // C(4,2) pairings x 6 matches
+  expect_fair_seats(s);
+  expect_mirrored_deals(s, 2);
+}
+
+TEST(Schedule, ThreeAndFourPlayersUseEveryCombination) {
+  const auto s3 = make_schedule(def_of("FORMAT_THREE_PLAYERS", 4, 3));
+  EXPECT_EQ(s3.size(), 4u * 3u);  // C(4,3) x 3 rotations
+  expect_fair_seats(s3);
+  expect_mirrored_deals(s3, 3);
+  const auto s4 = make_schedule(def_of("FORMAT_FOUR_PLAYERS", 5, 8));
+  EXPECT_EQ(s4.size(), 5u * 8u);  // C(5,4) x 8
+  expect_fair_seats(s4);
+  expect_mirrored_deals(s4, 4);
+}
+
+TEST(Schedule, PartnershipsTeamsAreTwoInstancesAndSwapSides) {
+  const auto s = make_schedule(def_of("FORMAT_PARTNERSHIPS", 3, 4));
+  EXPECT_EQ(s.size(), 3u * 4u);
+  for (const auto& m : s) {
+    ASSERT_EQ(m.seat_bots_size(), 4);
+    EXPECT_EQ(m.seat_bots(0), m.seat_bots(2));
+    EXPECT_EQ(m.seat_bots(1), m.seat_bots(3));
+    EXPECT_NE(m.seat_bots(0), m.seat_bots(1));
+  }
+  expect_fair_seats(s);
+  expect_mirrored_deals(s, 2);
+}
+
+TEST(Schedule, IsAPureFunctionOfTheFileWithUniqueIds) {
+  const auto a = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 4));
+  const auto b = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 4));
+  ASSERT_EQ(a.size(), b.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].SerializeAsString(), b[i].SerializeAsString());
+    EXPECT_EQ(a[i].ordinal(), i);
+    ids.insert(a[i].match_id());
+  }
+  EXPECT_EQ(ids.size(), a.size());
+  // Deal d of every pairing shares a seed; different deals differ.
+  std::map<uint32_t, std::set<uint64_t>> seeds;
+  for (const auto& m : a) seeds[m.deal()].insert(m.seed());
+  for (const auto& [d, set] : seeds) EXPECT_EQ(set.size(), 1u) << "deal " << d;
+  EXPECT_NE(*seeds[0].begin(), *seeds[1].begin());
+}
+
+TEST(Schedule, ShardsPartitionTheSchedule) {
+  const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 10));
+  std::multiset<std::string> seen;
+  for (int i = 0; i < 4; ++i)
+    for (const auto& m : shard_of(all, i, 4)) seen.insert(m.match_id());
+  EXPECT_EQ(seen.size(), all.size());
+  for (const auto& m : all) EXPECT_EQ(seen.count(m.match_id()), 1u);
+}
+
+TEST(TournamentFile, DefaultsAndHash) {
+  FileFixture f;
+  TournamentDef t;
+  std::string error;
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(2), t, error)) << error;
+  EXPECT_EQ(t.config.target, 250);
+  EXPECT_EQ(t.config.max_hands, 200);
+  EXPECT_EQ(t.time.move_time.count(), 1000);
+  EXPECT_EQ(t.proto.matches_per_pairing(), 2u);
+  EXPECT_EQ(t.proto.name(), "t");
+  EXPECT_EQ(t.hash.size(), 16u);
+  EXPECT_TRUE(fs::path(t.bots[0].command[0]).is_absolute());
+  TournamentDef faster;
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "concurrency: 7\n", faster, error));
+  EXPECT_EQ(faster.hash, t.hash) << "concurrency does not change results";
+  TournamentDef reseeded;
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "seed: 3\n", reseeded, error));
+  EXPECT_NE(reseeded.hash, t.hash);
+}
+
+// Each bad file gives an error naming the file and the line.
+void expect_error(const std::string& text, const std::string& line, const std::string& words) {
+  FileFixture f;
+  TournamentDef t;
+  std::string error;
+  EXPECT_FALSE(f.load(text, t, error));
+  EXPECT_NE(error.find("t.txtpb:" + line), std::string::npos) << error;
+  EXPECT_NE(error.find(words), std::string::npos) << error;
+}
+
+TEST(TournamentFile, UnknownKeyNamesTheLine) {
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "speed: 3\n", "4:",
+               "no field named \"speed\"");
+}
+
+TEST(TournamentFile, MissingProgram) {
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(1) +
+                   "bots {\n  name: \"ghost\"\n  command: \"./nowhere\"\n}\n",
+               "4:", "does not exist");
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(1) +
+                   "bots { name: \"x\" command: \"./not_executable.sh\" }\n",
+               "3:", "not executable");
+}
+
+TEST(TournamentFile, DuplicateName) {
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) +
+                   "bots { name: \"b1\" command: \"./bot.sh\" }\n",
+               "4:", "duplicate bot name 'b1'");
+}
+
+TEST(TournamentFile, BadValues) {
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "matches_per_pairing: 3\n", "4:",
+               "multiple of 2");
+  expect_error(bots(2), "", "format is required");
+  expect_error("format: FORMAT_FOUR_PLAYERS\n" + bots(3), "", "needs at least 4 bots");
+  expect_error("format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"./bot.sh\" address: "
+               "\"localhost:1\" }\n" + bots(1),
+               "2:", "exactly one of command or address");
+  expect_error("format: FORMAT_TWO_PLAYERS\nmove_time_ms: -5\n", "2:", "");
+}
+
+}  // namespace
+}  // namespace allfives::referee
