@@ -1,0 +1,178 @@
+// The sample bots as real programs: started on a unix socket, probed for health, played
+// against by the mini referee, and stopped with SIGTERM.
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <initializer_list>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "allfives/wire/convert.h"
+#include "sdk_test_util.h"
+
+extern char** environ;
+
+namespace allfives::testing {
+namespace {
+
+// A child process that is always reaped: killed with SIGKILL if a test leaves it running.
+class Child {
+ public:
+  explicit Child(std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (::posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
+  }
+  ~Child() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // The exit status, or -1 if the child is still running after `timeout`, or was killed.
+  int wait_exit(std::chrono::milliseconds timeout) {
+    const auto end = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+TEST(SdkProcess, GreedyBotPlaysAMatchAndExitsZeroOnSigterm) {
+  TempDir dir;
+  const std::string address = dir.socket("greedy.sock");
+  Child bot({ALLFIVES_GREEDY_BOT, "--listen", address, "--seed", "3"});
+  ASSERT_TRUE(bot.started());
+  ASSERT_TRUE(wait_until_serving(address, std::chrono::seconds(15)));
+  auto stub = v1::Bot::NewStub(connect(address));
+  const MatchResult m =
+      referee_match({stub.get(), stub.get(), stub.get()}, Format::kThreePlayers, 21, "g1");
+  ASSERT_EQ(m.error, "");
+  for (const grpc::Status& st : m.statuses) EXPECT_TRUE(st.ok()) << st.error_message();
+  bot.signal(SIGTERM);
+  EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+}
+
+TEST(SdkProcess, SigintDuringAMatchStopsTheBotWithStatusZero) {
+  TempDir dir;
+  const std::string address = dir.socket("r.sock");
+  Child bot({ALLFIVES_RANDOM_BOT, "--listen", address});
+  ASSERT_TRUE(bot.started());
+  ASSERT_TRUE(wait_until_serving(address, std::chrono::seconds(15)));
+  auto stub = v1::Bot::NewStub(connect(address));
+  MatchStream s(*stub, std::chrono::seconds(10));  // a match left open on purpose
+  ASSERT_TRUE(s.send(wrap(make_match_start(Format::kTwoPlayers, 0, "open"))));
+  v1::BotMessage hello;
+  ASSERT_TRUE(s.stream->Read(&hello));
+  bot.signal(SIGINT);
+  EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+  EXPECT_FALSE(s.finish().ok());  // the open match was cut off
+}
+
+// The greedy bot takes the play that scores most, and between equal scores the heavier tile:
+// ends 2 and 4 (the line is 4-2); 1-2 on the left counts 1 + 4 = 5 and 3-4 on the right
+// counts 2 + 3 = 5, so it sheds the 3-4 although 1-2 comes first in legal order.
+TEST(SdkProcess, GreedyBotPrefersTheHeavierTileBetweenEqualScores) {
+  Position p;
+  p.config = Config::standard(Format::kTwoPlayers);
+  p.line[0] = LinePlay{Tile::of(4, 2), 0, End::kLeft};
+  p.line_size = 1;
+  p.seat_to_move = 1;
+  TileSet mine;
+  for (auto [a, b] : std::initializer_list<std::pair<int, int>>{
+           {1, 2}, {3, 4}, {0, 0}, {1, 1}, {5, 5}, {6, 6}, {0, 1}})
+    mine.add(Tile::of(a, b));
+  p.hands[1] = mine;
+  TileSet rest = TileSet::all() - mine;
+  rest.remove(Tile::of(4, 2));
+  int dealt = 0;
+  for (Tile t : rest) {
+    if (dealt < 6) {
+      p.hands[0].add(t);
+    } else {
+      p.boneyard[p.boneyard_size++] = t;
+    }
+    ++dealt;
+  }
+  State state = State::new_match(p.config, 1);
+  std::string error;
+  ASSERT_TRUE(State::from_position(p, 1, state, &error)) << error;
+  ASSERT_EQ(state.legal_plays().size(), 2);
+
+  TempDir dir;
+  const std::string address = dir.socket("g.sock");
+  Child bot({ALLFIVES_GREEDY_BOT, "--listen", address});
+  ASSERT_TRUE(bot.started());
+  ASSERT_TRUE(wait_until_serving(address, std::chrono::seconds(15)));
+  auto stub = v1::Bot::NewStub(connect(address));
+  MatchStream s(*stub, std::chrono::seconds(10));
+  ASSERT_TRUE(s.send(wrap(make_match_start(Format::kTwoPlayers, 1, "tie"))));
+  v1::BotMessage answer;
+  ASSERT_TRUE(s.stream->Read(&answer) && answer.has_hello());
+  v1::RefereeMessage hand;
+  v1::HandStart* h = hand.mutable_hand_start();
+  wire::add_tiles(mine, h->mutable_your_tiles());
+  h->set_opener_seat(0);
+  h->set_open_rule(v1::OPEN_RULE_WINNER_CHOOSES);
+  ASSERT_TRUE(s.send(hand));
+  v1::RefereeMessage turn;
+  wire::fill_turn_request(state.view(1), turn.mutable_turn_request());
+  ASSERT_TRUE(s.send(turn));
+  ASSERT_TRUE(s.stream->Read(&answer) && answer.has_play());
+  Play play;
+  ASSERT_TRUE(wire::from_proto(answer.play().play(), false, play, &error)) << error;
+  EXPECT_EQ(play, (Play{Tile::of(3, 4), End::kRight})) << to_string(play);
+  v1::RefereeMessage end;
+  end.mutable_match_end()->set_reason(v1::MATCH_END_REASON_ABORTED);
+  ASSERT_TRUE(s.send(end));
+  EXPECT_TRUE(s.finish().ok());
+  bot.signal(SIGTERM);
+  EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+}
+
+// Same --seed, same match id and seat: the same plays, whatever ran before.
+TEST(SdkProcess, RandomBotRepeatsItselfForTheSameSeedAndMatch) {
+  TempDir dir;
+  const std::string address = dir.socket("r.sock");
+  Child bot({ALLFIVES_RANDOM_BOT, "--listen", address, "--seed", "99"});
+  ASSERT_TRUE(bot.started());
+  ASSERT_TRUE(wait_until_serving(address, std::chrono::seconds(15)));
+  auto stub = v1::Bot::NewStub(connect(address));
+  const std::vector<v1::Bot::Stub*> stubs(2, stub.get());
+  const MatchResult first = referee_match(stubs, Format::kTwoPlayers, 5, "same");
+  const MatchResult other = referee_match(stubs, Format::kTwoPlayers, 5, "other");
+  const MatchResult again = referee_match(stubs, Format::kTwoPlayers, 5, "same");
+  ASSERT_EQ(first.error, "");
+  ASSERT_EQ(other.error, "");
+  ASSERT_EQ(again.error, "");
+  EXPECT_EQ(first.plays, again.plays);
+  bot.signal(SIGTERM);
+  EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+}
+
+}  // namespace
+}  // namespace allfives::testing

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the SDK from a build directory into a temporary prefix, builds the out-of-tree bot
+# next to this script against it, and checks the bot's command line.
+#   run.sh CMAKE BUILD_DIR THIS_DIR GENERATOR CXX
+set -euo pipefail
+cmake=$1 build=$2 project=$3 generator=$4 cxx=$5
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/allfives-sdk-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+"$cmake" --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
+  { cat "$tmp/install.log"; exit 1; }
+for f in include/allfives/bot/bot.h include/allfives/core/state.h include/allfives/wire/convert.h \
+         include/allfives/v1/bot.pb.h include/allfives/v1/bot.grpc.pb.h; do
+  [ -f "$tmp/prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
+done
+
+"$cmake" -S "$project" -B "$tmp/bot" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/configure.log" ||
+  { cat "$tmp/configure.log"; exit 1; }
+"$cmake" --build "$tmp/bot" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+
+"$tmp/bot/first_bot" --help >"$tmp/help.txt"
+grep -q -- "--listen" "$tmp/help.txt" || { echo "--help does not mention --listen" >&2; exit 1; }
+status=0
+"$tmp/bot/first_bot" >/dev/null 2>&1 || status=$?
+[ "$status" -eq 2 ] || { echo "without --listen the bot exited $status, expected 2" >&2; exit 1; }
+echo "sdk_install: the out-of-tree bot builds against the installed SDK and runs"
