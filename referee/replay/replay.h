@@ -68,6 +68,17 @@ bool load_replay(std::string_view text, const std::string& file, Replay& out, Lo
 // The same from a file on disk (at most kMaxLogFileBytes).
 bool load_replay_file(const std::string& path, Replay& out, LogError& error);
 
+// What to keep while reading a log.
+struct ReplayOptions {
+  // false: check only (`referee verify`); `steps` and `hand_starts` stay empty, everything else
+  // is filled. Faster, and memory stays small on long logs.
+  bool keep_steps = true;
+};
+bool load_replay(std::string_view text, const std::string& file, Replay& out, LogError& error,
+                 const ReplayOptions& options);
+bool load_replay_file(const std::string& path, Replay& out, LogError& error,
+                      const ReplayOptions& options);
+
 // Limits on hostile input: a real log is far below each.
 inline constexpr size_t kMaxLogLineBytes = size_t{1} << 20;  // 1 MiB per line
 inline constexpr int kMaxLogLines = 100000;
