@@ -1,0 +1,136 @@
+#include "cli/replay_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "replay/html_view.h"
+#include "replay/replay.h"
+#include "replay/terminal_view.h"
+
+namespace allfives::referee {
+namespace {
+
+struct ReplayCommandOptions {
+  std::string log;
+  std::string html;
+  bool print = false;
+  std::optional<int> hand;
+  std::optional<int> play;
+  std::optional<int> seat;
+  std::string color = "auto";
+  std::optional<int> width;
+};
+
+int run_replay(const ReplayCommandOptions& o) {
+  Replay replay;
+  LogError error;
+  if (!load_replay_file(o.log, replay, error)) {
+    std::cerr << error.describe() << "\n";
+    return 1;
+  }
+  const int players = num_players(replay.config.format);
+  const int viewer = o.seat.value_or(-1);
+  if (o.seat && (*o.seat < 0 || *o.seat >= players)) {
+    std::cerr << "referee replay: --seat must be 0 to " << players - 1 << " for this match, not "
+              << *o.seat << "\n";
+    return 2;
+  }
+  const std::vector<Frame> frames = build_frames(replay, viewer);
+  if (frames.empty()) {
+    std::cerr << "referee replay: " << o.log << " holds no hand to show\n";
+    return 1;
+  }
+  int first = 0, last = static_cast<int>(frames.size()) - 1;
+  if (o.hand) {
+    std::string why;
+    const int at = find_frame(frames, *o.hand, o.play.value_or(0), &why);
+    if (at < 0) {
+      std::cerr << "referee replay: " << why << "\n";
+      return 2;
+    }
+    first = at;
+    if (o.play) {
+      last = at;
+    } else {  // the whole hand
+      last = at;
+      while (last + 1 < static_cast<int>(frames.size()) &&
+             frames[static_cast<size_t>(last + 1)].hand == *o.hand - 1 &&
+             frames[static_cast<size_t>(last + 1)].kind != v1::LogRecord::kMatchEnd)
+        ++last;
+    }
+  }
+
+  if (!o.html.empty()) {
+    HtmlOptions h;
+    h.viewer = viewer;
+    h.start = first;
+    const std::string page = render_html(replay, frames, h);
+    std::ofstream out(o.html, std::ios::binary | std::ios::trunc);
+    out << page;
+    out.close();
+    if (!out) {
+      std::cerr << "referee replay: cannot write " << o.html << "\n";
+      return 1;
+    }
+    std::cout << "Wrote " << o.html << " (" << frames.size() << " steps, "
+              << (page.size() + 1023) / 1024 << " KiB)\n";
+    return 0;
+  }
+
+  const bool tty_out = ::isatty(STDOUT_FILENO) == 1;
+  TerminalOptions t;
+  t.viewer = viewer;
+  const char* term = std::getenv("TERM");
+  t.color = o.color == "always" || (o.color == "auto" && tty_out && !std::getenv("NO_COLOR") &&
+                                    !(term && std::string(term) == "dumb"));
+  t.width = o.width.value_or(100);
+  if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
+    return run_interactive(replay, frames, first, t);
+  print_frames(replay, frames, first, last, t, std::cout);
+  return std::cout ? 0 : 1;
+}
+
+}  // namespace
+
+void add_replay_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ReplayCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "replay",
+      "Show a logged match: the line (doubles drawn crosswise), every hand, the boneyard, each\n"
+      "play with its count and score, draws, passes, each hand's scoring and the running\n"
+      "scores. On a terminal it steps interactively (→/n next, ←/p previous, ↓/j next hand,\n"
+      "↑/k previous hand, g/G first/last, q quit); otherwise, or with --print, it prints the\n"
+      "whole match. With --html it writes one self-contained HTML page instead.\n"
+      "The log is re-played with the rules core first: a log that does not follow the rules\n"
+      "is refused with the line at fault (exit 1).");
+  cmd->add_option("log", o->log, "The match log (a .jsonl file written by `referee match`)")
+      ->required();
+  cmd->add_option("--html", o->html,
+                  "Write the replay as one self-contained HTML page to this file (open it in "
+                  "a browser; ?step=K in its URL opens step K)");
+  cmd->add_flag("--print", o->print, "Print the whole match (or the chosen hand/play) at once");
+  CLI::Option* hand =
+      cmd->add_option("--hand", o->hand, "Start at hand H (1-based); with --print show only it")
+          ->check(CLI::PositiveNumber);
+  cmd->add_option("--play", o->play,
+                  "With --hand: the position after the hand's P-th play (0: the hand's start); "
+                  "with --print show only it")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(hand);
+  cmd->add_option("--seat", o->seat,
+                  "Show only what seat S could see at each moment: its own hand, the other "
+                  "hands and draws as counts (hands revealed at a hand's end are public)");
+  cmd->add_option("--color", o->color, "Colour: auto (on a terminal), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd->add_option("--width", o->width, "Columns for the line drawing when printing (default 100)")
+      ->check(CLI::Range(40, 1000));
+  cmd->callback([o, &exit_code] { exit_code = run_replay(*o); });
+}
+
+}  // namespace allfives::referee

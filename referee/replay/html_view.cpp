@@ -1,0 +1,253 @@
+#include "replay/html_view.h"
+
+#include <cstdio>
+#include <string_view>
+
+namespace allfives::referee {
+
+// The page template (replay_template.html), embedded at build time by embed_file.cmake.
+extern const unsigned char kReplayTemplate[];
+extern const unsigned long kReplayTemplateSize;
+
+namespace {
+
+// A JSON string. '<', '>' and '&' are escaped too, so no text from a log (a bot's name, a
+// fault's reason) can close the <script> element the data sits in.
+void json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+void json_ints(std::string& out, const int* begin, const int* end) {
+  out += '[';
+  for (const int* p = begin; p != end; ++p) {
+    if (p != begin) out += ',';
+    out += std::to_string(*p);
+  }
+  out += ']';
+}
+
+// Tiles as digit pairs: "6663" is 6-6 and 6-3 (a hand, heaviest first) or, for the line,
+// the halves as laid from left to right.
+std::string pairs(TileSet s) {
+  std::string out;
+  for (int i = kNumTiles - 1; i >= 0; --i) {
+    const Tile t = Tile::from_index(i);
+    if (!s.contains(t)) continue;
+    out += static_cast<char>('0' + t.hi());
+    out += static_cast<char>('0' + t.lo());
+  }
+  return out;
+}
+
+std::string line_pairs(const Line& line) {
+  std::string out;
+  for (const LaidTile& t : line_layout(line)) {
+    out += static_cast<char>('0' + t.left);
+    out += static_cast<char>('0' + t.right);
+  }
+  return out;
+}
+
+char kind_code(v1::LogRecord::KindCase k) {
+  switch (k) {
+    case v1::LogRecord::kHandStart:
+      return 's';
+    case v1::LogRecord::kPlay:
+      return 'p';
+    case v1::LogRecord::kDraw:
+      return 'd';
+    case v1::LogRecord::kPass:
+      return 'x';
+    case v1::LogRecord::kHandEnd:
+      return 'e';
+    case v1::LogRecord::kFault:
+      return 'f';
+    case v1::LogRecord::kMatchEnd:
+      return 'm';
+    default:
+      return '?';
+  }
+}
+
+// A seat's bot name, or its full label where two seats share a name (partners).
+std::string short_seat(const Replay& r, int seat) {
+  if (seat < 0 || seat >= r.header.bots_size()) return seat_label(r, seat);
+  const std::string& name = r.header.bots(seat).display_name();
+  int same = 0;
+  for (const auto& b : r.header.bots()) same += b.display_name() == name;
+  return name.empty() || same > 1 ? seat_label(r, seat) : name;
+}
+
+// A few words per hand for the hand list: how it ended.
+std::string hand_result(const Replay& r, const Frame& end) {
+  if (end.kind != v1::LogRecord::kHandEnd) return "cut short by the end of the match";
+  const auto& he = r.steps[static_cast<size_t>(end.step)].record.hand_end();
+  if (he.kind() == v1::HAND_END_KIND_DOMINO)
+    return short_seat(r, he.domino_seat()) + " out, +" + std::to_string(he.points());
+  if (he.winner_side() < 0) return "blocked, a tie";
+  return "blocked, " + side_label(r, he.winner_side()) + " +" + std::to_string(he.points());
+}
+
+}  // namespace
+
+std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
+                           const HtmlOptions& o) {
+  const Format format = r.config.format;
+  const int n = num_players(format);
+  std::string out;
+  out.reserve(frames.size() * 200 + 1024);
+  out += "{\"match\":{\"id\":";
+  json_string(out, r.header.match_id());
+  out += ",\"format\":";
+  json_string(out, format_label(format));
+  out += ",\"seed\":";
+  json_string(out, std::to_string(r.header.seed()));
+  out += ",\"target\":" + std::to_string(r.config.target);
+  out += ",\"viewer\":" + std::to_string(o.viewer);
+  out += ",\"start\":" + std::to_string(o.start);
+  out += ",\"finished\":" + std::string(r.finished ? "true" : "false");
+  out += ",\"started\":";
+  json_string(out, r.header.started_at());
+  out += "},\"seats\":[";
+  for (int seat = 0; seat < n; ++seat) {
+    if (seat) out += ',';
+    out += "{\"label\":";
+    json_string(out, seat_label(r, seat));
+    out += ",\"name\":";
+    json_string(out, seat < r.header.bots_size() ? r.header.bots(seat).display_name() : "");
+    out += ",\"side\":" + std::to_string(side_of(format, seat)) + "}";
+  }
+  out += "],\"sides\":[";
+  for (int side = 0; side < num_sides(format); ++side) {
+    if (side) out += ',';
+    json_string(out, side_label(r, side));
+  }
+  out += "],\"hands\":[";
+  // Each hand: its first and last step and how it ended.
+  bool first_hand = true;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (frames[i].kind != v1::LogRecord::kHandStart) continue;
+    size_t last = i;
+    while (last + 1 < frames.size() && frames[last + 1].kind != v1::LogRecord::kHandStart &&
+           frames[last + 1].kind != v1::LogRecord::kMatchEnd &&
+           frames[last].kind != v1::LogRecord::kHandEnd)
+      ++last;
+    if (!first_hand) out += ',';
+    first_hand = false;
+    out += "{\"first\":" + std::to_string(i) + ",\"last\":" + std::to_string(last) + ",\"result\":";
+    json_string(out, hand_result(r, frames[last]));
+    out += ",\"scores\":";
+    json_ints(out, frames[last].scores.data(),
+              frames[last].scores.data() + frames[last].scores.size());
+    out += '}';
+  }
+  out += "],\"steps\":[";
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
+    if (i) out += ",\n";
+    out += "{\"k\":\"";
+    out += kind_code(f.kind);
+    out += "\",\"h\":" + std::to_string(f.hand) + ",\"n\":" + std::to_string(f.play) +
+           ",\"a\":" + std::to_string(f.seat) + ",\"g\":" + std::to_string(f.log_line) +
+           ",\"l\":\"" + line_pairs(f.line) + "\"";
+    if (f.placed >= 0) out += ",\"x\":" + std::to_string(f.placed);
+    out += ",\"d\":[";
+    for (int seat = 0; seat < n; ++seat) {
+      const auto s = static_cast<size_t>(seat);
+      if (seat) out += ',';
+      // A hidden hand is just its size.
+      if (f.shown[s]) {
+        out += '"';
+        out += pairs(f.hands[s]);
+        out += '"';
+      } else {
+        out += std::to_string(f.hand_sizes[s]);
+      }
+    }
+    out += "],\"b\":" + std::to_string(f.boneyard) + ",\"s\":";
+    json_ints(out, f.scores.data(), f.scores.data() + f.scores.size());
+    if (f.kind == v1::LogRecord::kPlay)
+      out += ",\"c\":" + std::to_string(f.count) + ",\"p\":" + std::to_string(f.points) +
+             ",\"q\":" + std::to_string(f.side);
+    if (f.kind == v1::LogRecord::kHandEnd)
+      out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
+    out += ",\"t\":";
+    json_string(out, f.text);
+    if (!f.notes.empty()) {
+      out += ",\"o\":[";
+      for (size_t j = 0; j < f.notes.size(); ++j) {
+        if (j) out += ',';
+        json_string(out, f.notes[j]);
+      }
+      out += ']';
+    }
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string render_html(const Replay& r, const std::vector<Frame>& frames, const HtmlOptions& o) {
+  const std::string_view page(reinterpret_cast<const char*>(kReplayTemplate), kReplayTemplateSize);
+  constexpr std::string_view kSlot = "/*REPLAY_DATA*/";
+  constexpr std::string_view kTitle = "<!--TITLE-->";
+  std::string title;
+  for (char c : "Replay " + r.header.match_id()) {
+    switch (c) {
+      case '<':
+        title += "&lt;";
+        break;
+      case '>':
+        title += "&gt;";
+        break;
+      case '&':
+        title += "&amp;";
+        break;
+      default:
+        title += c;
+    }
+  }
+  std::string out;
+  const std::string data = html_data_json(r, frames, o);
+  out.reserve(page.size() + data.size() + title.size());
+  const size_t slot = page.find(kSlot);
+  const size_t at_title = page.find(kTitle);
+  if (slot == std::string_view::npos || at_title == std::string_view::npos || at_title > slot)
+    return std::string(page);  // a broken template: caught by the tests
+  out.append(page.substr(0, at_title));
+  out += title;
+  out.append(page.substr(at_title + kTitle.size(), slot - at_title - kTitle.size()));
+  out += data;
+  out.append(page.substr(slot + kSlot.size()));
+  return out;
+}
+
+}  // namespace allfives::referee
