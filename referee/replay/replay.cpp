@@ -723,7 +723,7 @@ bool Checker::record(int line, v1::LogRecord& r) {
   if (!ok) return false;
   last_kind_ = kind;
   if (!keep_steps_) return true;
-  table_.seat_to_move = peek() ? -1 : state_->seat_to_move();
+  table_.seat_to_move = peek() || phase_ != Phase::kPlaying ? -1 : state_->seat_to_move();
   std::vector<int> scores(scores_.begin(), scores_.begin() + sides_);
   out_.steps.push_back(ReplayStep{line, std::move(r), *state_, std::move(scores), table_});
   return true;

@@ -63,7 +63,8 @@ struct Replay {
 
 // Reads `text` (the contents of a log named `file`) and re-plays it from its header's seed
 // with the rules core, checking every deal, play, draw, pass, score, hand end and the
-// result. Returns false with the first disagreement in `error`.
+// result. Returns false with the first disagreement in `error`; `out` then holds what was
+// read before it (the steps up to the last good record), so an unfinished match can be shown.
 bool load_replay(std::string_view text, const std::string& file, Replay& out, LogError& error);
 // The same from a file on disk (at most kMaxLogFileBytes).
 bool load_replay_file(const std::string& path, Replay& out, LogError& error);
