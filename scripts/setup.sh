@@ -14,6 +14,7 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   procps psmisc
+  chromium
 )
 
 missing=()

@@ -4,10 +4,14 @@
 // table the page draws (tiles as digit pairs), so even a 200-hand match stays around a MiB.
 //
 // For tests and tools the page exposes its state: `window.replay` (step(n), state(),
-// count()) and data attributes on #state (data-step, data-hand, data-play, data-kind,
-// data-seat, data-scores, data-count, data-points, data-line, data-log-line, data-last-play),
-// and it opens at the step given by `?step=K` (0-based, as in Replay::steps) or at the start
-// of `?hand=H` (1-based).
+// count(), next(), prev(), nextHand(), prevHand(), play(), pause()) and data attributes on
+// #state: data-step (0-based, as in Replay::steps), data-steps, data-hand (the log's 0-based
+// hand_index), data-play (plays in the hand so far), data-kind (the record kind), data-seat,
+// data-scores ("25,10"), data-count and data-points (the hand's last play so far, "" if
+// none), data-line (the line as digit pairs from left to right), data-log-line,
+// data-boneyard, data-last-play (its words) and data-playing. Its URL may say where to open:
+// `?step=K`, or `?hand=H` (1-based); and for tests `?click=next,nextHand,...` presses those
+// buttons, `?keys=ArrowRight,...` those keys, in order, and `?autoplay` starts playing.
 #pragma once
 
 #include <string>
