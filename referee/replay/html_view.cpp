@@ -108,7 +108,7 @@ std::string short_seat(const Replay& r, int seat) {
 
 // A few words per hand for the hand list: how it ended.
 std::string hand_result(const Replay& r, const Frame& end) {
-  if (end.kind != v1::LogRecord::kHandEnd) return "cut short by the end of the match";
+  if (end.kind != v1::LogRecord::kHandEnd) return "cut short: the match ended";
   const auto& he = r.steps[static_cast<size_t>(end.step)].record.hand_end();
   if (he.kind() == v1::HAND_END_KIND_DOMINO)
     return short_seat(r, he.domino_seat()) + " out, +" + std::to_string(he.points());
