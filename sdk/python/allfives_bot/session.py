@@ -1,0 +1,366 @@
+"""One match on one PlayMatch stream: checks the referee's messages, converts them into the
+plain objects of ``model``, calls the bot's methods in game order and builds the answers.
+
+It knows nothing of the transport: ``MatchSession.handle`` takes one RefereeMessage and
+returns the BotMessage to send (or None for a notification), or raises ``SessionError``,
+which ends the stream with the error's gRPC status code.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import traceback
+from typing import Callable, List, Optional
+
+from . import rng
+from .bot import Bot
+from .model import (Clock, DrawEvent, End, Event, FaultKind, Format, HandEndInfo, HandEndKind,
+                    HandStartInfo, LineEnd, LineTile, MatchEndInfo, MatchEndReason, MatchInfo,
+                    OpenRule, PassEvent, Play, PlayEvent, Tile, View)
+from .stubs import bot_pb2, common_pb2
+
+PROTOCOL_VERSION = 1
+RULES_VERSION = "allfives-1"
+
+# Seats and sides per format (RULES.md "Equipment and seats").
+_PLAYERS = {Format.TWO_PLAYERS: 2, Format.THREE_PLAYERS: 3, Format.FOUR_PLAYERS: 4,
+            Format.PARTNERSHIPS: 4}
+
+_log_lock = threading.Lock()
+
+
+def log_line(line: str) -> None:
+    """Writes one line to stderr in one go, so lines of concurrent matches never mix."""
+    with _log_lock:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+
+class SessionError(Exception):
+    """Ends the stream with gRPC status ``code`` (a grpc.StatusCode name) and ``message``."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _invalid(message: str) -> SessionError:
+    return SessionError("INVALID_ARGUMENT", message)
+
+
+def _tile(m) -> Tile:
+    if not (m.low <= m.high <= 6):
+        raise _invalid(f"tile {m.high}-{m.low} does not exist (high >= low, both 0..6)")
+    return Tile(m.high, m.low)
+
+
+def _tiles(ms) -> tuple:
+    return tuple(_tile(m) for m in ms)
+
+
+def _play(m, opening: bool) -> Play:
+    if m.end == common_pb2.END_UNSPECIFIED and opening:
+        return Play(_tile(m.tile), End.LEFT)
+    if m.end not in (common_pb2.END_LEFT, common_pb2.END_RIGHT):
+        raise _invalid(f"a play of {m.tile.high}-{m.tile.low} names no end")
+    return Play(_tile(m.tile), End(m.end))
+
+
+def _enum(kind, value: int, what: str):
+    try:
+        return kind(value)
+    except ValueError:
+        raise _invalid(f"{what}: unknown value {value}") from None
+
+
+class MatchSession:
+    """The state of one stream: which messages may come next, and the bot playing it."""
+
+    def __init__(self, name: str, version: str, factory: Callable[[MatchInfo], Bot],
+                 base_seed: int, args: object = None) -> None:
+        self._name = name
+        self._version = version
+        self._factory = factory
+        self._base_seed = base_seed
+        self._args = args
+        self.label = "match ? seat ?"
+        self.finished = False
+        self._bot: Optional[Bot] = None
+        self._info: Optional[MatchInfo] = None
+        self._started = False
+        self._version_mismatch = False
+        self._in_hand = False
+        self._hand_index = -1
+        self._plays_in_hand = 0
+
+    # --- the entry point ---------------------------------------------------------------
+
+    def handle(self, message, received: float):
+        """Handles one RefereeMessage received at ``received`` (time.monotonic()).
+
+        Returns the BotMessage answering MatchStart or TurnRequest, None for the other
+        messages; raises SessionError to end the stream.
+        """
+        kind = message.WhichOneof("kind")
+        name = kind or "an empty message"
+        if self.finished:
+            raise _invalid(f"{name} after match_end")
+        if self._started and kind == "match_start":
+            raise _invalid("a second match_start")
+        if not self._started and kind != "match_start":
+            raise _invalid(f"the first message must be match_start, got {name}")
+        if self._version_mismatch and kind != "match_end":
+            raise SessionError("FAILED_PRECONDITION",
+                               f"the referee sent {name} although our protocol versions differ")
+        if kind == "match_start":
+            return self._on_match_start(message.match_start)
+        if kind == "hand_start":
+            return self._on_hand_start(message.hand_start)
+        if kind == "turn_request":
+            return self._on_turn_request(message.turn_request, received)
+        if kind == "hand_end":
+            return self._on_hand_end(message.hand_end)
+        if kind == "match_end":
+            return self._on_match_end(message.match_end)
+        raise _invalid("a RefereeMessage with no kind set")
+
+    # --- calls into the bot ------------------------------------------------------------
+
+    def _call(self, what: str, function, *args):
+        """Calls the bot's code; an exception ends this match (never the process)."""
+        try:
+            return function(*args)
+        except Exception as error:  # noqa: BLE001 - any bug in the bot ends only its match
+            log_line(f"{self.label}: the bot raised in {what}:\n{traceback.format_exc()}"
+                     .rstrip("\n"))
+            raise SessionError(
+                "INTERNAL",
+                f"the bot raised in {what}: {type(error).__name__}: {error}") from None
+
+    # --- the messages ------------------------------------------------------------------
+
+    def _on_match_start(self, m):
+        self._started = True
+        self.label = f"match {m.match_id} seat {m.seat}"
+        answer = bot_pb2.BotMessage()
+        answer.hello.name = self._name
+        answer.hello.version = self._version
+        answer.hello.protocol_version = PROTOCOL_VERSION
+        if m.protocol_version != PROTOCOL_VERSION:
+            # The referee decides what a mismatch means; it needs our Hello to say so.
+            self._version_mismatch = True
+            log_line(f"{self.label}: the referee speaks protocol version {m.protocol_version}, "
+                     f"this bot speaks version {PROTOCOL_VERSION}; answering Hello and "
+                     "expecting a refusal")
+            return answer
+        if m.rules_version != RULES_VERSION:
+            log_line(f'{self.label}: warning: the referee plays rules "{m.rules_version}", '
+                     f'this SDK knows "{RULES_VERSION}"')
+        fmt = _enum(Format, m.format, "match_start.format")
+        players = _PLAYERS[fmt]
+        sides = 2 if fmt == Format.PARTNERSHIPS else players
+        if m.seat >= players:
+            raise _invalid(f"match_start: seat {m.seat} out of range")
+        if m.num_players != players or m.num_sides != sides:
+            raise _invalid("match_start: num_players/num_sides disagree with the format")
+        side = m.seat % 2 if fmt == Format.PARTNERSHIPS else m.seat
+        partner = (m.seat + 2) % 4 if fmt == Format.PARTNERSHIPS else -1
+        if m.side != side or m.partner_seat != partner:
+            raise _invalid("match_start: side/partner_seat disagree with the format and seat")
+        if m.target_score == 0 or m.max_hands == 0:
+            raise _invalid("match_start: target_score and max_hands must be positive")
+        self._info = MatchInfo(
+            match_id=m.match_id, format=fmt, num_players=players, num_sides=sides,
+            seat=m.seat, side=side, partner=partner, target_score=m.target_score,
+            max_hands=m.max_hands, move_time_ms=m.move_time_ms, time_bank_ms=m.time_bank_ms,
+            seat_names=tuple(m.seat_names),
+            seed=rng.match_seed(self._base_seed, m.match_id, m.seat), args=self._args)
+        self._bot = self._call("the bot factory", self._factory, self._info)
+        if self._bot is None:
+            raise SessionError("INTERNAL", "the bot factory returned no bot")
+        self._call("on_match_start", self._bot.on_match_start, self._info)
+        return answer
+
+    def _on_hand_start(self, m):
+        if self._in_hand:
+            raise _invalid(f"hand_start while hand {self._hand_index} has not ended")
+        if m.hand_index != self._hand_index + 1:
+            raise _invalid(f"hand_start: hand_index {m.hand_index}, "
+                           f"expected {self._hand_index + 1}")
+        if m.opener_seat >= self._info.num_players:
+            raise _invalid("hand_start: opener_seat out of range")
+        rule = _enum(OpenRule, m.open_rule, "hand_start.open_rule")
+        open_with = None
+        if rule != OpenRule.WINNER_CHOOSES:
+            if not m.HasField("open_with"):
+                raise _invalid("hand_start: open_with is missing")
+            open_with = _tile(m.open_with)
+        info = HandStartInfo(
+            hand_index=m.hand_index, tiles=_tiles(m.your_tiles), opener=m.opener_seat,
+            open_rule=rule, open_with=open_with, hand_sizes=tuple(m.hand_sizes),
+            boneyard_size=m.boneyard_size, scores=tuple(m.scores))
+        self._in_hand = True
+        self._hand_index = m.hand_index
+        self._plays_in_hand = 0
+        self._call("on_hand_start", self._bot.on_hand_start, info)
+        return None
+
+    def _on_turn_request(self, m, received: float):
+        if not self._in_hand:
+            raise _invalid("turn_request outside a hand (no hand_start before it)")
+        if m.hand_index != self._hand_index:
+            raise _invalid(f"turn_request: hand_index {m.hand_index} "
+                           f"during hand {self._hand_index}")
+        events = self._events(m.events)
+        view = self._view(m)
+        self._deliver(events)
+        clock = Clock(received=received, move_time_ms=m.move_time_ms,
+                      bank_left_ms=m.time_bank_ms)
+        choice = self._call("choose_play", self._bot.choose_play, view, clock)
+        index, play = self._resolve(choice, view)
+        answer = bot_pb2.BotMessage()
+        answer.play.play.tile.high = play.tile.high
+        answer.play.play.tile.low = play.tile.low
+        answer.play.play.end = int(play.end)
+        if index is not None:
+            answer.play.legal_play_index = index
+        else:
+            log_line(f"{self.label}: choose_play returned {play}, which is not a legal play; "
+                     "sending it as it is")
+        return answer
+
+    def _on_hand_end(self, m):
+        if not self._in_hand:
+            raise _invalid("hand_end outside a hand (no hand_start before it)")
+        if m.hand_index != self._hand_index:
+            raise _invalid(f"hand_end: hand_index {m.hand_index} during hand {self._hand_index}")
+        events = self._events(m.events)
+        n = self._info.num_players
+        if not -1 <= m.domino_seat < n or not -1 <= m.winner_side < self._info.num_sides:
+            raise _invalid("hand_end: domino_seat or winner_side out of range")
+        hands: List[tuple] = [()] * n
+        for h in m.hands:
+            if h.seat >= n:
+                raise _invalid("hand_end: a hand's seat out of range")
+            hands[h.seat] = _tiles(h.tiles)
+        if len(m.scores) != self._info.num_sides:
+            raise _invalid("hand_end: scores must list every side")
+        info = HandEndInfo(
+            hand_index=self._hand_index, kind=_enum(HandEndKind, m.kind, "hand_end.kind"),
+            domino_seat=m.domino_seat, winner_side=m.winner_side, points=m.points,
+            hands=tuple(hands), scores=tuple(m.scores))
+        self._in_hand = False
+        self._deliver(events)
+        self._call("on_hand_end", self._bot.on_hand_end, info)
+        return None
+
+    def _on_match_end(self, m):
+        self.finished = True
+        if self._version_mismatch:
+            return None  # no bot was made
+        events = self._events(m.events)
+        info = MatchEndInfo(
+            reason=_enum(MatchEndReason, m.reason, "match_end.reason"),
+            winner_side=m.winner_side, scores=tuple(m.scores),
+            placements=tuple(m.placements), fault_seat=m.fault_seat,
+            fault_kind=_enum(FaultKind, m.fault_kind, "match_end.fault_kind"),
+            fault_reason=m.fault_reason)
+        self._deliver(events)
+        self._call("on_match_end", self._bot.on_match_end, info)
+        return None
+
+    # --- conversions -------------------------------------------------------------------
+
+    def _events(self, ms) -> List[Event]:
+        """Converts a message's events (all of them, before any is delivered)."""
+        n = self._info.num_players
+        out: List[Event] = []
+        plays = self._plays_in_hand
+        for i, m in enumerate(ms):
+            kind = m.WhichOneof("kind")
+            where = f"event {i}: "
+            if kind == "play":
+                p = m.play
+                if p.seat >= n or p.side >= self._info.num_sides:
+                    raise _invalid(where + "seat or side out of range")
+                out.append(PlayEvent(self._hand_index, p.seat, _play(p.play, plays == 0),
+                                     p.count, p.points, p.side))
+                plays += 1
+            elif kind == "draw":
+                d = m.draw
+                if d.seat >= n or d.count > 28:
+                    raise _invalid(where + "seat or count out of range")
+                out.append(DrawEvent(self._hand_index, d.seat, d.count, _tiles(d.tiles)))
+            elif kind == "pass":
+                seat = getattr(m, "pass").seat  # "pass" is a Python keyword
+                if seat >= n:
+                    raise _invalid(where + "seat out of range")
+                out.append(PassEvent(self._hand_index, seat))
+            else:
+                raise _invalid(where + "no kind set")
+        self._plays_in_hand = plays
+        return out
+
+    def _deliver(self, events: List[Event]) -> None:
+        for event in events:
+            self._call("on_event", self._bot.on_event, event)
+
+    def _view(self, m) -> View:
+        info = self._info
+        opening = len(m.line) == 0
+        if len(m.hand_sizes) != info.num_players:
+            raise _invalid("turn_request: hand_sizes must list every seat")
+        if len(m.scores) != info.num_sides:
+            raise _invalid("turn_request: scores must list every side")
+        if not m.legal_plays:
+            raise _invalid("turn_request: legal_plays is empty")
+        if not opening and not (m.HasField("left_end") and m.HasField("right_end")):
+            raise _invalid("turn_request: the line has tiles but no ends")
+        line = []
+        for i, t in enumerate(m.line):
+            if t.seat >= info.num_players:
+                raise _invalid("turn_request: a line tile's seat out of range")
+            end = End.LEFT if i == 0 else _enum(End, t.end, "turn_request.line.end")
+            line.append(LineTile(_tile(t.tile), t.seat, end))
+        return View(
+            seat=info.seat, side=info.side, partner=info.partner,
+            num_players=info.num_players, num_sides=info.num_sides,
+            target_score=info.target_score, hand_index=m.hand_index,
+            hand=_tiles(m.your_tiles), line=tuple(line),
+            left_end=None if opening else LineEnd(m.left_end.value, m.left_end.is_double),
+            right_end=None if opening else LineEnd(m.right_end.value, m.right_end.is_double),
+            end_count=m.end_count, hand_sizes=tuple(m.hand_sizes),
+            boneyard_size=m.boneyard_size, scores=tuple(m.scores),
+            legal_plays=tuple(_play(p, opening) for p in m.legal_plays),
+            open_rule=_enum(OpenRule, m.open_rule, "turn_request.open_rule"))
+
+    def _resolve(self, choice, view: View):
+        """(index or None, play) for what choose_play returned: a Play (or a
+        ((high, low), end) tuple) or an index into view.legal_plays. Anything else is a bug
+        in the bot, reported as such rather than sent to the referee."""
+        legal = view.legal_plays
+        if isinstance(choice, int) and not isinstance(choice, bool):
+            if not 0 <= choice < len(legal):
+                raise SessionError(
+                    "INTERNAL", f"choose_play returned index {choice}, but there are "
+                    f"{len(legal)} legal plays")
+            return choice, legal[choice]
+        try:
+            tile, end = choice
+            tile = Tile(*tile)
+            end = End(end) if view.line else End.LEFT  # the opening play's end is irrelevant
+        except (TypeError, ValueError):
+            raise SessionError(
+                "INTERNAL", f"choose_play returned {choice!r}, which is neither a Play nor "
+                "an index into view.legal_plays") from None
+        if not (isinstance(tile.high, int) and isinstance(tile.low, int)
+                and 0 <= tile.low <= tile.high <= 6):
+            raise SessionError("INTERNAL",
+                               f"choose_play returned a tile that does not exist: {tile!r}")
+        play = Play(tile, end)
+        for i, p in enumerate(legal):
+            if p == play:
+                return i, play
+        return None, play

@@ -1,0 +1,237 @@
+// End-to-end tests of the Python bot SDK: the real referee against Python bot processes
+// started through the launchers the build writes (build/sample_bots/greedy_py and
+// build/python/run_bot), next to the C++ sample bots.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "allfives/bot/server.h"
+#include "allfives/core/rng.h"
+#include "e2e/e2e_util.h"
+#include "log/match_log.h"
+#include "process/bot_process.h"
+#include "tournament/index_file.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kRandom = ALLFIVES_RANDOM_BOT;
+const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
+const std::string kRunBot = ALLFIVES_RUN_PYTHON_BOT;
+const std::string kRaisingBot = ALLFIVES_RAISING_BOT_PY;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// `referee match` with the given bots and seed; returns the run and the parsed log.
+struct Match {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+};
+Match play(const std::string& dir, std::vector<std::string> bots, int seed,
+           const std::string& format = "2p") {
+  std::vector<std::string> argv = {kReferee,
+                                   "match",
+                                   "--seed",
+                                   std::to_string(seed),
+                                   "--format",
+                                   format,
+                                   "--log",
+                                   dir + "/match.jsonl",
+                                   "--move-time-ms",
+                                   "2000",
+                                   "--startup-timeout-ms",
+                                   "20000"};
+  argv.insert(argv.end(), bots.begin(), bots.end());
+  Match m;
+  m.run = run(argv, std::chrono::seconds(120));
+  m.log = read_log(dir + "/match.jsonl");
+  return m;
+}
+
+// Every play of a log as comparable text: seat, tile, end, count and points.
+std::string plays_of(const std::vector<v1::LogRecord>& log) {
+  std::string out;
+  for (const auto& r : log) {
+    if (!r.has_play()) continue;
+    const auto& p = r.play();
+    out += std::to_string(p.hand_index()) + ":" + std::to_string(p.seat()) + " " +
+           std::to_string(p.play().tile().high()) + "-" + std::to_string(p.play().tile().low()) +
+           " " + v1::End_Name(p.play().end()) + " " + std::to_string(p.count()) + "/" +
+           std::to_string(p.points()) + "\n";
+  }
+  return out;
+}
+
+TEST(PythonBot, PlaysATournamentWithTheCppBots) {
+  const std::string d = temp_dir("tournament");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"python\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy_py\" command: \"" << kGreedyPy << "\" }\n"
+                      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"random\" command: \"" << kRandom
+                      << "\" args: \"--seed\" args: \"4\" }\n"
+                      << "matches_per_pairing: 4\nseed: 5\nmove_time_ms: 2000\n"
+                      << "startup_timeout_ms: 20000\n";
+  const std::string out = d + "/out";
+  const RunResult r =
+      run({kReferee, "tournament", file, "--out", out, "-j", "2"}, std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const std::string table = read_file(out + "/standings.txt");
+  EXPECT_NE(table.find("greedy_py"), std::string::npos) << table;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(referee::read_index(out + "/index.jsonl", false, entries, notes, &error)) << error;
+  EXPECT_EQ(entries.size(), 12u);  // 3 pairings x 4
+  int python_matches = 0;
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.fault_seat(), -1) << e.fault_reason();
+    EXPECT_NE(e.reason(), v1::MATCH_END_REASON_FAULT) << e.fault_reason();
+    const auto log = read_log(out + "/" + e.log_file());
+    expect_log_follows_rules(log);
+    const auto& header = only(log, v1::LogRecord::kHeader).header();
+    for (const auto& bot : header.bots()) {
+      if (bot.display_name() != "greedy_py") continue;
+      ++python_matches;
+      EXPECT_EQ(bot.name(), "greedy_py");  // what the Python bot said in its Hello
+      EXPECT_EQ(bot.version(), "1.0");
+    }
+  }
+  EXPECT_EQ(python_matches, 8);  // 2 pairings x 4
+}
+
+// The Python greedy is the C++ greedy decision for decision: against the same random bot on
+// the same deals (same match seed, so the same random choices), every play is the same.
+TEST(PythonBot, MakesTheSameChoicesAsTheCppGreedy) {
+  for (const int seed : {11, 12}) {
+    for (const bool python_first : {true, false}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + (python_first ? ", seat 0" : ", seat 1"));
+      const std::string tag = std::to_string(seed) + (python_first ? "a" : "b");
+      auto bots = [&](const std::string& greedy) {
+        return python_first ? std::vector<std::string>{"greedy=" + greedy, "random=" + kRandom}
+                            : std::vector<std::string>{"random=" + kRandom, "greedy=" + greedy};
+      };
+      const Match py = play(temp_dir("same-py-" + tag), bots(kGreedyPy), seed);
+      const Match cpp = play(temp_dir("same-cpp-" + tag), bots(kGreedy), seed);
+      ASSERT_EQ(py.run.exit_code, 0) << py.run.output;
+      ASSERT_EQ(cpp.run.exit_code, 0) << cpp.run.output;
+      expect_log_follows_rules(py.log);
+      const std::string plays = plays_of(py.log);
+      EXPECT_GT(plays.size(), 100u);
+      EXPECT_EQ(plays, plays_of(cpp.log));
+      EXPECT_EQ(only(py.log, v1::LogRecord::kMatchEnd).match_end().scores_size(), 2);
+      EXPECT_EQ(only(py.log, v1::LogRecord::kMatchEnd).match_end().scores(0),
+                only(cpp.log, v1::LogRecord::kMatchEnd).match_end().scores(0));
+    }
+  }
+}
+
+TEST(PythonBot, PlaysFourPlayersAndPartnerships) {
+  for (const std::string format : {"4p", "partners"}) {
+    SCOPED_TRACE(format);
+    std::vector<std::string> bots = {"py=" + kGreedyPy, "random=" + kRandom};
+    if (format == "4p") bots = {"py=" + kGreedyPy, kRandom, kGreedy, kRandom};
+    const Match m = play(temp_dir("format-" + format), bots, 21, format);
+    ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+    expect_log_follows_rules(m.log);
+    EXPECT_NE(only(m.log, v1::LogRecord::kMatchEnd).match_end().reason(),
+              v1::MATCH_END_REASON_FAULT);
+  }
+}
+
+// An exception inside a Python bot ends its match as a CRASH fault whose reason carries the
+// exception's message; the traceback is in the bot's captured output.
+TEST(PythonBot, AnExceptionIsACrashFaultWithItsMessage) {
+  const Match m =
+      play(temp_dir("raising"), {"raising=" + kRunBot + " " + kRaisingBot, "random=" + kRandom}, 3);
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_EQ(f.kind(), v1::FAULT_KIND_CRASH) << f.reason();
+  EXPECT_NE(f.reason().find("deliberate failure at decision 3"), std::string::npos) << f.reason();
+  EXPECT_NE(f.reason().find("ValueError"), std::string::npos) << f.reason();
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_FAULT);
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_CRASH);
+  EXPECT_EQ(end.placements(0), 2u);
+  EXPECT_EQ(end.placements(1), 1u);
+  int plays = 0;
+  for (const auto& r : m.log) plays += r.has_play() && r.play().seat() == 0;
+  EXPECT_EQ(plays, 2);  // the third decision raised
+  std::string output;
+  for (const auto& r : m.log)
+    if (r.has_bot_output() && r.bot_output().seat() == 0) output = r.bot_output().stderr();
+  EXPECT_NE(output.find("Traceback"), std::string::npos) << output;
+  expect_log_follows_rules(m.log);
+}
+
+// The flags of the C++ SDK, and SIGTERM: a graceful stop with status 0.
+TEST(PythonBot, FlagsAndSigterm) {
+  RunResult r = run({kGreedyPy, "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--listen"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--seed"), std::string::npos) << r.output;
+  EXPECT_EQ(run({kGreedyPy}).exit_code, 2);  // --listen is required
+  EXPECT_EQ(run({kGreedyPy, "--listen", "nowhere"}).exit_code, 2);
+  EXPECT_EQ(run({kGreedyPy, "--listen", "unix:/tmp/x.sock", "--seed", "-3"}).exit_code, 2);
+  r = run({kGreedyPy, "--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("greedy_py 1.0"), std::string::npos) << r.output;
+
+  const std::string socket = temp_dir("sigterm") + "/bot.sock";
+  referee::LaunchSpec spec;
+  spec.argv = {kGreedyPy, "--listen", "unix:" + socket};
+  std::string error;
+  auto bot = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(bot) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!fs::exists(socket) && bot->running() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(fs::exists(socket)) << bot->take_stderr();
+  ::kill(bot->pid(), SIGTERM);
+  const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (bot->running() && std::chrono::steady_clock::now() < stop_until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(bot->running()) << "SIGTERM must stop the bot";
+  const auto status = bot->exit_status();
+  ASSERT_TRUE(status);
+  EXPECT_FALSE(status->signaled);
+  EXPECT_EQ(status->code, 0);
+  EXPECT_NE(bot->take_stderr().find("stop signal received"), std::string::npos);
+}
+
+// MatchInfo.seed and SplitMix64 are bit for bit those of the C++ SDK and rules core.
+TEST(PythonBot, SeedsAreTheCppSdkSeeds) {
+  const RunResult r = run({kRunBot, "-c",
+                           "from allfives_bot import rng\n"
+                           "print(rng.match_seed(7, 'demo-0001', 2), rng.match_seed(0, '', 0))\n"
+                           "g = rng.SplitMix64(42)\n"
+                           "print(g.next(), g.below(7), g.below(1000003))\n"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  SplitMix64 g(42);
+  const uint64_t first = g.next();
+  const uint32_t a = g.below(7);
+  const uint32_t b = g.below(1000003);
+  std::ostringstream want;
+  want << bot::match_seed(7, "demo-0001", 2) << " " << bot::match_seed(0, "", 0) << "\n"
+       << first << " " << a << " " << b << "\n";
+  EXPECT_EQ(r.output, want.str());
+}
+
+}  // namespace
+}  // namespace allfives::e2e

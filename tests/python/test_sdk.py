@@ -1,0 +1,210 @@
+"""Unit tests of the Python bot SDK without a referee: the end count of RULES.md's worked
+examples, and MatchSession driven by hand-made protocol messages.
+
+Run by ctest (python_sdk_unit) as build/python/run_bot -m unittest discover -s tests/python.
+"""
+
+import unittest
+
+from allfives.v1 import bot_pb2, common_pb2
+from allfives_bot import rng
+from allfives_bot import Bot, End, LineEnd, LineTile, OpenRule, Play, Tile, View
+from allfives_bot.session import MatchSession, SessionError
+
+
+def view_of(line, left=None, right=None, legal=()):
+    """A 2-player view of seat 0 with the given line tiles and ends."""
+    return View(seat=0, side=0, partner=-1, num_players=2, num_sides=2, target_score=250,
+                hand_index=0, hand=(), line=tuple(LineTile(Tile(*t), 0, End.LEFT)
+                                                  for t in line),
+                left_end=left, right_end=right, end_count=0, hand_sizes=(7, 7),
+                boneyard_size=14, scores=(0, 0), legal_plays=tuple(legal),
+                open_rule=OpenRule.HIGHEST_DOUBLE)
+
+
+class CountTest(unittest.TestCase):
+    """RULES.md "Scoring during play", worked examples."""
+
+    def test_a_lone_tile_counts_all_its_pips(self):
+        empty = view_of([])
+        self.assertEqual(empty.count_after(Play(Tile(5, 5), End.LEFT)), 10)
+        self.assertEqual(empty.count_after(Play(Tile(6, 4), End.LEFT)), 10)
+        self.assertEqual(empty.count_after(Play(Tile(6, 6), End.LEFT)), 12)
+        self.assertEqual(empty.points_after(Play(Tile(6, 6), End.LEFT)), 0)
+
+    def test_the_worked_sequence(self):
+        # lead 5-5; then 5-0 on it -> ends 0 and 5-5 -> 10
+        v = view_of([(5, 5)], LineEnd(5, True), LineEnd(5, True))
+        self.assertEqual(v.count_after(Play(Tile(5, 0), End.RIGHT)), 10)
+        self.assertEqual(v.count_after(Play(Tile(5, 0), End.LEFT)), 10)
+        # then 0-0 on the 0 -> 10
+        v = view_of([(5, 5), (5, 0)], LineEnd(5, True), LineEnd(0, False))
+        self.assertEqual(v.count_after(Play(Tile(0, 0), End.RIGHT)), 10)
+        # then 5-6 on the double five -> 6 + 0-0 (0) = 6, then 0-4 on the double blank -> 10
+        v = view_of([(5, 5), (5, 0), (0, 0)], LineEnd(5, True), LineEnd(0, True))
+        self.assertEqual(v.count_after(Play(Tile(6, 5), End.LEFT)), 6)
+        v = view_of([(5, 5), (5, 0), (0, 0), (6, 5)], LineEnd(6, False), LineEnd(0, True))
+        self.assertEqual(v.count_after(Play(Tile(4, 0), End.RIGHT)), 10)
+
+    def test_doubles_at_an_end(self):
+        v = view_of([(2, 1), (4, 1)], LineEnd(2, False), LineEnd(4, False))
+        self.assertEqual(v.points_after(Play(Tile(4, 4), End.RIGHT)), 10)
+        self.assertEqual(v.points_after(Play(Tile(4, 3), End.RIGHT)), 5)
+        v = view_of([(5, 5), (5, 2)], LineEnd(5, True), LineEnd(2, False))
+        self.assertEqual(v.points_after(Play(Tile(2, 0), End.RIGHT)), 10)
+        v = view_of([(6, 6), (6, 3)], LineEnd(6, True), LineEnd(3, False))
+        self.assertEqual(v.end_count, 0)  # as given; count_after is what bots use
+        self.assertEqual(v.count_after(Play(Tile(3, 3), End.RIGHT)), 18)
+
+    def test_unseen(self):
+        v = view_of([(6, 6)], LineEnd(6, True), LineEnd(6, True))
+        self.assertEqual(len(v.unseen()), 27)
+        self.assertNotIn(Tile(6, 6), v.unseen())
+
+
+class Recorder(Bot):
+    """Answers with what it is told to, and records the calls."""
+
+    answer = 0
+
+    def __init__(self, info=None):
+        super().__init__(info)
+        self.calls = []
+
+    def choose_play(self, view, clock):
+        self.calls.append(("choose_play", view))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+    def on_event(self, event):
+        self.calls.append(("event", event))
+
+
+def match_start(seat=0):
+    m = bot_pb2.RefereeMessage()
+    s = m.match_start
+    s.protocol_version, s.rules_version, s.match_id = 1, "allfives-1", "m-1"
+    s.format, s.num_players, s.num_sides = common_pb2.FORMAT_TWO_PLAYERS, 2, 2
+    s.seat, s.side, s.partner_seat = seat, seat, -1
+    s.target_score, s.max_hands, s.move_time_ms, s.time_bank_ms = 250, 200, 1000, 5000
+    s.seat_names.extend(["a", "b"])
+    return m
+
+
+def hand_start():
+    m = bot_pb2.RefereeMessage()
+    h = m.hand_start
+    h.hand_index, h.opener_seat, h.open_rule = 0, 0, common_pb2.OPEN_RULE_HIGHEST_DOUBLE
+    h.open_with.high, h.open_with.low = 6, 6
+    for high, low in [(6, 6), (6, 1), (5, 0), (4, 4), (3, 2), (2, 1), (1, 0)]:
+        t = h.your_tiles.add()
+        t.high, t.low = high, low
+    h.hand_sizes.extend([7, 7])
+    h.boneyard_size = 14
+    h.scores.extend([0, 0])
+    return m
+
+
+def turn_request_after_opening():
+    """Seat 0's second turn: 6-6 opened, seat 1 played 6-3 on the right."""
+    m = bot_pb2.RefereeMessage()
+    t = m.turn_request
+    t.hand_index = 0
+    for seat, (high, low), end, count, points in [(0, (6, 6), 1, 12, 0),
+                                                  (1, (6, 3), 2, 15, 15)]:
+        e = t.events.add().play
+        e.seat, e.side, e.count, e.points = seat, seat, count, points
+        e.play.tile.high, e.play.tile.low, e.play.end = high, low, end
+        lt = t.line.add()
+        lt.seat, lt.end = seat, end
+        lt.tile.high, lt.tile.low = high, low
+    for high, low in [(6, 1), (5, 0), (4, 4), (3, 2), (2, 1), (1, 0)]:
+        x = t.your_tiles.add()
+        x.high, x.low = high, low
+    t.left_end.value, t.left_end.is_double = 6, True
+    t.right_end.value, t.right_end.is_double = 3, False
+    t.end_count = 15
+    t.hand_sizes.extend([6, 6])
+    t.boneyard_size = 14
+    t.scores.extend([0, 15])
+    for (high, low), end in [((6, 1), 1), ((3, 2), 2)]:
+        p = t.legal_plays.add()
+        p.tile.high, p.tile.low, p.end = high, low, end
+    t.move_time_ms, t.time_bank_ms = 1000, 5000
+    t.open_rule = common_pb2.OPEN_RULE_HIGHEST_DOUBLE
+    return m
+
+
+class SessionTest(unittest.TestCase):
+    """MatchSession: the conversation order, the conversions and the answers."""
+
+    def started(self, answer=0):
+        bots = []
+
+        def factory(info):
+            bot = Recorder(info)
+            bot.answer = answer
+            bots.append(bot)
+            return bot
+
+        s = MatchSession("rec", "0.1", factory, base_seed=7)
+        hello = s.handle(match_start(), 0.0)
+        self.assertEqual(hello.hello.name, "rec")
+        self.assertEqual(hello.hello.protocol_version, 1)
+        self.assertIsNone(s.handle(hand_start(), 0.0))
+        return s, bots[0]
+
+    def test_the_first_message_must_be_match_start(self):
+        s = MatchSession("rec", "0.1", Recorder, 0)
+        with self.assertRaises(SessionError) as caught:
+            s.handle(hand_start(), 0.0)
+        self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
+
+    def test_a_turn_is_converted_and_answered_with_the_index(self):
+        s, bot = self.started(answer=1)
+        answer = s.handle(turn_request_after_opening(), 0.0)
+        self.assertEqual(answer.play.legal_play_index, 1)
+        self.assertEqual((answer.play.play.tile.high, answer.play.play.tile.low), (3, 2))
+        self.assertEqual(answer.play.play.end, common_pb2.END_RIGHT)
+        events = [c[1] for c in bot.calls if c[0] == "event"]
+        self.assertEqual(len(events), 2)
+        self.assertEqual(events[1].play, Play(Tile(6, 3), End.RIGHT))
+        view = [c[1] for c in bot.calls if c[0] == "choose_play"][0]
+        self.assertEqual(view.ends, (LineEnd(6, True), LineEnd(3, False)))
+        self.assertEqual(view.legal_plays, (Play(Tile(6, 1), End.LEFT),
+                                            Play(Tile(3, 2), End.RIGHT)))
+        self.assertEqual(view.count_after(view.legal_plays[0]), 4)  # 1 + 3
+        self.assertEqual(view.scores, (0, 15))
+        self.assertEqual(bot.info.seed, rng.match_seed(7, "m-1", 0))
+
+    def test_a_play_or_a_tuple_is_matched_to_its_index(self):
+        for answer in (Play(Tile(3, 2), End.RIGHT), ((3, 2), End.RIGHT), ((3, 2), 2)):
+            s, _ = self.started(answer=answer)
+            self.assertEqual(s.handle(turn_request_after_opening(), 0.0)
+                             .play.legal_play_index, 1)
+
+    def test_an_illegal_play_is_sent_without_an_index(self):
+        s, _ = self.started(answer=Play(Tile(4, 4), End.LEFT))
+        answer = s.handle(turn_request_after_opening(), 0.0)
+        self.assertFalse(answer.play.HasField("legal_play_index"))
+
+    def test_garbage_is_never_sent(self):
+        for garbage in (5, -1, True, "6-1", None, ((9, 9), End.LEFT)):
+            s, _ = self.started(answer=garbage)
+            with self.assertRaises(SessionError) as caught:
+                s.handle(turn_request_after_opening(), 0.0)
+            self.assertEqual(caught.exception.code, "INTERNAL", garbage)
+
+    def test_an_exception_ends_the_stream_with_its_message(self):
+        s, _ = self.started(answer=KeyError("no such thing"))
+        with self.assertRaises(SessionError) as caught:
+            s.handle(turn_request_after_opening(), 0.0)
+        self.assertEqual(caught.exception.code, "INTERNAL")
+        self.assertIn("choose_play", caught.exception.message)
+        self.assertIn("KeyError", caught.exception.message)
+        self.assertIn("no such thing", caught.exception.message)
+
+
+if __name__ == "__main__":
+    unittest.main()
