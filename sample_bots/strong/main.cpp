@@ -1,0 +1,53 @@
+// strong: determinized Monte Carlo search (see search.h and README.md).
+//
+//   strong_bot --listen unix:/tmp/s.sock [--budget-ms 200] [--simulations N] [--threads T]
+//
+// With --simulations it searches exactly N sampled worlds per decision and its choices depend
+// only on --seed and the match (never on the clock), unless the machine is so slow that the
+// referee's hard deadline comes first: then it answers in time rather than late.
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "allfives/bot/bot.h"
+#include "search.h"
+
+int main(int argc, char** argv) {
+  allfives::strong::SearchConfig config;
+  int budget_ms = 200;
+  std::string utility = "win";
+  const auto flags = [&](CLI::App& app) {
+    app.add_option("--budget-ms", budget_ms,
+                   "Time to search per decision, in milliseconds, when --simulations is not "
+                   "given (never past the referee's move time)")
+        ->check(CLI::Range(1, 600000));
+    app.add_option("--simulations", config.simulations,
+                   "Sampled worlds per decision: a fixed amount of work, so the bot is "
+                   "deterministic for a given --seed (0: use --budget-ms)")
+        ->check(CLI::Range(0, 10000000));
+    app.add_option("--threads", config.threads, "Search threads (default 1)")
+        ->check(CLI::Range(1, 64));
+    app.add_option("--epsilon", config.epsilon_permille,
+                   "Rollout randomness: per mille of rollout plays chosen at random")
+        ->check(CLI::Range(0, 1000));
+    app.add_option("--utility", utility,
+                   "What a rollout is worth: win (estimated match win probability) or points "
+                   "(points difference over the rest of the hand)")
+        ->check(CLI::IsMember({"win", "points"}));
+    app.add_flag(
+        "--no-voids", [&](int64_t) { config.use_tracker = false; },
+        "Sample hidden tiles from hand sizes only, ignoring what draws and passes "
+        "showed (for comparison)");
+  };
+  return allfives::bot::run(
+      argc, argv, {"strong", "1.0"},
+      [&](const allfives::bot::MatchInfo& info) {
+        allfives::strong::SearchConfig c = config;
+        c.budget = std::chrono::milliseconds(budget_ms);
+        c.utility = utility == "points" ? allfives::strong::Utility::kPoints
+                                        : allfives::strong::Utility::kWinProbability;
+        return std::make_unique<allfives::strong::StrongBot>(info, c);
+      },
+      flags);
+}
