@@ -2,10 +2,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <system_error>
+#include <thread>
 
 #include "replay/replay.h"
 
@@ -44,8 +48,35 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
   return true;
 }
 
+namespace {
+
+struct Verdict {
+  bool ok = false;
+  int hands = 0;
+  int plays = 0;
+  std::string text;  // the line to print
+};
+
+Verdict verify_one(const std::string& path) {
+  Replay replay;
+  LogError error;
+  Verdict v;
+  v.ok = load_replay_file(path, replay, error, ReplayOptions{.keep_steps = false});
+  if (v.ok) {
+    v.hands = replay.hands;
+    v.plays = replay.plays;
+    v.text = "OK  " + path + "  (" + std::to_string(replay.hands) + " hands, " +
+             std::to_string(replay.plays) + " plays)";
+  } else {
+    v.text = "FAIL " + error.describe();
+  }
+  return v;
+}
+
+}  // namespace
+
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
-                std::ostream& err) {
+                std::ostream& err, int jobs) {
   std::vector<std::string> logs;
   for (const std::string& p : paths) {
     std::string why;
@@ -55,27 +86,50 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
     }
   }
   const auto started = std::chrono::steady_clock::now();
+  // Workers take logs in order; the results are printed in order as they come in.
+  const size_t n = logs.size();
+  if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), n));
+  std::vector<Verdict> verdicts(n);
+  std::vector<char> ready(n, 0);
+  std::mutex mu;
+  std::condition_variable cv;
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> workers;
+  for (int j = 1; j < jobs; ++j)
+    workers.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) {
+        Verdict v = verify_one(logs[i]);
+        std::lock_guard<std::mutex> lock(mu);
+        verdicts[i] = std::move(v);
+        ready[i] = 1;
+        cv.notify_all();
+      }
+    });
   int failed = 0;
   long long hands = 0, plays = 0;
-  Replay replay;
-  LogError error;
-  for (const std::string& path : logs) {
-    if (load_replay_file(path, replay, error, ReplayOptions{.keep_steps = false})) {
-      hands += replay.hands;
-      plays += replay.plays;
-      if (!quiet)
-        out << "OK  " << path << "  (" << replay.hands << " hands, " << replay.plays << " plays)\n";
+  for (size_t i = 0; i < n; ++i) {
+    if (jobs == 1) {
+      verdicts[i] = verify_one(logs[i]);
+    } else {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return ready[i] != 0; });
+    }
+    const Verdict& v = verdicts[i];
+    if (v.ok) {
+      hands += v.hands;
+      plays += v.plays;
     } else {
       ++failed;
-      out << "FAIL " << error.describe() << "\n";
     }
+    if (!v.ok || !quiet) out << v.text << "\n";
   }
+  for (std::thread& t : workers) t.join();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  out << logs.size() << (logs.size() == 1 ? " log" : " logs")
-      << " verified: " << logs.size() - static_cast<size_t>(failed) << " OK, " << failed
-      << " failed (" << hands << " hands, " << plays << " plays in the logs that are OK) in "
-      << seconds << " s\n";
+  out << n << (n == 1 ? " log" : " logs") << " verified: " << n - static_cast<size_t>(failed)
+      << " OK, " << failed << " failed (" << hands << " hands, " << plays
+      << " plays in the logs that are OK) in " << seconds << " s\n";
   out.flush();
   return failed ? 1 : 0;
 }
@@ -83,6 +137,7 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto quiet = std::make_shared<bool>(false);
+  auto jobs = std::make_shared<int>(0);
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Re-play match logs with the rules core and check them: every deal against the seed, "
@@ -95,8 +150,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                   "tournament's output folder gives all its matches)")
       ->required();
   cmd->add_flag("--quiet,-q", *quiet, "Print only the failures and the summary line");
-  cmd->callback([paths, quiet, &exit_code] {
-    exit_code = verify_logs(*paths, *quiet, std::cout, std::cerr);
+  cmd->add_option("--jobs,-j", *jobs,
+                  "Logs verified at once (default 0: one per core); the output keeps the order")
+      ->capture_default_str();
+  cmd->callback([paths, quiet, jobs, &exit_code] {
+    if (*jobs < 0) {
+      std::cerr << "referee verify: --jobs must be 0 (one per core) or more\n";
+      exit_code = 2;
+      return;
+    }
+    exit_code = verify_logs(*paths, *quiet, std::cout, std::cerr, *jobs);
   });
 }
 

@@ -19,9 +19,10 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 
 // Verifies every log the paths name, printing one line per log ("OK  path  (N hands, M plays)"
 // or "FAIL path:LINE: message"; with `quiet` only failures) and a summary line to `out`.
+// `jobs` logs are verified at once (0: one per core); the output keeps the order of the logs.
 // Returns the exit code: 0 all OK, 1 a log failed, 2 bad arguments (reported on `err`).
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
-                std::ostream& err);
+                std::ostream& err, int jobs = 0);
 
 // Adds the subcommand to `app`; its callback sets `exit_code` as verify_logs returns it.
 void add_verify_command(CLI::App& app, int& exit_code);

@@ -71,6 +71,23 @@ TEST(VerifyCommand, FilesAndQuiet) {
   EXPECT_EQ(split_lines(r.output).size(), 1u) << r.output;
 }
 
+TEST(VerifyCommand, ParallelKeepsTheOrder) {
+  const std::string dir = mixed_folder();
+  for (int i = 0; i < 6; ++i)
+    std::ofstream(dir + "/matches/copy" + std::to_string(i) + ".jsonl") << real_logs().at("4p");
+  const e2e::RunResult one = e2e::run({kReferee, "verify", "-j", "1", dir});
+  const e2e::RunResult four = e2e::run({kReferee, "verify", "--jobs", "4", dir});
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_EQ(four.exit_code, 1);
+  auto a = split_lines(one.output), b = split_lines(four.output);
+  ASSERT_EQ(a.size(), 10u) << one.output;
+  ASSERT_EQ(b.size(), 10u) << four.output;
+  a.pop_back();  // the summary holds the time taken
+  b.pop_back();
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(e2e::run({kReferee, "verify", "-j", "-1", dir}).exit_code, 2);
+}
+
 TEST(VerifyCommand, BadArguments) {
   e2e::RunResult r = e2e::run({kReferee, "verify"});
   EXPECT_EQ(r.exit_code, 106) << r.output;  // CLI11: a required argument is missing
