@@ -262,11 +262,15 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   *decision_us = static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  const std::string limit_words = std::to_string(limit.count()) + " ms (move time " +
-                                  std::to_string(spec_.time.move_time.count()) + " ms + bank " +
-                                  std::to_string(s.bank.count()) + " ms)";
+  // Only a timeout needs these words: not built for every decision.
+  const auto limit_words = [&] {
+    return std::to_string(limit.count()) + " ms (move time " +
+           std::to_string(spec_.time.move_time.count()) + " ms + bank " +
+           std::to_string(s.bank.count()) + " ms)";
+  };
   if (st == IoStatus::kTimeout) {
-    set_fault(seat, v1::FAULT_KIND_TIMEOUT, "no answer to the turn request within " + limit_words);
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT,
+              "no answer to the turn request within " + limit_words());
     return false;
   }
   if (st != IoStatus::kOk) {
@@ -275,7 +279,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   }
   if (elapsed_ms > limit) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT, "answered after " + std::to_string(elapsed_ms.count()) +
-                                                " ms; it had " + limit_words);
+                                                " ms; it had " + limit_words());
     return false;
   }
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - spec_.time.move_time);

@@ -384,7 +384,7 @@ TEST(SdkServer, ShutdownDrainsRunningMatches) {
   ASSERT_TRUE(running.send(wrap(make_match_start(Format::kTwoPlayers, 0, "running"))));
   ASSERT_TRUE(read_one(running).has_hello());
 
-  std::thread stopper([&] { server.server->shutdown(std::chrono::seconds(5)); });
+  std::thread stopper([&] { server.server->shutdown(std::chrono::seconds(30)); });
   auto health = grpc::health::v1::Health::NewStub(connect(server.address));
   bool not_serving = false;
   for (int i = 0; i < 100 && !not_serving; ++i) {

@@ -1,0 +1,323 @@
+// The referee's cost per bot decision next to a raw echo over the same transport.
+//
+//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000]
+//
+// Two `misbehaving_bot --mode normal` processes (they answer every TurnRequest at once with
+// legal_play_index 0) serve on Unix sockets in a private directory. Each round measures:
+//   referee  whole 2-player matches through play_match (handshakes, HandStart/HandEnd
+//            notifications, the JSON log written to a file, MatchEnd and close), per decision
+//            (MatchResult::decisions);
+//   echo     one MatchStream (same class, same socket kind) to one of the same bots, sending a
+//            realistic mid-hand TurnRequest and reading the answer, per round trip;
+//   echo2    the same, alternating between two streams to the two bots as a 2-player match
+//            does: what the transport alone costs in the referee's pattern.
+// Each is measured as wall time, CPU time of this process (all threads) and CPU time of the two
+// bot processes. The order of the three rotates from round to round; the medians over rounds
+// and the ratio of the wall-time medians are printed. The target: referee <= 1.25 x
+// echo. referee / echo2 is the referee's own overhead beyond the transport in the same pattern.
+//
+// Wall times on a small VM swing with the load of other processes and with which CPUs the
+// three processes land on; `taskset -c 0 bench_referee` (the bots inherit the mask) measures
+// them all on one CPU, where wall time is close to the sum of the CPU times.
+//
+// A plain program rather than Google Benchmark: the figures must be interleaved round by round
+// and compared in the same run, which Google Benchmark's one-benchmark-at-a-time runs do not
+// express. It is a benchmark, not a test, and is not registered with ctest.
+#include <dirent.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "allfives/core/state.h"
+#include "allfives/wire/convert.h"
+#include "bots/bot_endpoint.h"
+#include "log/match_log.h"
+#include "match/match_runner.h"
+#include "process/private_dir.h"
+#include "transport/match_stream.h"
+
+#ifndef ALLFIVES_MISBEHAVING_BOT
+#error "ALLFIVES_MISBEHAVING_BOT must name the misbehaving_bot program"
+#endif
+
+namespace {
+
+using namespace allfives;
+using namespace allfives::referee;
+
+using Bots = std::vector<std::unique_ptr<BotEndpoint>>;
+
+struct Options {
+  int rounds = 7;
+  int matches = 20;   // per round
+  int echoes = 4000;  // round trips per round, for each echo
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "bench_referee: %s\n", what.c_str());
+  std::exit(1);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--help" || k == "-h") {
+      std::printf("usage: bench_referee [--rounds N] [--matches N] [--echoes N]\n");
+      std::exit(0);
+    }
+    if (i + 1 >= argc) fail("missing value after " + k);
+    const int v = std::atoi(argv[++i]);
+    if (v <= 0) fail(k + " must be a positive number");
+    if (k == "--rounds")
+      o.rounds = v;
+    else if (k == "--matches")
+      o.matches = v;
+    else if (k == "--echoes")
+      o.echoes = v;
+    else
+      fail("unknown flag " + k);
+  }
+  return o;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// CPU time of this process (all its threads), in µs.
+double self_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+// CPU time of the bot processes (all their threads, from /proc/PID/task/*/schedstat), in µs.
+double bots_cpu_us(const Bots& bots) {
+  double total = 0;
+  for (const auto& b : bots) {
+    const std::string tasks = "/proc/" + std::to_string(b->process()->pid()) + "/task";
+    DIR* dir = opendir(tasks.c_str());
+    if (!dir) continue;
+    while (const dirent* e = readdir(dir)) {
+      if (e->d_name[0] == '.') continue;
+      double ns = 0;
+      if (std::ifstream(tasks + "/" + e->d_name + "/schedstat") >> ns) total += ns / 1e3;
+    }
+    closedir(dir);
+  }
+  return total;
+}
+
+// What one unit (a decision, a round trip) cost, in µs: wall time, CPU time of this process
+// (the referee or the echo client) and CPU time of the two bots.
+struct Cost {
+  double wall = 0, cpu = 0, bots_cpu = 0;
+};
+
+class Meter {
+ public:
+  explicit Meter(const Bots& bots)
+      : bots_(bots), wall_(Clock::now()), cpu_(self_cpu_us()), bots_cpu_(bots_cpu_us(bots)) {}
+  Cost per(long units) const {
+    const double n = static_cast<double>(units);
+    const double wall = std::chrono::duration<double, std::micro>(Clock::now() - wall_).count();
+    return Cost{wall / n, (self_cpu_us() - cpu_) / n, (bots_cpu_us(bots_) - bots_cpu_) / n};
+  }
+
+ private:
+  const Bots& bots_;
+  Clock::time_point wall_;
+  double cpu_, bots_cpu_;
+};
+
+// Plays `count` whole matches with seeds from `*seed` on, each logged to a fresh file at
+// `log_path`; returns the cost per decision.
+Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats,
+                   const std::string& log_path, int count, uint64_t* seed, long* decisions_out) {
+  long decisions = 0;
+  const Meter meter(bots);
+  for (int i = 0; i < count; ++i) {
+    MatchSpec spec;
+    spec.config = Config::standard(Format::kTwoPlayers);
+    spec.seed = (*seed)++;
+    spec.match_id = "bench-" + std::to_string(spec.seed);
+    spec.seats = seats;
+    std::string why;
+    auto log = MatchLog::create(log_path, &why);
+    if (!log) fail(why);
+    const MatchResult r = play_match(spec, *log, nullptr);
+    if (r.fault) fail("match " + spec.match_id + " ended by a fault: " + r.fault->reason);
+    if (r.reason != v1::MATCH_END_REASON_TARGET && r.reason != v1::MATCH_END_REASON_HAND_LIMIT)
+      fail("match " + spec.match_id + " did not end normally");
+    decisions += r.decisions;
+  }
+  const Cost cost = meter.per(decisions);
+  *decisions_out += decisions;
+  return cost;
+}
+
+// A turn request as the referee sends it a few plays into a hand: the seat's view with its
+// legal plays, the opponent's last play as an event, and the clocks.
+v1::RefereeMessage realistic_turn_request() {
+  EventList events;
+  State state = State::new_match(Config::standard(Format::kTwoPlayers), 42, &events);
+  for (int i = 0; i < 5 && !state.is_terminal(); ++i) {
+    events.clear();
+    state.apply(state.legal_plays()[0], &events);
+  }
+  if (state.is_terminal()) fail("the sample match ended early");
+  v1::RefereeMessage m;
+  v1::TurnRequest* tr = m.mutable_turn_request();
+  for (const Event& e : events) {
+    if (e.kind != EventKind::kPlay) continue;
+    v1::PlayEvent* pe = tr->add_events()->mutable_play();
+    pe->set_seat(static_cast<uint32_t>(e.seat));
+    *pe->mutable_play() = wire::to_proto(e.play);
+    pe->set_count(static_cast<uint32_t>(e.count));
+    pe->set_points(static_cast<uint32_t>(e.points));
+    pe->set_side(static_cast<uint32_t>(e.side));
+  }
+  wire::fill_turn_request(state.view(state.seat_to_move()), tr);
+  const TimeControl time;
+  tr->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
+  tr->set_time_bank_ms(static_cast<uint32_t>(time.time_bank.count()));
+  return m;
+}
+
+// Opens a stream to each of the first `streams` bots and shakes hands (MatchStart -> Hello),
+// then times `count` TurnRequest -> PlayAnswer round trips, taking the streams in turn, with
+// the referee's per-operation deadlines; returns the cost per round trip.
+Cost echo_round(const Bots& bots, int streams, const v1::RefereeMessage& request, int count) {
+  const TimeControl time;
+  std::vector<std::unique_ptr<MatchStream>> open;
+  for (int k = 0; k < streams; ++k) {
+    std::string why;
+    const auto deadline = Clock::now() + time.handshake;
+    auto stream = MatchStream::open(bots[k]->channel(), deadline, nullptr, &why);
+    if (!stream) fail("echo: " + why);
+    v1::RefereeMessage start;
+    v1::MatchStart* ms = start.mutable_match_start();
+    ms->set_protocol_version(wire::kProtocolVersion);
+    ms->set_rules_version(wire::kRulesVersion);
+    ms->set_match_id("bench-echo");
+    ms->set_format(wire::to_proto(Format::kTwoPlayers));
+    ms->set_num_players(2);
+    ms->set_num_sides(2);
+    ms->set_seat(static_cast<uint32_t>(k));
+    ms->set_side(static_cast<uint32_t>(k));
+    v1::BotMessage answer;
+    if (stream->write(start, deadline) != IoStatus::kOk ||
+        stream->read(&answer, deadline) != IoStatus::kOk || !answer.has_hello())
+      fail("echo: no Hello in answer to MatchStart");
+    open.push_back(std::move(stream));
+  }
+
+  v1::BotMessage answer;
+  const Meter meter(bots);
+  for (int i = 0; i < count; ++i) {
+    MatchStream& stream = *open[static_cast<size_t>(i % streams)];
+    const auto deadline = Clock::now() + time.move_time + time.time_bank + time.transport_slack;
+    IoStatus st = stream.write(request, deadline);
+    if (st == IoStatus::kOk) st = stream.read(&answer, deadline);
+    if (st != IoStatus::kOk || !answer.has_play()) fail("echo: round trip " + std::to_string(i));
+  }
+  const Cost cost = meter.per(count);
+  for (auto& stream : open) stream->close(Clock::now() + std::chrono::seconds(1));
+  return cost;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  std::string why;
+  auto dir = PrivateDir::create(&why);
+  if (!dir) fail(why);
+
+  BotSpec spec[2];
+  Bots bots;
+  std::vector<SeatSpec> seats;
+  for (int seat = 0; seat < 2; ++seat) {
+    spec[seat].display_name = "normal" + std::to_string(seat);
+    spec[seat].command = {ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"};
+    bots.push_back(BotEndpoint::start(spec[seat], dir->path(),
+                                      "seat" + std::to_string(seat) + ".sock",
+                                      std::chrono::seconds(10), &why));
+    if (!bots.back()) fail("cannot start " + spec[seat].describe() + ": " + why);
+    seats.push_back(SeatSpec{&spec[seat], bots.back().get(), ""});
+  }
+  const std::string log_path = dir->path() + "/match.jsonl";
+  const v1::RefereeMessage request = realistic_turn_request();
+
+  // Warm-up: connections, allocator, page cache.
+  uint64_t seed = 1;
+  long decisions = 0;
+  referee_round(bots, seats, log_path, 2, &seed, &decisions);
+  echo_round(bots, 2, request, 500);
+  decisions = 0;
+
+  std::printf("2-player matches between two misbehaving_bot --mode normal over unix sockets;\n");
+  std::printf("%d rounds of %d matches, %d echo and %d echo2 round trips; TurnRequest %zu bytes\n",
+              o.rounds, o.matches, o.echoes, o.echoes, request.ByteSizeLong());
+  std::printf(
+      "µs per decision (referee) or round trip (echo: one bot; echo2: alternating two bots):\n"
+      "wall time, CPU time of this process, CPU time of the two bots\n\n");
+  std::printf("%5s  %-26s  %-26s  %-26s  %s\n", "", "referee", "echo", "echo2", "referee/echo");
+  std::printf("%5s ", "round");
+  for (int k = 0; k < 3; ++k) std::printf(" %8s %8s %8s ", "wall", "cpu", "bots");
+  std::printf(" %12s\n", "wall ratio");
+
+  std::vector<double> columns[9];
+  const auto started = Clock::now();
+  auto print_row = [](const char* label, const double* row) {
+    std::printf("%5s ", label);
+    for (int c = 0; c < 9; ++c) std::printf(c % 3 == 0 ? "  %7.1f" : " %8.1f", row[c]);
+    std::printf("  %12.3f\n", row[0] / row[3]);
+    std::fflush(stdout);
+  };
+  for (int round = 0; round < o.rounds; ++round) {
+    Cost cost[3];
+    for (int k = 0; k < 3; ++k) {  // the order rotates: referee first, then echo, then echo2
+      const int which = (round + k) % 3;
+      if (which == 0) cost[0] = referee_round(bots, seats, log_path, o.matches, &seed, &decisions);
+      if (which == 1) cost[1] = echo_round(bots, 1, request, o.echoes);
+      if (which == 2) cost[2] = echo_round(bots, 2, request, o.echoes);
+    }
+    double row[9];
+    for (int k = 0; k < 3; ++k) {
+      row[3 * k] = cost[k].wall;
+      row[3 * k + 1] = cost[k].cpu;
+      row[3 * k + 2] = cost[k].bots_cpu;
+    }
+    for (int c = 0; c < 9; ++c) columns[c].push_back(row[c]);
+    print_row(std::to_string(round + 1).c_str(), row);
+  }
+  double m[9];
+  for (int c = 0; c < 9; ++c) m[c] = median(columns[c]);
+  print_row("med", m);
+
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  std::printf("\n%ld decisions in %d matches; measured part %.1f s\n", decisions,
+              o.rounds * o.matches, seconds);
+  std::printf(
+      "referee_us_per_decision=%.2f  echo_us_per_round_trip=%.2f  ratio=%.3f  "
+      "(target <= 1.25)\n",
+      m[0], m[3], m[0] / m[3]);
+  std::printf("referee_decisions_per_second=%.0f  echo_round_trips_per_second=%.0f\n", 1e6 / m[0],
+              1e6 / m[3]);
+  std::printf("echo2_us_per_round_trip=%.2f  referee/echo2=%.3f  echo2/echo=%.3f\n", m[6],
+              m[0] / m[6], m[6] / m[3]);
+  std::printf("cpu ratios referee/echo: this process %.3f, bots %.3f\n", m[1] / m[4], m[2] / m[5]);
+  for (auto& b : bots) b->stop(std::chrono::seconds(2));
+  return 0;
+}
