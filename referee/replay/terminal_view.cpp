@@ -298,8 +298,9 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
       case v1::LogRecord::kFault: {
         const auto& fa = rec.fault();
         f.seat = static_cast<int>(fa.seat());
-        f.text = seat_label(r, f.seat) + " commits a fault (" + describe(fa.kind()) +
-                 "): " + fa.reason();
+        f.text = seat_label(r, f.seat) + " commits a fault (" + describe(fa.kind()) + ")";
+        // The reason may name the faulting seat's tiles (an illegal play lists its hand).
+        if (viewer < 0 || viewer == f.seat) f.text += ": " + fa.reason();
         break;
       }
       case v1::LogRecord::kMatchEnd:

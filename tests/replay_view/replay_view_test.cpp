@@ -32,6 +32,7 @@ namespace {
 const std::string kReferee = ALLFIVES_REFEREE;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
 const std::string kRandom = ALLFIVES_RANDOM_BOT;
+const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
 const std::string kArtifacts = ALLFIVES_REPLAY_VIEW_OUT;  // the screenshot is kept here
 
 // ---------------------------------------------------------------------------------------
@@ -53,7 +54,20 @@ const Logged& logged(const std::string& format) {
   std::vector<std::string> argv = {kReferee,         "match", "--seed",         "7",
                                    "--format",       format,  "--move-time-ms", "2000",
                                    "--time-bank-ms", "5000",  "--log",          l.path};
-  if (format == "3p")
+  if (format == "fault")  // seat 0 answers its third decision with a tile it does not hold
+    argv = {kReferee,
+            "match",
+            "--seed",
+            "7",
+            "--move-time-ms",
+            "2000",
+            "--time-bank-ms",
+            "5000",
+            "--log",
+            l.path,
+            "bad=" + kBadBot + " --mode illegal --at 3",
+            "random=" + kRandom};
+  else if (format == "3p")
     argv.insert(argv.end(), {"greedy=" + kGreedy, "random=" + kRandom, "greedy2=" + kGreedy});
   else
     argv.insert(argv.end(), {"greedy=" + kGreedy, "random=" + kRandom});
@@ -83,6 +97,7 @@ struct Step {
   TileSet boneyard;
   std::vector<Tile> played;  // this hand's tiles on the line, in play order
   bool revealed = false;     // the hand has ended: its hands are public
+  int fault_seat = -1;       // a fault: the seat at fault
 };
 
 // The steps `referee replay` shows: every record but the header and the bots' output.
@@ -129,8 +144,10 @@ std::vector<Step> steps_of(const std::vector<v1::LogRecord>& log) {
       case v1::LogRecord::kMatchEnd:
         s.scores.assign(r.match_end().scores().begin(), r.match_end().scores().end());
         break;
-      case v1::LogRecord::kPass:
       case v1::LogRecord::kFault:
+        s.fault_seat = static_cast<int>(r.fault().seat());
+        break;
+      case v1::LogRecord::kPass:
         break;
       default:
         continue;  // header, bot output
@@ -310,48 +327,70 @@ TEST(ReplayPrint, HandEndsShowTheirScoring) {
 
 // --seat S shows only what S could see: every tile named in a frame is S's own, on the line,
 // or revealed by the hand's end. Also S's own hand is shown and the others' are counts.
-TEST(ReplaySeat, NeverShowsATileTheSeatCouldNotSee) {
-  for (const std::string format : {"2p", "3p", "partners"}) {
-    const Logged& l = logged(format);
-    const std::vector<Step> steps = steps_of(l.records);
-    std::map<int, const Step*> by_line;
-    for (const Step& s : steps) by_line[s.line] = &s;
-    const int n = format == "2p" ? 2 : format == "3p" ? 3 : 4;
-    for (int seat = 0; seat < n; ++seat) {
-      SCOPED_TRACE(format + " seat " + std::to_string(seat));
-      const std::string out = replay_output({l.path, "--print", "--seat", std::to_string(seat)});
-      const std::vector<PrintedFrame> frames = frames_of(out);
-      ASSERT_EQ(frames.size(), steps.size());
-      int checked_own = 0;
-      for (const PrintedFrame& f : frames) {
-        ASSERT_TRUE(by_line.count(f.log_line)) << f.rule;
-        const Step& s = *by_line[f.log_line];
-        TileSet hidden = s.boneyard;
-        if (!s.revealed)
-          for (int other = 0; other < n; ++other)
-            if (other != seat) hidden |= s.hands[other];
-        for (Tile t : hidden)
-          EXPECT_FALSE(names_tile(f.text, t)) << "seat " << seat << " sees hidden " << to_string(t)
-                                              << " at log line " << f.log_line << ":\n"
-                                              << f.rule << "\n"
-                                              << f.text;
-        if (s.revealed || s.kind == v1::LogRecord::kMatchEnd) continue;
-        // Its own row lists its own tiles; the others' rows say hidden.
-        const size_t you = f.text.find("(you)");
-        ASSERT_NE(you, std::string::npos) << f.text;
-        const std::string row = f.text.substr(you, f.text.find('\n', you) - you);
-        for (Tile t : s.hands[seat])
-          EXPECT_TRUE(names_tile(row, t)) << to_string(t) << " in " << row;
-        size_t hidden_rows = 0;
-        for (size_t at = f.text.find("(hidden)"); at != std::string::npos;
-             at = f.text.find("(hidden)", at + 1))
-          ++hidden_rows;
-        EXPECT_EQ(hidden_rows, static_cast<size_t>(n - 1)) << f.text;
-        ++checked_own;
-      }
-      EXPECT_GT(checked_own, 20);
+void expect_seat_views_hide_hidden_tiles(const std::string& format, int n, int min_checked) {
+  const Logged& l = logged(format);
+  const std::vector<Step> steps = steps_of(l.records);
+  std::map<int, const Step*> by_line;
+  for (const Step& s : steps) by_line[s.line] = &s;
+  for (int seat = 0; seat < n; ++seat) {
+    SCOPED_TRACE(format + " seat " + std::to_string(seat));
+    const std::string out = replay_output({l.path, "--print", "--seat", std::to_string(seat)});
+    const std::vector<PrintedFrame> frames = frames_of(out);
+    ASSERT_EQ(frames.size(), steps.size());
+    int checked_own = 0;
+    for (const PrintedFrame& f : frames) {
+      ASSERT_TRUE(by_line.count(f.log_line)) << f.rule;
+      const Step& s = *by_line[f.log_line];
+      TileSet hidden = s.boneyard;
+      if (!s.revealed)
+        for (int other = 0; other < n; ++other)
+          if (other != seat) hidden |= s.hands[other];
+      // A seat's own fault quotes its bot's answer, which may name any tile: only the rest
+      // of that frame is checked.
+      const bool own_fault = s.kind == v1::LogRecord::kFault && s.fault_seat == seat;
+      const std::string text = own_fault ? f.text.substr(f.text.find('\n') + 1) : f.text;
+      for (Tile t : hidden)
+        EXPECT_FALSE(names_tile(text, t)) << "seat " << seat << " sees hidden " << to_string(t)
+                                          << " at log line " << f.log_line << ":\n"
+                                          << f.rule << "\n"
+                                          << f.text;
+      if (s.revealed || s.kind == v1::LogRecord::kMatchEnd) continue;
+      // Its own row lists its own tiles; the others' rows say hidden.
+      const size_t you = f.text.find("(you)");
+      ASSERT_NE(you, std::string::npos) << f.text;
+      const std::string row = f.text.substr(you, f.text.find('\n', you) - you);
+      for (Tile t : s.hands[seat]) EXPECT_TRUE(names_tile(row, t)) << to_string(t) << " in " << row;
+      size_t hidden_rows = 0;
+      for (size_t at = f.text.find("(hidden)"); at != std::string::npos;
+           at = f.text.find("(hidden)", at + 1))
+        ++hidden_rows;
+      EXPECT_EQ(hidden_rows, static_cast<size_t>(n - 1)) << f.text;
+      ++checked_own;
     }
+    EXPECT_GE(checked_own, min_checked);
   }
+}
+
+TEST(ReplaySeat, NeverShowsATileTheSeatCouldNotSee) {
+  expect_seat_views_hide_hidden_tiles("2p", 2, 20);
+  expect_seat_views_hide_hidden_tiles("3p", 3, 20);
+  expect_seat_views_hide_hidden_tiles("partners", 4, 20);
+}
+
+// An illegal play's fault names the faulting bot's hand: only that seat's view shows it.
+TEST(ReplaySeat, AFaultsReasonIsShownOnlyToTheSeatAtFault) {
+  const Logged& l = logged("fault");
+  const auto& fault = only(l.records, v1::LogRecord::kFault).fault();
+  ASSERT_EQ(fault.kind(), v1::FAULT_KIND_ILLEGAL_PLAY) << fault.reason();
+  const std::string full = replay_output({l.path, "--print"});
+  EXPECT_NE(full.find("commits a fault (illegal_play): " + fault.reason()), std::string::npos)
+      << full;
+  EXPECT_NE(replay_output({l.path, "--print", "--seat", "0"}).find(fault.reason()),
+            std::string::npos);
+  const std::string other = replay_output({l.path, "--print", "--seat", "1"});
+  EXPECT_NE(other.find("commits a fault (illegal_play)\n"), std::string::npos) << other;
+  EXPECT_EQ(other.find(fault.reason()), std::string::npos) << other;
+  expect_seat_views_hide_hidden_tiles("fault", 2, 1);
 }
 
 TEST(ReplaySeat, OtherSeatsDrawsAreCountsOwnDrawsAreTiles) {
