@@ -7,8 +7,11 @@
 # instrumented with ASan and libFuzzer's coverage; the Debian protobuf/gRPC libraries are
 # GCC-built and link fine (clang uses the same libstdc++). New inputs found during the run go
 # to a temporary folder, not into the repository's corpus; a crash is saved in the build
-# folder (crash-*) and fails the run. Needs clang-14 and libclang-rt-14-dev (scripts/setup.sh
-# installs them); without them this fails, it never skips.
+# folder (crash-*) and fails the run. The corpus holds small real logs and edited, cut and
+# one-line variants, and in found/ inputs earlier runs found that add coverage; to add more:
+#   build-fuzz/tests/fuzz/log_reader_fuzz -merge=1 tests/fuzz/corpus/found NEW_INPUTS_DIR
+# Needs clang-14 and libclang-rt-14-dev (scripts/setup.sh installs them); without them this
+# fails, it never skips.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -30,7 +33,7 @@ cmake --build "$build" --target log_reader_fuzz
 
 new_inputs=$(mktemp -d)
 trap 'rm -rf "$new_inputs"' EXIT
-echo "fuzzing the log reader for ${seconds}s on tests/fuzz/corpus ($(ls tests/fuzz/corpus | wc -l) inputs)"
+echo "fuzzing the log reader for ${seconds}s on tests/fuzz/corpus ($(find tests/fuzz/corpus -type f | wc -l) inputs)"
 "$build/tests/fuzz/log_reader_fuzz" "$new_inputs" tests/fuzz/corpus \
   -dict=tests/fuzz/log.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/"
