@@ -45,6 +45,21 @@ v1::IndexEntry index_entry(const TournamentRun& run, const v1::ScheduledMatch& m
   return e;
 }
 
+// The referee's own peak resident memory (bots not included), from /proc.
+long peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      long kib = 0;
+      status >> kib;
+      return kib;
+    }
+    status.ignore(4096, '\n');
+  }
+  return -1;
+}
+
 }  // namespace
 
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
@@ -198,6 +213,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 1;
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
+  std::cerr << "referee peak memory: " << peak_rss_kib() << " KiB\n";
   return 0;
 }
 
