@@ -497,6 +497,7 @@ struct Pty {
   pid_t pid = -1;
   int fd = -1;
   std::string seen;
+  std::string all;  // everything read
 
   explicit Pty(const std::vector<std::string>& argv) {
     winsize ws{};
@@ -537,6 +538,7 @@ struct Pty {
         const ssize_t n = ::read(fd, buf, sizeof buf);
         if (n <= 0) break;
         seen.append(buf, static_cast<size_t>(n));
+        all.append(buf, static_cast<size_t>(n));
       }
     }
     return seen.find(text, from) != std::string::npos;
@@ -579,6 +581,7 @@ TEST(ReplayInteractive, KeysStepPlaysAndHandsAndQuitRestoresTheTerminal) {
   ASSERT_GT(p.pid, 0);
   ASSERT_TRUE(p.wait_for("step 1" + total)) << p.seen;
   EXPECT_FALSE(p.cooked()) << "raw mode while stepping";
+  EXPECT_NE(p.all.find("\x1b[36mseat 0"), std::string::npos) << "colour on a terminal";
   p.send("n");
   ASSERT_TRUE(p.wait_for("step 2" + total)) << p.seen;
   p.send("\x1b[C");  // right arrow
