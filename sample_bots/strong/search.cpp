@@ -284,8 +284,10 @@ Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille) {
 
 WinTable::WinTable(const Config& config) : target_(config.target) {
   cells_ = (target_ + 4) / 5;
+  // Targets far beyond the rules' (a tournament may set one) would make the table slow to
+  // build; p_win then uses a logistic curve of the score difference instead.
+  if (num_sides(config.format) != 2 || cells_ > kMaxCells) return;
   p_.assign(static_cast<size_t>(cells_) * cells_, 0.5);
-  if (num_sides(config.format) != 2) return;
 
   // Hand outcomes (points per side, in fives) from greedy-ish self-play with no target in
   // reach, symmetrised so neither side is favoured.
@@ -339,6 +341,7 @@ double WinTable::p_win(int mine, int theirs) const {
   if (a_done && b_done) return 0.5;
   if (a_done) return 1.0;
   if (b_done) return 0.0;
+  if (p_.empty()) return 1.0 / (1.0 + std::exp((theirs - mine) / 60.0));
   return p_[static_cast<size_t>(std::max(mine, 0) / 5) * cells_ + std::max(theirs, 0) / 5];
 }
 
@@ -509,6 +512,10 @@ SearchResult search(const View& view, const Tracker* tracker, const SearchConfig
 StrongBot::StrongBot(const bot::MatchInfo& info, const SearchConfig& config)
     : config_(config), seed_(info.seed) {
   tracker_.start_match(info.seat, info.config.format);
+  // Build the win table now (tens of milliseconds, once per process), not on the clock of the
+  // first decision.
+  if (config.utility == Utility::kWinProbability && num_sides(info.config.format) == 2)
+    WinTable::for_config(info.config);
 }
 
 Play StrongBot::choose_play(const View& view, const bot::Clock& clock) {

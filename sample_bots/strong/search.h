@@ -110,9 +110,10 @@ class WinTable {
   static const WinTable& for_config(const Config& config);
 
  private:
+  static constexpr int kMaxCells = 400;  // targets up to 2000
   int target_ = 250;
-  int cells_ = 50;  // scores 0, 5, ..., below the target
-  std::vector<double> p_;
+  int cells_ = 50;         // scores 0, 5, ..., below the target
+  std::vector<double> p_;  // empty: no table (more than two sides, or a huge target)
 };
 
 enum class Utility : uint8_t {
