@@ -368,74 +368,72 @@ std::string fault_kind_word(int kind) {
   return name;
 }
 
-Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
-  Standings s;
-  std::map<std::string, BotStanding> rows;
-  // Pairwise games by name pair: n (games) and w (score of the first), before indexing.
-  std::map<std::pair<std::string, std::string>, HeadToHead> pairs;
-  bool first = true;
-  for (const v1::IndexEntry& e : entries) {
-    const Match m = reduce(e);
-    if (!m.why.empty()) {
-      s.notes.push_back("skipped match '" + e.match().match_id() + "': " + m.why);
-      continue;
-    }
-    if (first) {
-      s.tournament_name = e.tournament_name();
-      s.tournament_hash = e.tournament_hash();
-      s.format = e.format();
-      first = false;
-    } else if (s.format != e.format()) {
-      s.format = v1::FORMAT_UNSPECIFIED;
-    }
-    ++s.matches;
-    const int sides = static_cast<int>(m.side_bots.size());
-    const int best = *std::min_element(m.place.begin(), m.place.end());
-    const int at_best = static_cast<int>(std::count(m.place.begin(), m.place.end(), best));
-    for (int side = 0; side < sides; ++side) {
-      double against = 0;
-      for (int o = 0; o < sides; ++o)
-        if (o != side) against += m.scores[o];
-      against /= sides - 1;
-      for (const std::string& bot : m.side_bots[side]) {
-        BotStanding& r = rows[bot];
-        r.name = bot;
-        ++r.matches;
-        if (m.place[side] != best) {
-          ++r.losses;
-        } else if (at_best == 1) {
-          ++r.wins;
-        } else {
-          ++r.draws;
-        }
-        r.points_for += m.scores[side];
-        r.points_against += against;
-      }
-    }
-    if (!m.fault_bot.empty()) {
-      BotStanding& r = rows[m.fault_bot];
-      ++r.forfeits[m.fault_kind];
-      ++r.forfeits_total;
-    }
-    for (int a = 0; a < sides; ++a)
-      for (int b = a + 1; b < sides; ++b)
-        for (const std::string& x : m.side_bots[a])
-          for (const std::string& y : m.side_bots[b]) {
-            HeadToHead& xy = pairs[{x, y}];
-            HeadToHead& yx = pairs[{y, x}];
-            if (m.place[a] < m.place[b]) {
-              ++xy.wins;
-              ++yx.losses;
-            } else if (m.place[a] > m.place[b]) {
-              ++xy.losses;
-              ++yx.wins;
-            } else {
-              ++xy.draws;
-              ++yx.draws;
-            }
-          }
+void StandingsAccumulator::add(const v1::IndexEntry& e) {
+  const Match m = reduce(e);
+  if (!m.why.empty()) {
+    s_.notes.push_back("skipped match '" + e.match().match_id() + "': " + m.why);
+    return;
   }
+  if (first_) {
+    s_.tournament_name = e.tournament_name();
+    s_.tournament_hash = e.tournament_hash();
+    s_.format = e.format();
+    first_ = false;
+  } else if (s_.format != e.format()) {
+    s_.format = v1::FORMAT_UNSPECIFIED;
+  }
+  ++s_.matches;
+  const int sides = static_cast<int>(m.side_bots.size());
+  const int best = *std::min_element(m.place.begin(), m.place.end());
+  const int at_best = static_cast<int>(std::count(m.place.begin(), m.place.end(), best));
+  for (int side = 0; side < sides; ++side) {
+    double against = 0;
+    for (int o = 0; o < sides; ++o)
+      if (o != side) against += m.scores[o];
+    against /= sides - 1;
+    for (const std::string& bot : m.side_bots[side]) {
+      BotStanding& r = rows_[bot];
+      r.name = bot;
+      ++r.matches;
+      if (m.place[side] != best) {
+        ++r.losses;
+      } else if (at_best == 1) {
+        ++r.wins;
+      } else {
+        ++r.draws;
+      }
+      r.points_for += m.scores[side];
+      r.points_against += against;
+    }
+  }
+  if (!m.fault_bot.empty()) {
+    BotStanding& r = rows_[m.fault_bot];
+    ++r.forfeits[m.fault_kind];
+    ++r.forfeits_total;
+  }
+  for (int a = 0; a < sides; ++a)
+    for (int b = a + 1; b < sides; ++b)
+      for (const std::string& x : m.side_bots[a])
+        for (const std::string& y : m.side_bots[b]) {
+          HeadToHead& xy = pairs_[{x, y}];
+          HeadToHead& yx = pairs_[{y, x}];
+          if (m.place[a] < m.place[b]) {
+            ++xy.wins;
+            ++yx.losses;
+          } else if (m.place[a] > m.place[b]) {
+            ++xy.losses;
+            ++yx.wins;
+          } else {
+            ++xy.draws;
+            ++yx.draws;
+          }
+        }
+}
 
+Standings StandingsAccumulator::finish() const {
+  Standings s = s_;
+  std::map<std::string, BotStanding> rows = rows_;
+  const auto& pairs = pairs_;
   // Elo over the pairwise games, bots in name order.
   std::vector<std::string> names;
   for (const auto& [name, row] : rows) names.push_back(name);
@@ -469,6 +467,12 @@ Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
       if (it != pairs.end()) s.cross[i][j] = it->second;
     }
   return s;
+}
+
+Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
+  StandingsAccumulator acc;
+  for (const v1::IndexEntry& e : entries) acc.add(e);
+  return acc.finish();
 }
 
 std::string format_standings_table(const Standings& s) {

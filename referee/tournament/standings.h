@@ -29,6 +29,7 @@
 // noted.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,21 @@ struct Standings {
   // cross[i][j]: pairwise games of bots[i] against bots[j] (i's wins-losses-draws).
   std::vector<std::vector<HeadToHead>> cross;
   std::vector<std::string> notes;  // entries skipped and why
+};
+
+// Standings built one finished match at a time, so a long tournament needs memory for its
+// bots and pairs only, not for its matches. The result does not depend on the order of add().
+class StandingsAccumulator {
+ public:
+  void add(const v1::IndexEntry& e);
+  Standings finish() const;
+
+ private:
+  Standings s_;  // header fields, match count and notes so far
+  std::map<std::string, BotStanding> rows_;
+  // Pairwise games by name pair (first's wins-losses-draws).
+  std::map<std::pair<std::string, std::string>, HeadToHead> pairs_;
+  bool first_ = true;
 };
 
 Standings compute_standings(const std::vector<v1::IndexEntry>& entries);

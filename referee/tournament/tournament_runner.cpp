@@ -108,9 +108,10 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       shard_of(make_schedule(def), run.shard_index, run.shard_count);
   std::set<std::string> finished;
   for (const v1::IndexEntry& e : earlier) finished.insert(e.match().match_id());
-  std::vector<v1::ScheduledMatch> todo;
+  std::vector<const v1::ScheduledMatch*> todo;
   for (const v1::ScheduledMatch& m : mine)
-    if (!finished.count(m.match_id())) todo.push_back(m);
+    if (!finished.count(m.match_id())) todo.push_back(&m);
+  finished = {};
 
   std::map<std::string, int> bot_index;
   for (size_t i = 0; i < def.bots.size(); ++i) bot_index[def.bots[i].display_name] = static_cast<int>(i);
@@ -129,7 +130,13 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   BotPool pool(def.bots, socket_dir->path(), def.startup_timeout);
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
-  for (const v1::IndexEntry& e : earlier) progress.add_earlier(e);
+  // Standings grow with the bots, not the matches: each result is folded in as it arrives.
+  StandingsAccumulator standings;
+  for (const v1::IndexEntry& e : earlier) {
+    progress.add_earlier(e);
+    standings.add(e);
+  }
+  earlier = {};
 
   std::atomic<size_t> next{0};
   std::mutex index_mutex;
@@ -139,7 +146,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       if (stop.load() || failed.load()) return;
       const size_t i = next.fetch_add(1);
       if (i >= todo.size()) return;
-      const v1::ScheduledMatch& m = todo[i];
+      const v1::ScheduledMatch& m = *todo[i];
 
       MatchSpec spec;
       spec.match_id = m.match_id();
@@ -178,6 +185,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
           failed = true;
           return;
         }
+        standings.add(e);
       }
       if (!run.quiet) progress.add(e);
     }
@@ -201,14 +209,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 130;
   }
 
-  std::vector<v1::IndexEntry> all;
-  if (!read_index(index_path, false, all, notes, &error)) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  const Standings standings = compute_standings(all);
-  std::cout << format_standings_table(standings);
-  if (!write_standings_files(run.out_dir, standings, &error)) {
+  const Standings table = standings.finish();
+  std::cout << format_standings_table(table);
+  if (!write_standings_files(run.out_dir, table, &error)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
