@@ -5,8 +5,8 @@
 // Two `misbehaving_bot --mode normal` processes (they answer every TurnRequest at once with
 // legal_play_index 0) serve on Unix sockets in a private directory. Each round measures:
 //   referee  whole 2-player matches through play_match (handshakes, HandStart/HandEnd
-//            notifications, the JSON log written to a file, MatchEnd and close), per decision
-//            (MatchResult::decisions);
+//            notifications, the JSON log written to a new file per match, MatchEnd and
+//            close), per decision (MatchResult::decisions);
 //   echo     one MatchStream (same class, same socket kind) to one of the same bots, sending a
 //            realistic mid-hand TurnRequest and reading the answer, per round trip;
 //   echo2    the same, alternating between two streams to the two bots as a 2-player match
@@ -140,10 +140,11 @@ class Meter {
   double cpu_, bots_cpu_;
 };
 
-// Plays `count` whole matches with seeds from `*seed` on, each logged to a fresh file at
-// `log_path`; returns the cost per decision.
-Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats,
-                   const std::string& log_path, int count, uint64_t* seed, long* decisions_out) {
+// Plays `count` whole matches with seeds from `*seed` on, each logged to a new file in
+// `log_dir` as the referee does; returns the cost per decision. (Reusing one file would time
+// the file system instead: truncating a file just written waits for its blocks, ~3 ms.)
+Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats, const std::string& log_dir,
+                   int count, uint64_t* seed, long* decisions_out) {
   long decisions = 0;
   const Meter meter(bots);
   for (int i = 0; i < count; ++i) {
@@ -153,7 +154,7 @@ Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats,
     spec.match_id = "bench-" + std::to_string(spec.seed);
     spec.seats = seats;
     std::string why;
-    auto log = MatchLog::create(log_path, &why);
+    auto log = MatchLog::create(log_dir + "/" + spec.match_id + ".jsonl", &why);
     if (!log) fail(why);
     const MatchResult r = play_match(spec, *log, nullptr);
     if (r.fault) fail("match " + spec.match_id + " ended by a fault: " + r.fault->reason);
@@ -256,13 +257,12 @@ int main(int argc, char** argv) {
     if (!bots.back()) fail("cannot start " + spec[seat].describe() + ": " + why);
     seats.push_back(SeatSpec{&spec[seat], bots.back().get(), ""});
   }
-  const std::string log_path = dir->path() + "/match.jsonl";
   const v1::RefereeMessage request = realistic_turn_request();
 
   // Warm-up: connections, allocator, page cache.
   uint64_t seed = 1;
   long decisions = 0;
-  referee_round(bots, seats, log_path, 2, &seed, &decisions);
+  referee_round(bots, seats, dir->path(), 2, &seed, &decisions);
   echo_round(bots, 2, request, 500);
   decisions = 0;
 
@@ -289,7 +289,8 @@ int main(int argc, char** argv) {
     Cost cost[3];
     for (int k = 0; k < 3; ++k) {  // the order rotates: referee first, then echo, then echo2
       const int which = (round + k) % 3;
-      if (which == 0) cost[0] = referee_round(bots, seats, log_path, o.matches, &seed, &decisions);
+      if (which == 0)
+        cost[0] = referee_round(bots, seats, dir->path(), o.matches, &seed, &decisions);
       if (which == 1) cost[1] = echo_round(bots, 1, request, o.echoes);
       if (which == 2) cost[2] = echo_round(bots, 2, request, o.echoes);
     }
