@@ -9,8 +9,8 @@
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
 #include "cli/stop_signal.h"
-#include "process/private_dir.h"
 #include "match/match_runner.h"
+#include "process/private_dir.h"
 
 namespace allfives::referee {
 namespace {
@@ -54,15 +54,22 @@ int run_match(const MatchOptions& o) {
   }
   // Partnerships may name two bots: each then plays both seats of its side.
   std::vector<BotSpec> seats = given;
-  if (format == Format::kPartnerships && given.size() == 2) seats = {given[0], given[1], given[0], given[1]};
+  if (format == Format::kPartnerships && given.size() == 2)
+    seats = {given[0], given[1], given[0], given[1]};
   if (static_cast<int>(seats.size()) != n) {
-    std::cerr << "referee match: format " << to_string(format) << " needs " << n
-              << " bots" << (format == Format::kPartnerships ? " (or 2, one per side)" : "")
-              << ", got " << given.size() << "\n";
+    std::cerr << "referee match: format " << to_string(format) << " needs " << n << " bots"
+              << (format == Format::kPartnerships ? " (or 2, one per side)" : "") << ", got "
+              << given.size() << "\n";
     return 2;
   }
-  if (o.move_time_ms <= 0 || o.time_bank_ms < 0 || o.startup_timeout_ms <= 0 || o.max_hands <= 0) {
-    std::cerr << "referee match: times and --max-hands must be positive\n";
+  if (o.move_time_ms <= 0 || o.time_bank_ms < 0 || o.startup_timeout_ms <= 0) {
+    std::cerr << "referee match: times must be positive\n";
+    return 2;
+  }
+  if (o.max_hands < 1 || o.max_hands > kMaxHandLimit ||
+      (o.target && (*o.target < 1 || *o.target > kMaxTarget))) {
+    std::cerr << "referee match: --target must be 1.." << kMaxTarget << " and --max-hands 1.."
+              << kMaxHandLimit << "\n";
     return 2;
   }
 
@@ -87,9 +94,9 @@ int run_match(const MatchOptions& o) {
   for (int seat = 0; seat < n; ++seat) {
     std::cerr << "starting seat " << seat << ": " << seats[seat].describe() << "\n";
     std::string error;
-    endpoints.push_back(BotEndpoint::start(seats[seat], socket_dir->path(),
-                                           "seat" + std::to_string(seat) + ".sock",
-                                           std::chrono::milliseconds(o.startup_timeout_ms), &error));
+    endpoints.push_back(
+        BotEndpoint::start(seats[seat], socket_dir->path(), "seat" + std::to_string(seat) + ".sock",
+                           std::chrono::milliseconds(o.startup_timeout_ms), &error));
     SeatSpec s{&seats[seat], endpoints.back().get(), error};
     spec.seats.push_back(s);
     if (!endpoints.back()) std::cerr << "seat " << seat << " failed to start: " << error << "\n";
@@ -110,15 +117,23 @@ int run_match(const MatchOptions& o) {
   std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
             << "): ";
   switch (r.reason) {
-    case v1::MATCH_END_REASON_TARGET: std::cout << "target reached"; break;
-    case v1::MATCH_END_REASON_HAND_LIMIT: std::cout << "hand limit reached"; break;
-    case v1::MATCH_END_REASON_FAULT: std::cout << "ended by a fault"; break;
-    default: std::cout << "aborted"; break;
+    case v1::MATCH_END_REASON_TARGET:
+      std::cout << "target reached";
+      break;
+    case v1::MATCH_END_REASON_HAND_LIMIT:
+      std::cout << "hand limit reached";
+      break;
+    case v1::MATCH_END_REASON_FAULT:
+      std::cout << "ended by a fault";
+      break;
+    default:
+      std::cout << "aborted";
+      break;
   }
   std::cout << " after " << r.hands_played << " hands, " << r.decisions << " decisions\n";
   for (int side = 0; side < static_cast<int>(r.scores.size()); ++side) {
-    std::cout << "  side " << side << " (" << side_label(format, side, seats) << "): "
-              << r.scores[side];
+    std::cout << "  side " << side << " (" << side_label(format, side, seats)
+              << "): " << r.scores[side];
     if (!r.placements.empty()) std::cout << "  place " << r.placements[side];
     std::cout << "\n";
   }

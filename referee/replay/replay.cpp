@@ -690,8 +690,7 @@ std::array<int, kMaxPlayers> places(const std::array<int, kMaxPlayers>& scores, 
 // ---------------------------------------------------------------------------------------------
 // The check: the log's records against the core, one record at a time.
 
-constexpr int kMaxTarget = 30000;  // scores live in 16 bits in the core
-constexpr int kMaxHands = 30000;
+constexpr int kMaxHands = kMaxHandLimit;
 
 class Checker {
  public:

@@ -175,6 +175,10 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   if (p.name().empty()) p.set_name(fs::path(path).stem().string());
 
+  if (p.target_score() > static_cast<uint32_t>(kMaxTarget))
+    return fail(at("target_score") + "target_score must be 1.." + std::to_string(kMaxTarget));
+  if (p.max_hands() > static_cast<uint32_t>(kMaxHandLimit))
+    return fail(at("max_hands") + "max_hands must be 1.." + std::to_string(kMaxHandLimit));
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());

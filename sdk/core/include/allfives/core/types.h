@@ -159,6 +159,10 @@ constexpr int hand_size(Format f) { return f == Format::kTwoPlayers ? 7 : 5; }
 // RULES.md "End of the match": 250 for two sides, 200 for 3 or 4 individual players.
 constexpr int standard_target(Format f) { return num_sides(f) == 2 ? 250 : 200; }
 
+// Scores live in 16 bits in the state, so a target (and the hand limit) stays well inside.
+inline constexpr int kMaxTarget = 30000;
+inline constexpr int kMaxHandLimit = 30000;
+
 // The immutable description of a match (OpenSpiel's "game"): a format and its limits.
 struct Config {
   Format format = Format::kTwoPlayers;
