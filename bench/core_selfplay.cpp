@@ -31,16 +31,21 @@ void BM_RandomSelfPlay(benchmark::State& bs, Format format) {
     ++matches;
     benchmark::DoNotOptimize(s);
   }
-  bs.counters["plays"] = benchmark::Counter(static_cast<double>(plays), benchmark::Counter::kIsRate);
+  bs.counters["plays"] =
+      benchmark::Counter(static_cast<double>(plays), benchmark::Counter::kIsRate);
   bs.counters["matches"] =
       benchmark::Counter(static_cast<double>(matches), benchmark::Counter::kIsRate);
   bs.counters["plays_per_match"] = static_cast<double>(plays) / static_cast<double>(matches);
 }
 
-BENCHMARK_CAPTURE(BM_RandomSelfPlay, two_players, Format::kTwoPlayers)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_RandomSelfPlay, three_players, Format::kThreePlayers)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_RandomSelfPlay, four_players, Format::kFourPlayers)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(BM_RandomSelfPlay, partnerships, Format::kPartnerships)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomSelfPlay, two_players, Format::kTwoPlayers)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomSelfPlay, three_players, Format::kThreePlayers)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomSelfPlay, four_players, Format::kFourPlayers)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_RandomSelfPlay, partnerships, Format::kPartnerships)
+    ->Unit(benchmark::kMicrosecond);
 
 // The cost of copying a state, which searching bots pay once per simulation.
 void BM_CopyState(benchmark::State& bs) {

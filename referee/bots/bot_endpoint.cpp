@@ -30,8 +30,10 @@ bool split_command(const std::string& s, std::vector<std::string>& out, std::str
   char quote = 0;
   for (char c : s) {
     if (quote) {
-      if (c == quote) quote = 0;
-      else cur += c;
+      if (c == quote)
+        quote = 0;
+      else
+        cur += c;
     } else if (c == '\'' || c == '"') {
       quote = c;
       in_word = true;
@@ -104,7 +106,8 @@ std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::
     e->address_ = spec.address;
   }
   std::string why;
-  e->channel_ = wait_until_serving(e->address_, deadline, [&] { return e->alive(); }, &why);
+  e->channel_ = wait_until_serving(
+      e->address_, deadline, [&] { return e->alive(); }, &why);
   if (!e->channel_) {
     if (error) {
       *error = why;
@@ -120,9 +123,13 @@ std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::
   return e;
 }
 
-BotEndpoint::~BotEndpoint() { stop(std::chrono::milliseconds(1000)); }
+BotEndpoint::~BotEndpoint() {
+  stop(std::chrono::milliseconds(1000));
+}
 
-bool BotEndpoint::alive() { return !process_ || process_->running(); }
+bool BotEndpoint::alive() {
+  return !process_ || process_->running();
+}
 
 void BotEndpoint::stop(std::chrono::milliseconds grace) {
   // Close our connection first: a gRPC server shutting down waits for open connections.

@@ -31,8 +31,8 @@ Play greedy(const State& s) {
 std::string scores(const State& s) {
   std::string out;
   for (int side = 0; side < num_sides(s.format()); ++side)
-    out += (side ? "  " : "") + ("side " + std::to_string(side) + ": " +
-                                 std::to_string(s.score(side)));
+    out += (side ? "  " : "") +
+           ("side " + std::to_string(side) + ": " + std::to_string(s.score(side)));
   return out;
 }
 
@@ -46,8 +46,8 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
   out << "All Fives demo: " << to_string(o.format) << ", target " << config.target << ", seed "
       << o.seed << "\n";
   for (int seat = 0; seat < n; ++seat)
-    out << "  seat " << seat << ": " << strategy_name(seat) << " (side "
-        << side_of(o.format, seat) << ")\n";
+    out << "  seat " << seat << ": " << strategy_name(seat) << " (side " << side_of(o.format, seat)
+        << ")\n";
 
   SplitMix64 rng(derive_seed(o.seed, 0xB07));
   EventList events;
@@ -65,8 +65,7 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
         case EventKind::kPlay:
           if (o.verbose || e.points > 0)
             out << "  seat " << int(e.seat) << " plays " << to_string(e.play) << ", count "
-                << e.count << (e.points > 0 ? ", scores " + std::to_string(e.points) : "")
-                << "\n";
+                << e.count << (e.points > 0 ? ", scores " + std::to_string(e.points) : "") << "\n";
           break;
         case EventKind::kDraw:
           if (o.verbose) out << "  seat " << int(e.seat) << " draws " << e.count << "\n";
@@ -79,15 +78,15 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
             out << "  seat " << int(e.seat) << " goes out: side " << int(e.side) << " scores "
                 << e.points << "\n";
           else if (e.side >= 0)
-            out << "  blocked: side " << int(e.side) << " has the fewest pips, scores "
-                << e.points << "\n";
+            out << "  blocked: side " << int(e.side) << " has the fewest pips, scores " << e.points
+                << "\n";
           else
             out << "  blocked: tie for the fewest pips, nobody scores\n";
           out << "  " << scores(s) << "\n";
           break;
         case EventKind::kMatchEnd:
-          out << "\nMatch over (" << to_string(static_cast<MatchEndReason>(e.reason))
-              << ") after " << e.hand_index + 1 << " hands. " << scores(s) << "\n";
+          out << "\nMatch over (" << to_string(static_cast<MatchEndReason>(e.reason)) << ") after "
+              << e.hand_index + 1 << " hands. " << scores(s) << "\n";
           if (e.side >= 0)
             out << "Winner: side " << int(e.side) << "\n";
           else
@@ -99,7 +98,8 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
     events.clear();
     const int seat = s.seat_to_move();
     const PlayList legal = s.legal_plays();
-    const Play p = seat % 2 == 0 ? greedy(s) : legal[rng.below(static_cast<uint32_t>(legal.size()))];
+    const Play p =
+        seat % 2 == 0 ? greedy(s) : legal[rng.below(static_cast<uint32_t>(legal.size()))];
     s.apply(p, &events);
   }
 }

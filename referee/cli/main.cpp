@@ -20,8 +20,9 @@ int main(int argc, char** argv) {
   referee::DemoOptions demo;
   std::string format = "2p";
   CLI::App* demo_cmd = app.add_subcommand(
-      "demo", "Play one seeded match between two built-in strategies (greedy vs random) and "
-              "print it hand by hand; needs no bot processes");
+      "demo",
+      "Play one seeded match between two built-in strategies (greedy vs random) and "
+      "print it hand by hand; needs no bot processes");
   demo_cmd->add_option("--format", format, "2p, 3p, 4p or partners")->capture_default_str();
   demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
       ->capture_default_str();

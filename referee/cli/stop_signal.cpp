@@ -27,6 +27,8 @@ const std::atomic<bool>& install_stop_signals() {
   return g_stop;
 }
 
-int stop_signal() { return g_signal.load(); }
+int stop_signal() {
+  return g_signal.load();
+}
 
 }  // namespace allfives::referee

@@ -48,7 +48,8 @@ int run(const TournamentOptions& o) {
   }
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
-    run.out_dir += "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
+    run.out_dir +=
+        "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
   if (o.concurrency < 0) {
     std::cerr << "referee tournament: --concurrency must be at least 1\n";
     return 2;

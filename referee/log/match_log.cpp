@@ -201,7 +201,9 @@ std::unique_ptr<MatchLog> MatchLog::create(const std::string& path, std::string*
   return std::unique_ptr<MatchLog>(new MatchLog(fd, path));
 }
 
-MatchLog::~MatchLog() { ::close(fd_); }
+MatchLog::~MatchLog() {
+  ::close(fd_);
+}
 
 bool MatchLog::write(const v1::LogRecord& record) {
   std::string line = to_json_line(record);

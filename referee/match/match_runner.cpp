@@ -12,14 +12,22 @@ namespace allfives::referee {
 
 std::string describe(v1::FaultKind k) {
   switch (k) {
-    case v1::FAULT_KIND_TIMEOUT: return "timeout";
-    case v1::FAULT_KIND_CRASH: return "crash";
-    case v1::FAULT_KIND_DISCONNECT: return "disconnect";
-    case v1::FAULT_KIND_ILLEGAL_PLAY: return "illegal_play";
-    case v1::FAULT_KIND_MALFORMED_ANSWER: return "malformed_answer";
-    case v1::FAULT_KIND_PROTOCOL_VIOLATION: return "protocol_violation";
-    case v1::FAULT_KIND_STARTUP_FAILURE: return "startup_failure";
-    default: return "unknown";
+    case v1::FAULT_KIND_TIMEOUT:
+      return "timeout";
+    case v1::FAULT_KIND_CRASH:
+      return "crash";
+    case v1::FAULT_KIND_DISCONNECT:
+      return "disconnect";
+    case v1::FAULT_KIND_ILLEGAL_PLAY:
+      return "illegal_play";
+    case v1::FAULT_KIND_MALFORMED_ANSWER:
+      return "malformed_answer";
+    case v1::FAULT_KIND_PROTOCOL_VIOLATION:
+      return "protocol_violation";
+    case v1::FAULT_KIND_STARTUP_FAILURE:
+      return "startup_failure";
+    default:
+      return "unknown";
   }
 }
 
@@ -50,9 +58,12 @@ std::string utc_now() {
 
 const char* kind_name(const v1::BotMessage& m) {
   switch (m.kind_case()) {
-    case v1::BotMessage::kHello: return "Hello";
-    case v1::BotMessage::kPlay: return "PlayAnswer";
-    default: return "an empty BotMessage";
+    case v1::BotMessage::kHello:
+      return "Hello";
+    case v1::BotMessage::kPlay:
+      return "PlayAnswer";
+    default:
+      return "an empty BotMessage";
   }
 }
 
@@ -108,7 +119,9 @@ class Runner {
   Clock::time_point started_;
 };
 
-void Runner::log_write(const v1::LogRecord& r) { log_.write(r); }
+void Runner::log_write(const v1::LogRecord& r) {
+  log_.write(r);
+}
 
 void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   if (result_.fault) return;  // the first fault decides the match
@@ -132,7 +145,8 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
     for (int i = 0; i < 40 && p->running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!p->running()) {
-      set_fault(seat, v1::FAULT_KIND_CRASH, "the bot process " + p->describe_exit() + " while " + doing);
+      set_fault(seat, v1::FAULT_KIND_CRASH,
+                "the bot process " + p->describe_exit() + " while " + doing);
       return;
     }
   }
@@ -141,7 +155,8 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
               "the bot ended the stream before the match ended, while " + doing);
   } else if (status.find("status 14:") == 0 || status.find("status 1:") == 0) {
     // UNAVAILABLE (14) and CANCELLED (1) from a live process: the connection itself broke.
-    set_fault(seat, v1::FAULT_KIND_DISCONNECT, "the connection broke while " + doing + " (" + status + ")");
+    set_fault(seat, v1::FAULT_KIND_DISCONNECT,
+              "the connection broke while " + doing + " (" + status + ")");
   } else {
     set_fault(seat, v1::FAULT_KIND_CRASH, "the bot failed while " + doing + " (" + status + ")");
   }
@@ -196,7 +211,8 @@ bool Runner::handshake(int seat) {
   s.hello = BotHello{answer.hello().name(), answer.hello().version()};
   if (answer.hello().protocol_version() != wire::kProtocolVersion) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-              "the bot speaks protocol version " + std::to_string(answer.hello().protocol_version()) +
+              "the bot speaks protocol version " +
+                  std::to_string(answer.hello().protocol_version()) +
                   " but this referee speaks version " + std::to_string(wire::kProtocolVersion));
     return false;
   }
@@ -260,8 +276,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   if (st == IoStatus::kOk) st = s.stream->read(&answer, deadline);
   const auto elapsed = Clock::now() - sent;
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
-  *decision_us = static_cast<uint32_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  *decision_us =
+      static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   // Only a timeout needs these words: not built for every decision.
   const auto limit_words = [&] {
     return std::to_string(limit.count()) + " ms (move time " +
@@ -278,8 +294,9 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
     return false;
   }
   if (elapsed_ms > limit) {
-    set_fault(seat, v1::FAULT_KIND_TIMEOUT, "answered after " + std::to_string(elapsed_ms.count()) +
-                                                " ms; it had " + limit_words());
+    set_fault(
+        seat, v1::FAULT_KIND_TIMEOUT,
+        "answered after " + std::to_string(elapsed_ms.count()) + " ms; it had " + limit_words());
     return false;
   }
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - spec_.time.move_time);
@@ -361,7 +378,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         const auto rule = static_cast<OpenRule>(e.reason);
         h->set_open_rule(wire::to_proto(rule));
         if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
-        for (int side = 0; side < sides(); ++side) h->add_scores(static_cast<uint32_t>(scores_[side]));
+        for (int side = 0; side < sides(); ++side)
+          h->add_scores(static_cast<uint32_t>(scores_[side]));
         log_write(r);
         for (int seat = 0; seat < n(); ++seat) {
           v1::RefereeMessage m;
@@ -371,7 +389,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
           hs->set_opener_seat(h->opener_seat());
           hs->set_open_rule(h->open_rule());
           if (h->has_open_with()) *hs->mutable_open_with() = h->open_with();
-          for (int s = 0; s < n(); ++s) hs->add_hand_sizes(static_cast<uint32_t>(e.deal.hands[s].size()));
+          for (int s = 0; s < n(); ++s)
+            hs->add_hand_sizes(static_cast<uint32_t>(e.deal.hands[s].size()));
           hs->set_boneyard_size(e.deal.boneyard_size);
           *hs->mutable_scores() = h->scores();
           if (!notify(seat, m)) return;
@@ -408,7 +427,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
         ld->set_seat(static_cast<uint32_t>(e.seat));
         // The core reports the drawn tiles as a set; the deal's order says how they came.
-        for (int i = 0; i < e.count; ++i) *ld->add_tiles() = wire::to_proto(deal_.boneyard[drawn_++]);
+        for (int i = 0; i < e.count; ++i)
+          *ld->add_tiles() = wire::to_proto(deal_.boneyard[drawn_++]);
         log_write(r);
         for (int seat = 0; seat < n(); ++seat) {
           v1::DrawEvent* de = seats_[seat].pending.emplace_back().mutable_draw();
@@ -439,12 +459,14 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
           st->set_seat(static_cast<uint32_t>(seat));
           wire::add_tiles(e.hands[seat], st->mutable_tiles());
           he->add_seat_pips(static_cast<uint32_t>(e.values[seat]));
-          side_pips[static_cast<size_t>(side_of(format_, seat))] += static_cast<uint32_t>(e.values[seat]);
+          side_pips[static_cast<size_t>(side_of(format_, seat))] +=
+              static_cast<uint32_t>(e.values[seat]);
         }
         for (uint32_t p : side_pips) he->add_side_pips(p);
         he->set_winner_side(e.side);
         he->set_points(static_cast<uint32_t>(e.points));
-        for (int side = 0; side < sides(); ++side) he->add_scores(static_cast<uint32_t>(scores_[side]));
+        for (int side = 0; side < sides(); ++side)
+          he->add_scores(static_cast<uint32_t>(scores_[side]));
         log_write(r);
         for (int seat = 0; seat < n(); ++seat) {
           v1::RefereeMessage m;
@@ -490,8 +512,7 @@ void Runner::finish(const State* state) {
     result_.reason = wire::to_proto(state->outcome().reason);
   }
   result_.scores = scores_;
-  const int faulting_side =
-      result_.fault && !aborted_ ? side_of(format_, result_.fault->seat) : -1;
+  const int faulting_side = result_.fault && !aborted_ ? side_of(format_, result_.fault->seat) : -1;
   if (result_.reason == v1::MATCH_END_REASON_ABORTED) {
     result_.winner_side = -1;
   } else {
@@ -504,8 +525,7 @@ void Runner::finish(const State* state) {
       }
     if (firsts != 1) result_.winner_side = -1;
   }
-  result_.duration =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+  result_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
   for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
 
   // Tell every bot still connected how it ended, then close the streams.

@@ -54,9 +54,9 @@ struct BotHello {
 
 struct MatchResult {
   v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
-  int winner_side = -1;          // -1: a draw or no result
-  std::vector<int> scores;       // per side
-  std::vector<int> placements;   // per side, 1 = first, equal for ties; a faulting side last
+  int winner_side = -1;         // -1: a draw or no result
+  std::vector<int> scores;      // per side
+  std::vector<int> placements;  // per side, 1 = first, equal for ties; a faulting side last
   std::optional<Fault> fault;
   int hands_played = 0;
   int decisions = 0;

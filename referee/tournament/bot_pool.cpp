@@ -10,7 +10,9 @@ BotPool::BotPool(std::vector<BotSpec> bots, std::string socket_dir,
   for (BotSpec& b : bots) slots_.push_back(Slot{std::move(b), {}, 0, 0});
 }
 
-BotPool::~BotPool() { shutdown(); }
+BotPool::~BotPool() {
+  shutdown();
+}
 
 std::unique_ptr<BotEndpoint> BotPool::acquire(int b, std::string* error) {
   std::string socket_name;

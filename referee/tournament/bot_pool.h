@@ -17,7 +17,8 @@ namespace allfives::referee {
 
 class BotPool {
  public:
-  BotPool(std::vector<BotSpec> bots, std::string socket_dir, std::chrono::milliseconds startup_timeout);
+  BotPool(std::vector<BotSpec> bots, std::string socket_dir,
+          std::chrono::milliseconds startup_timeout);
   ~BotPool();
 
   // An idle instance of bot `b`, or a new one. Null with `error` if it cannot start.

@@ -7,8 +7,12 @@
 namespace allfives::referee {
 
 Progress::Progress(int total, int already, std::FILE* out)
-    : out_(out), tty_(::isatty(::fileno(out)) != 0), total_(total), already_(already),
-      start_(std::chrono::steady_clock::now()), last_print_(start_) {}
+    : out_(out),
+      tty_(::isatty(::fileno(out)) != 0),
+      total_(total),
+      already_(already),
+      start_(std::chrono::steady_clock::now()),
+      last_print_(start_) {}
 
 void Progress::tally(const v1::IndexEntry& e) {
   const auto& bots = e.match().seat_bots();
@@ -42,12 +46,14 @@ std::string Progress::line(bool final) {
     if (pts > best) {
       best = pts;
       leader = bot + " " + std::to_string(static_cast<int>(pts * 10) / 10) +
-               (pts - static_cast<int>(pts) >= 0.5 ? ".5" : "") + "/" + std::to_string(played_[bot]);
+               (pts - static_cast<int>(pts) >= 0.5 ? ".5" : "") + "/" +
+               std::to_string(played_[bot]);
     }
   std::snprintf(buf, sizeof buf, "%s%d/%d matches  %.2f/s  ETA %s  leader %s  faults %d",
                 final ? "done: " : "", already_ + done_, total_, rate,
-                rate > 0 && left > 0 ? (std::to_string(static_cast<int>(left / rate + 0.5)) + "s").c_str()
-                                     : "-",
+                rate > 0 && left > 0
+                    ? (std::to_string(static_cast<int>(left / rate + 0.5)) + "s").c_str()
+                    : "-",
                 leader.c_str(), faults_);
   return buf;
 }

@@ -43,7 +43,8 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
         m.set_seed(seed);
         for (int seat = 0; seat < num_players(f); ++seat) {
           const int member = (seat + r) % k;
-          m.add_seat_bots(t.bots[static_cast<size_t>(pairings[p][static_cast<size_t>(member)])].display_name);
+          m.add_seat_bots(
+              t.bots[static_cast<size_t>(pairings[p][static_cast<size_t>(member)])].display_name);
         }
         char prefix[32];
         std::snprintf(prefix, sizeof prefix, "%05u", m.ordinal());

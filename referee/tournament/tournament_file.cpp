@@ -66,7 +66,9 @@ bool resolve_program(const std::string& program, const fs::path& base, std::stri
   std::error_code ec;
   if (!fs::exists(p, ec)) {
     why = "program " + p.lexically_normal().string() + " does not exist" +
-          (fs::path(program).is_absolute() ? "" : " (relative paths start at the tournament file's folder)");
+          (fs::path(program).is_absolute()
+               ? ""
+               : " (relative paths start at the tournament file's folder)");
     return false;
   }
   if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) {
@@ -79,8 +81,12 @@ bool resolve_program(const std::string& program, const fs::path& base, std::stri
 
 }  // namespace
 
-int seat_rotations(Format f) { return f == Format::kPartnerships ? 2 : num_players(f); }
-int bots_per_pairing(Format f) { return f == Format::kPartnerships ? 2 : num_players(f); }
+int seat_rotations(Format f) {
+  return f == Format::kPartnerships ? 2 : num_players(f);
+}
+int bots_per_pairing(Format f) {
+  return f == Format::kPartnerships ? 2 : num_players(f);
+}
 
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error) {
   auto fail = [&](std::string why) {
@@ -133,23 +139,26 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   for (int i = 0; i < p.bots_size(); ++i) {
     const v1::TournamentBot& b = p.bots(i);
     const TextFormat::ParseInfoTree* sub = tree.GetTreeForNested(bots_field, i);
-    const auto loc = sub ? sub->GetLocation(v1::TournamentBot::descriptor()->FindFieldByName("name"), -1)
-                         : TextFormat::ParseLocation{};
+    const auto loc =
+        sub ? sub->GetLocation(v1::TournamentBot::descriptor()->FindFieldByName("name"), -1)
+            : TextFormat::ParseLocation{};
     const std::string where =
         path + ":" +
-        std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) + ": ";
+        std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) +
+        ": ";
     if (b.name().empty()) return fail(where + "bot " + std::to_string(i + 1) + " has no name");
     if (b.name().find_first_of(" \t/\\") != std::string::npos)
       return fail(where + "bot name '" + b.name() + "' must not contain spaces or slashes");
-    if (!names.insert(b.name()).second) return fail(where + "duplicate bot name '" + b.name() + "'");
+    if (!names.insert(b.name()).second)
+      return fail(where + "duplicate bot name '" + b.name() + "'");
     if (b.command().empty() == b.address().empty())
       return fail(where + "bot '" + b.name() + "' needs exactly one of command or address");
     BotSpec spec;
     spec.display_name = b.name();
     if (!b.address().empty()) {
       if (!parse_bot_spec(b.address(), spec, &why) || spec.started())
-        return fail(where + "bot '" + b.name() + "': address must be unix:PATH or host:port, not '" +
-                    b.address() + "'");
+        return fail(where + "bot '" + b.name() +
+                    "': address must be unix:PATH or host:port, not '" + b.address() + "'");
       spec.display_name = b.name();
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
@@ -184,8 +193,9 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
   t.time.time_bank = std::chrono::milliseconds(p.time_bank_ms());
   t.startup_timeout = std::chrono::milliseconds(p.startup_timeout_ms());
-  t.concurrency = p.concurrency() > 0 ? static_cast<int>(p.concurrency())
-                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  t.concurrency = p.concurrency() > 0
+                      ? static_cast<int>(p.concurrency())
+                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   t.out_dir = p.out_dir().empty() ? "tournaments-out/" + p.name() : p.out_dir();
 
   // Where and how fast do not change results; everything else does.

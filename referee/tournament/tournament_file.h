@@ -14,9 +14,9 @@ namespace allfives::referee {
 
 // A definition that passed every check, with defaults filled in.
 struct TournamentDef {
-  v1::Tournament proto;        // as written, defaults filled in
-  std::string path;            // the file it came from
-  std::vector<BotSpec> bots;   // in file order; commands resolved to absolute paths
+  v1::Tournament proto;       // as written, defaults filled in
+  std::string path;           // the file it came from
+  std::vector<BotSpec> bots;  // in file order; commands resolved to absolute paths
   Config config;
   TimeControl time;
   std::chrono::milliseconds startup_timeout{10000};

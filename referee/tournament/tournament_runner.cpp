@@ -114,7 +114,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   finished = {};
 
   std::map<std::string, int> bot_index;
-  for (size_t i = 0; i < def.bots.size(); ++i) bot_index[def.bots[i].display_name] = static_cast<int>(i);
+  for (size_t i = 0; i < def.bots.size(); ++i)
+    bot_index[def.bots[i].display_name] = static_cast<int>(i);
 
   std::cerr << "tournament " << def.proto.name() << ": " << mine.size() << " matches"
             << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +

@@ -16,7 +16,7 @@ struct TournamentRun {
   bool resume = false;
   int shard_index = 0;  // this run plays shard_index of shard_count
   int shard_count = 1;
-  bool quiet = false;   // no progress line
+  bool quiet = false;  // no progress line
 };
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished

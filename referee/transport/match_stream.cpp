@@ -10,7 +10,9 @@ namespace {
 // Waits are cut into slices so a raised stop flag is noticed quickly.
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
-void* tag_of(int n) { return reinterpret_cast<void*>(static_cast<intptr_t>(n)); }
+void* tag_of(int n) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(n));
+}
 
 // gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
 // changes), so they go over as gRPC's own monotonic clock.

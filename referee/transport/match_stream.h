@@ -66,10 +66,10 @@ class MatchStream {
   grpc::CompletionQueue queue_;
   std::unique_ptr<v1::Bot::Stub> stub_;
   std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::RefereeMessage, v1::BotMessage>> stream_;
-  bool broken_ = false;     // an operation failed; only finish remains
+  bool broken_ = false;            // an operation failed; only finish remains
   bool finish_requested_ = false;  // Finish() was called (it may be called once)
   bool finished_ = false;          // the call is over and nothing is in flight
-  int pending_ = 0;         // operations started but not yet returned by the queue
+  int pending_ = 0;                // operations started but not yet returned by the queue
   grpc::Status status_;
 };
 

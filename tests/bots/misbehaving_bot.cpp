@@ -79,7 +79,8 @@ class MisbehavingBot final : public v1::Bot::Service {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return grpc::Status::CANCELLED;
       }
-      if (now && g_opt.mode == "late") std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+      if (now && g_opt.mode == "late")
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
       if (now && g_opt.mode == "close-stream") return grpc::Status::OK;
       if (now && g_opt.mode == "flood-stderr") {
         std::string noise(1024, 'x');
@@ -96,7 +97,8 @@ class MisbehavingBot final : public v1::Bot::Service {
         for (uint32_t hi = 0; hi <= 6; ++hi)
           for (uint32_t lo = 0; lo <= hi; ++lo) {
             bool held = false;
-            for (const v1::Tile& mine : t.your_tiles()) held |= mine.high() == hi && mine.low() == lo;
+            for (const v1::Tile& mine : t.your_tiles())
+              held |= mine.high() == hi && mine.low() == lo;
             bool on_line = false;
             for (const v1::LineTile& lt : t.line())
               on_line |= lt.tile().high() == hi && lt.tile().low() == lo;
@@ -124,12 +126,18 @@ class MisbehavingBot final : public v1::Bot::Service {
 int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--listen") g_opt.listen = v;
-    else if (k == "--mode") g_opt.mode = v;
-    else if (k == "--at") g_opt.at = std::atoi(v.c_str());
-    else if (k == "--ms") g_opt.ms = std::atoi(v.c_str());
-    else if (k == "--record") g_opt.record = v;
-    else if (k == "--pid-file") g_opt.pid_file = v;
+    if (k == "--listen")
+      g_opt.listen = v;
+    else if (k == "--mode")
+      g_opt.mode = v;
+    else if (k == "--at")
+      g_opt.at = std::atoi(v.c_str());
+    else if (k == "--ms")
+      g_opt.ms = std::atoi(v.c_str());
+    else if (k == "--record")
+      g_opt.record = v;
+    else if (k == "--pid-file")
+      g_opt.pid_file = v;
     else {
       std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
       return 2;

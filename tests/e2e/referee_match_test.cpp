@@ -26,11 +26,21 @@ struct Match {
 };
 
 // Runs `referee match` with short time limits and returns its output and parsed log.
-Match play(const std::string& name, std::vector<std::string> bots, std::vector<std::string> extra = {}) {
+Match play(const std::string& name, std::vector<std::string> bots,
+           std::vector<std::string> extra = {}) {
   const std::string dir = temp_dir(name);
-  std::vector<std::string> argv = {kReferee, "match", "--seed", "7", "--move-time-ms", "300",
-                                   "--time-bank-ms", "200", "--startup-timeout-ms", "5000",
-                                   "--log", dir + "/match.jsonl"};
+  std::vector<std::string> argv = {kReferee,
+                                   "match",
+                                   "--seed",
+                                   "7",
+                                   "--move-time-ms",
+                                   "300",
+                                   "--time-bank-ms",
+                                   "200",
+                                   "--startup-timeout-ms",
+                                   "5000",
+                                   "--log",
+                                   dir + "/match.jsonl"};
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), bots.begin(), bots.end());
   Match m;
@@ -40,7 +50,8 @@ Match play(const std::string& name, std::vector<std::string> bots, std::vector<s
 }
 
 std::string bad(const std::string& mode, int at = 3, int ms = 0) {
-  return kBadBot + " --mode " + mode + " --at " + std::to_string(at) + " --ms " + std::to_string(ms);
+  return kBadBot + " --mode " + mode + " --at " + std::to_string(at) + " --ms " +
+         std::to_string(ms);
 }
 
 // Asserts the match ended by a fault of `kind` at seat 0, with the reason containing `words`.
@@ -210,8 +221,8 @@ Running start_referee_with_children(const std::string& name) {
   r.pid_file = dir + "/pids";
   const std::string bot = kBadBot + " --mode spawn-child --pid-file " + r.pid_file;
   referee::LaunchSpec spec;
-  spec.argv = {kReferee, "match", "--log", dir + "/m.jsonl", "--move-time-ms", "300", bot,
-               bad("hang", 1) + " --pid-file " + r.pid_file};
+  spec.argv = {kReferee,         "match", "--log", dir + "/m.jsonl",
+               "--move-time-ms", "300",   bot,     bad("hang", 1) + " --pid-file " + r.pid_file};
   std::string error;
   r.referee = referee::BotProcess::start(spec, &error);
   EXPECT_TRUE(r.referee) << error;
@@ -348,7 +359,8 @@ TEST(RefereeHiddenInformation, NoMessageShowsAnotherSeatsTiles) {
 TEST(RefereeCli, RejectsBadArgumentsWithClearErrors) {
   auto r = run({kReferee, "match", "--format", "5p", kGreedy, kRandom});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("--format must be 2p, 3p, 4p or partners"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--format must be 2p, 3p, 4p or partners"), std::string::npos)
+      << r.output;
   r = run({kReferee, "match", "--format", "3p", kGreedy, kRandom});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("needs 3 bots"), std::string::npos) << r.output;

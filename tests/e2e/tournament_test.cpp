@@ -29,7 +29,8 @@ std::string write_tournament(const std::string& dir, int matches_per_pairing,
                       << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
                       << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
                       << "\" args: \"--seed\" args: \"4\" }\n"
-                      << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" }\n"
                       << (format == "FORMAT_FOUR_PLAYERS"
                               ? std::string("bots { name: \"random2\" command: \"") +
                                     ALLFIVES_RANDOM_BOT + "\" }\n"
@@ -44,10 +45,10 @@ std::string normalized_index(const std::string& out_dir) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;
   std::string error;
-  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error)) << error;
-  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
-    return a.match().ordinal() < b.match().ordinal();
-  });
+  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error))
+      << error;
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.match().ordinal() < b.match().ordinal(); });
   std::string out;
   for (auto& e : entries) {
     e.clear_duration_ms();
@@ -68,7 +69,8 @@ size_t lines_in(const std::string& path) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
-RunResult tournament(const std::string& file, const std::string& out, std::vector<std::string> extra = {}) {
+RunResult tournament(const std::string& file, const std::string& out,
+                     std::vector<std::string> extra = {}) {
   std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out};
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run(argv, std::chrono::seconds(240));
@@ -88,8 +90,8 @@ const std::string& baseline_dir() {
 
 TEST(Tournament, PrintsStandingsAndWritesEveryFile) {
   const std::string out = baseline_dir() + "/out";
-  for (const char* f : {"index.jsonl", "standings.txt", "standings.csv", "standings.json",
-                        "tournament.txtpb"})
+  for (const char* f :
+       {"index.jsonl", "standings.txt", "standings.csv", "standings.json", "tournament.txtpb"})
     EXPECT_TRUE(fs::exists(out + "/" + f)) << f;
   EXPECT_EQ(lines_in(out + "/index.jsonl"), 24u);  // 3 pairings x 8
   size_t logs = 0;
@@ -172,8 +174,8 @@ TEST(Tournament, ShardsMergeIntoTheSameStandings) {
         tournament(file, d + "/shard" + std::to_string(i), {"--shard", std::to_string(i) + "/3"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
-  const RunResult merged = run({kReferee, "standings", d + "/shard0", d + "/shard1", d + "/shard2",
-                                "--out", d + "/merged"});
+  const RunResult merged = run(
+      {kReferee, "standings", d + "/shard0", d + "/shard1", d + "/shard2", "--out", d + "/merged"});
   ASSERT_EQ(merged.exit_code, 0) << merged.output;
   EXPECT_EQ(read_file(d + "/merged/standings.csv"),
             read_file(baseline_dir() + "/out/standings.csv"));
@@ -206,7 +208,8 @@ TEST(Tournament, FourPlayersAndPartnerships) {
 
 TEST(Tournament, BadFileIsReportedBeforeAnythingRuns) {
   const std::string d = temp_dir("badfile");
-  std::ofstream(d + "/bad.txtpb") << "format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"/nonexistent/bot\" }\n";
+  std::ofstream(d + "/bad.txtpb")
+      << "format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"/nonexistent/bot\" }\n";
   const RunResult r = tournament(d + "/bad.txtpb", d + "/out");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("bad.txtpb:2"), std::string::npos) << r.output;

@@ -69,7 +69,8 @@ void expect_fair_seats(const std::vector<v1::ScheduledMatch>& s) {
 // hold a different arrangement in every rotation.
 void expect_mirrored_deals(const std::vector<v1::ScheduledMatch>& s, int rotations) {
   std::map<std::pair<int, int>, std::vector<const v1::ScheduledMatch*>> groups;
-  for (const auto& m : s) groups[{static_cast<int>(m.pairing()), static_cast<int>(m.deal())}].push_back(&m);
+  for (const auto& m : s)
+    groups[{static_cast<int>(m.pairing()), static_cast<int>(m.deal())}].push_back(&m);
   for (const auto& [key, ms] : groups) {
     ASSERT_EQ(ms.size(), static_cast<size_t>(rotations));
     std::set<std::vector<std::string>> arrangements;
@@ -171,8 +172,8 @@ void expect_error(const std::string& text, const std::string& line, const std::s
 }
 
 TEST(TournamentFile, UnknownKeyNamesTheLine) {
-  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "speed: 3\n", "4:",
-               "no field named \"speed\"");
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "speed: 3\n",
+               "4:", "no field named \"speed\"");
 }
 
 TEST(TournamentFile, MissingProgram) {
@@ -185,19 +186,21 @@ TEST(TournamentFile, MissingProgram) {
 }
 
 TEST(TournamentFile, DuplicateName) {
-  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) +
-                   "bots { name: \"b1\" command: \"./bot.sh\" }\n",
-               "4:", "duplicate bot name 'b1'");
+  expect_error(
+      "format: FORMAT_TWO_PLAYERS\n" + bots(2) + "bots { name: \"b1\" command: \"./bot.sh\" }\n",
+      "4:", "duplicate bot name 'b1'");
 }
 
 TEST(TournamentFile, BadValues) {
-  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "matches_per_pairing: 3\n", "4:",
-               "multiple of 2");
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(2) + "matches_per_pairing: 3\n",
+               "4:", "multiple of 2");
   expect_error(bots(2), "", "format is required");
   expect_error("format: FORMAT_FOUR_PLAYERS\n" + bots(3), "", "needs at least 4 bots");
-  expect_error("format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"./bot.sh\" address: "
-               "\"localhost:1\" }\n" + bots(1),
-               "2:", "exactly one of command or address");
+  expect_error(
+      "format: FORMAT_TWO_PLAYERS\nbots { name: \"a\" command: \"./bot.sh\" address: "
+      "\"localhost:1\" }\n" +
+          bots(1),
+      "2:", "exactly one of command or address");
   expect_error("format: FORMAT_TWO_PLAYERS\nmove_time_ms: -5\n", "2:", "");
 }
 

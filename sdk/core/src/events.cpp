@@ -4,9 +4,12 @@ namespace allfives {
 
 std::string_view to_string(OpenRule r) {
   switch (r) {
-    case OpenRule::kHighestDouble: return "highest_double";
-    case OpenRule::kHeaviestTile: return "heaviest_tile";
-    case OpenRule::kWinnerChooses: return "winner_chooses";
+    case OpenRule::kHighestDouble:
+      return "highest_double";
+    case OpenRule::kHeaviestTile:
+      return "heaviest_tile";
+    case OpenRule::kWinnerChooses:
+      return "winner_chooses";
   }
   return "?";
 }
@@ -21,12 +24,18 @@ std::string_view to_string(MatchEndReason r) {
 
 std::string_view to_string(EventKind k) {
   switch (k) {
-    case EventKind::kHandStart: return "hand_start";
-    case EventKind::kPlay: return "play";
-    case EventKind::kDraw: return "draw";
-    case EventKind::kPass: return "pass";
-    case EventKind::kHandEnd: return "hand_end";
-    case EventKind::kMatchEnd: return "match_end";
+    case EventKind::kHandStart:
+      return "hand_start";
+    case EventKind::kPlay:
+      return "play";
+    case EventKind::kDraw:
+      return "draw";
+    case EventKind::kPass:
+      return "pass";
+    case EventKind::kHandEnd:
+      return "hand_end";
+    case EventKind::kMatchEnd:
+      return "match_end";
   }
   return "?";
 }

@@ -10,11 +10,16 @@ bool PlayList::contains(Play p) const {
 
 std::string_view describe(PlayError e) {
   switch (e) {
-    case PlayError::kNone: return "legal";
-    case PlayError::kMatchOver: return "the match is over: nobody is to play";
-    case PlayError::kNotInHand: return "the seat to move does not hold that tile";
-    case PlayError::kMustOpenWith: return "this hand must open with another tile";
-    case PlayError::kDoesNotFit: return "the tile does not match the value of that end";
+    case PlayError::kNone:
+      return "legal";
+    case PlayError::kMatchOver:
+      return "the match is over: nobody is to play";
+    case PlayError::kNotInHand:
+      return "the seat to move does not hold that tile";
+    case PlayError::kMustOpenWith:
+      return "this hand must open with another tile";
+    case PlayError::kDoesNotFit:
+      return "the tile does not match the value of that end";
   }
   return "unknown play error";
 }
@@ -83,8 +88,8 @@ TileSet State::boneyard() const {
 }
 
 bool State::can_play(int seat) const {
-  const TileSet ends = TileSet::suit(line_.end(End::kLeft).value) |
-                       TileSet::suit(line_.end(End::kRight).value);
+  const TileSet ends =
+      TileSet::suit(line_.end(End::kLeft).value) | TileSet::suit(line_.end(End::kRight).value);
   return !(hands_[seat] & ends).empty();
 }
 
@@ -101,7 +106,7 @@ PlayList State::legal_plays() const {
     return out;
   }
   const int left = line_.end(End::kLeft).value, right = line_.end(End::kRight).value;
-  for (Tile t : hand & (TileSet::suit(left) | TileSet::suit(right))) {
+  for (Tile t : hand&(TileSet::suit(left) | TileSet::suit(right))) {
     if (t.has(left)) out.push(Play{t, End::kLeft});
     if (t.has(right)) out.push(Play{t, End::kRight});
   }
@@ -171,8 +176,8 @@ void State::finish(MatchEndReason reason, int winner_side, EventList* ev) {
 // boneyard is empty, and passes in the latter case; stops at the first seat with a play.
 void State::advance(int from_seat, EventList* ev) {
   const int n = num_players(config_.format);
-  const TileSet ends = TileSet::suit(line_.end(End::kLeft).value) |
-                       TileSet::suit(line_.end(End::kRight).value);
+  const TileSet ends =
+      TileSet::suit(line_.end(End::kLeft).value) | TileSet::suit(line_.end(End::kRight).value);
   auto playable = [&](int s) { return !(hands_[s] & ends).empty(); };
   if (bone_next_ == bone_size_) {
     bool anyone = false;
@@ -347,7 +352,8 @@ bool State::from_position(const Position& p, uint64_t seed, State& out, std::str
   s.boneyard_ = p.boneyard;
   s.bone_next_ = 0;
   s.bone_size_ = static_cast<uint8_t>(p.boneyard_size);
-  for (int side = 0; side < kMaxPlayers; ++side) s.scores_[side] = static_cast<int16_t>(p.scores[side]);
+  for (int side = 0; side < kMaxPlayers; ++side)
+    s.scores_[side] = static_cast<int16_t>(p.scores[side]);
   s.hand_ = static_cast<int16_t>(p.hand_index);
   s.seat_ = static_cast<int8_t>(p.seat_to_move);
   s.open_rule_ = p.open_rule;

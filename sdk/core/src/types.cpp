@@ -23,7 +23,9 @@ std::string to_string(TileSet s) {
   return out + "]";
 }
 
-std::string_view to_string(End e) { return e == End::kLeft ? "left" : "right"; }
+std::string_view to_string(End e) {
+  return e == End::kLeft ? "left" : "right";
+}
 
 std::string to_string(Play p) {
   return to_string(p.tile) + (p.end == End::kLeft ? "@L" : "@R");
@@ -31,17 +33,21 @@ std::string to_string(Play p) {
 
 std::string_view to_string(Format f) {
   switch (f) {
-    case Format::kTwoPlayers: return "2p";
-    case Format::kThreePlayers: return "3p";
-    case Format::kFourPlayers: return "4p";
-    case Format::kPartnerships: return "partners";
+    case Format::kTwoPlayers:
+      return "2p";
+    case Format::kThreePlayers:
+      return "3p";
+    case Format::kFourPlayers:
+      return "4p";
+    case Format::kPartnerships:
+      return "partners";
   }
   return "?";
 }
 
 bool parse_format(std::string_view text, Format& out) {
-  for (Format f : {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                   Format::kPartnerships}) {
+  for (Format f :
+       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
     if (text == to_string(f)) {
       out = f;
       return true;

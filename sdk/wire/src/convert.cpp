@@ -17,7 +17,9 @@ v1::Tile to_proto(Tile t) {
   return m;
 }
 
-v1::End to_proto(End e) { return e == End::kLeft ? v1::END_LEFT : v1::END_RIGHT; }
+v1::End to_proto(End e) {
+  return e == End::kLeft ? v1::END_LEFT : v1::END_RIGHT;
+}
 
 v1::Play to_proto(Play p) {
   v1::Play m;
@@ -28,19 +30,26 @@ v1::Play to_proto(Play p) {
 
 v1::Format to_proto(Format f) {
   switch (f) {
-    case Format::kTwoPlayers: return v1::FORMAT_TWO_PLAYERS;
-    case Format::kThreePlayers: return v1::FORMAT_THREE_PLAYERS;
-    case Format::kFourPlayers: return v1::FORMAT_FOUR_PLAYERS;
-    case Format::kPartnerships: return v1::FORMAT_PARTNERSHIPS;
+    case Format::kTwoPlayers:
+      return v1::FORMAT_TWO_PLAYERS;
+    case Format::kThreePlayers:
+      return v1::FORMAT_THREE_PLAYERS;
+    case Format::kFourPlayers:
+      return v1::FORMAT_FOUR_PLAYERS;
+    case Format::kPartnerships:
+      return v1::FORMAT_PARTNERSHIPS;
   }
   return v1::FORMAT_UNSPECIFIED;
 }
 
 v1::OpenRule to_proto(OpenRule r) {
   switch (r) {
-    case OpenRule::kHighestDouble: return v1::OPEN_RULE_HIGHEST_DOUBLE;
-    case OpenRule::kHeaviestTile: return v1::OPEN_RULE_HEAVIEST_TILE;
-    case OpenRule::kWinnerChooses: return v1::OPEN_RULE_WINNER_CHOOSES;
+    case OpenRule::kHighestDouble:
+      return v1::OPEN_RULE_HIGHEST_DOUBLE;
+    case OpenRule::kHeaviestTile:
+      return v1::OPEN_RULE_HEAVIEST_TILE;
+    case OpenRule::kWinnerChooses:
+      return v1::OPEN_RULE_WINNER_CHOOSES;
   }
   return v1::OPEN_RULE_UNSPECIFIED;
 }
@@ -96,20 +105,36 @@ bool from_proto(const google::protobuf::RepeatedPtrField<v1::Tile>& m, TileSet& 
 
 bool from_proto(v1::Format m, Format& out, std::string* error) {
   switch (m) {
-    case v1::FORMAT_TWO_PLAYERS: out = Format::kTwoPlayers; return true;
-    case v1::FORMAT_THREE_PLAYERS: out = Format::kThreePlayers; return true;
-    case v1::FORMAT_FOUR_PLAYERS: out = Format::kFourPlayers; return true;
-    case v1::FORMAT_PARTNERSHIPS: out = Format::kPartnerships; return true;
-    default: return fail(error, "unknown format " + std::to_string(static_cast<int>(m)));
+    case v1::FORMAT_TWO_PLAYERS:
+      out = Format::kTwoPlayers;
+      return true;
+    case v1::FORMAT_THREE_PLAYERS:
+      out = Format::kThreePlayers;
+      return true;
+    case v1::FORMAT_FOUR_PLAYERS:
+      out = Format::kFourPlayers;
+      return true;
+    case v1::FORMAT_PARTNERSHIPS:
+      out = Format::kPartnerships;
+      return true;
+    default:
+      return fail(error, "unknown format " + std::to_string(static_cast<int>(m)));
   }
 }
 
 bool from_proto(v1::OpenRule m, OpenRule& out, std::string* error) {
   switch (m) {
-    case v1::OPEN_RULE_HIGHEST_DOUBLE: out = OpenRule::kHighestDouble; return true;
-    case v1::OPEN_RULE_HEAVIEST_TILE: out = OpenRule::kHeaviestTile; return true;
-    case v1::OPEN_RULE_WINNER_CHOOSES: out = OpenRule::kWinnerChooses; return true;
-    default: return fail(error, "unknown open rule " + std::to_string(static_cast<int>(m)));
+    case v1::OPEN_RULE_HIGHEST_DOUBLE:
+      out = OpenRule::kHighestDouble;
+      return true;
+    case v1::OPEN_RULE_HEAVIEST_TILE:
+      out = OpenRule::kHeaviestTile;
+      return true;
+    case v1::OPEN_RULE_WINNER_CHOOSES:
+      out = OpenRule::kWinnerChooses;
+      return true;
+    default:
+      return fail(error, "unknown open rule " + std::to_string(static_cast<int>(m)));
   }
 }
 
@@ -118,13 +143,18 @@ bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error) 
   Play p;
   if (!from_proto(m.tile(), p.tile, error)) return false;
   switch (m.end()) {
-    case v1::END_LEFT: p.end = End::kLeft; break;
-    case v1::END_RIGHT: p.end = End::kRight; break;
+    case v1::END_LEFT:
+      p.end = End::kLeft;
+      break;
+    case v1::END_RIGHT:
+      p.end = End::kRight;
+      break;
     case v1::END_UNSPECIFIED:
       if (!opening) return fail(error, "the play names no end (END_LEFT or END_RIGHT)");
       p.end = End::kLeft;
       break;
-    default: return fail(error, "unknown end " + std::to_string(static_cast<int>(m.end())));
+    default:
+      return fail(error, "unknown end " + std::to_string(static_cast<int>(m.end())));
   }
   out = p;
   return true;
@@ -178,12 +208,14 @@ bool view_from_turn_request(const v1::MatchStart& start, const v1::TurnRequest& 
   o.line_size = m.line_size();
   if (m.hand_sizes_size() != n) return fail(error, "hand_sizes must list every seat");
   for (int s = 0; s < n; ++s) o.hand_sizes[s] = static_cast<int>(m.hand_sizes(s));
-  if (m.scores_size() != num_sides(o.config.format)) return fail(error, "scores must list every side");
+  if (m.scores_size() != num_sides(o.config.format))
+    return fail(error, "scores must list every side");
   for (int s = 0; s < m.scores_size(); ++s) o.scores[s] = static_cast<int>(m.scores(s));
   o.boneyard_size = static_cast<int>(m.boneyard_size());
   if (!from_proto(m.open_rule(), o.open_rule, error)) return false;
   if (m.legal_plays_size() == 0 || m.legal_plays_size() > PlayList::kCapacity)
-    return fail(error, "legal_plays must hold 1.." + std::to_string(PlayList::kCapacity) + " plays");
+    return fail(error,
+                "legal_plays must hold 1.." + std::to_string(PlayList::kCapacity) + " plays");
   for (const v1::Play& mp : m.legal_plays()) {
     Play p;
     if (!from_proto(mp, m.line_size() == 0, p, error)) return false;

@@ -2,13 +2,15 @@
 //
 //   #include <allfives/bot/bot.h>
 //   class First final : public allfives::bot::Bot {
-//     allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
+//     allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override
+//     {
 //       return view.legal_plays()[0];
 //     }
 //   };
 //   int main(int argc, char** argv) {
 //     return allfives::bot::run(argc, argv, {"first", "1.0"},
-//                               [](const allfives::bot::MatchInfo&) { return std::make_unique<First>(); });
+//                               [](const allfives::bot::MatchInfo&) { return
+//                               std::make_unique<First>(); });
 //   }
 //
 // run() parses the standard flags, serves the protocol of proto/allfives/v1/bot.proto over
@@ -37,10 +39,10 @@ namespace allfives::bot {
 // What the bot is told when a match starts.
 struct MatchInfo {
   std::string match_id;
-  Config config;       // format, target, safety valve
+  Config config;  // format, target, safety valve
   int seat = 0;
   int side = 0;
-  int partner = -1;    // -1 without partnerships
+  int partner = -1;  // -1 without partnerships
   int num_players = 2;
   int num_sides = 2;
   std::chrono::milliseconds move_time{0};  // per decision, before the bank is used

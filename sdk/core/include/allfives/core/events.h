@@ -37,9 +37,9 @@ std::string_view to_string(EventKind k);
 // One event. Which fields mean something depends on `kind`; the rest keep their defaults.
 struct Event {
   EventKind kind = EventKind::kPlay;
-  int8_t seat = -1;  // kPlay/kDraw/kPass: the actor; kHandStart: the opener;
-                     // kHandEnd: the player who went out (kDomino) or -1
-  int8_t side = -1;  // kPlay: the actor's side; kHandEnd/kMatchEnd: the winning side, -1 none
+  int8_t seat = -1;        // kPlay/kDraw/kPass: the actor; kHandStart: the opener;
+                           // kHandEnd: the player who went out (kDomino) or -1
+  int8_t side = -1;        // kPlay: the actor's side; kHandEnd/kMatchEnd: the winning side, -1 none
   int16_t hand_index = 0;  // every kind: the hand it belongs to (0-based)
   Play play{};             // kPlay: the tile and the end it went on
   int16_t count = 0;       // kPlay: the end count after the play; kDraw: tiles drawn

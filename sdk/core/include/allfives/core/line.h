@@ -68,6 +68,8 @@ class Line {
 
 // Points a play scores for the end count it left: the count if it is a positive multiple of
 // five, else nothing.
-constexpr int points_for_count(int count) { return count > 0 && count % 5 == 0 ? count : 0; }
+constexpr int points_for_count(int count) {
+  return count > 0 && count % 5 == 0 ? count : 0;
+}
 
 }  // namespace allfives

@@ -57,10 +57,10 @@ class PlayList {
 // Why a play was refused. Plays come from outside (bots, files), so every one is checked.
 enum class PlayError : uint8_t {
   kNone,
-  kMatchOver,      // nobody is to play
-  kNotInHand,      // the seat to move does not hold that tile
-  kMustOpenWith,   // this hand must open with a given tile (highest double / heaviest tile)
-  kDoesNotFit,     // the tile has no half equal to that end's value
+  kMatchOver,     // nobody is to play
+  kNotInHand,     // the seat to move does not hold that tile
+  kMustOpenWith,  // this hand must open with a given tile (highest double / heaviest tile)
+  kDoesNotFit,    // the tile has no half equal to that end's value
 };
 std::string_view describe(PlayError e);
 

@@ -98,7 +98,10 @@ class TileSet {
   constexpr TileSet operator&(TileSet o) const { return TileSet(bits_ & o.bits_); }
   constexpr TileSet operator|(TileSet o) const { return TileSet(bits_ | o.bits_); }
   constexpr TileSet operator-(TileSet o) const { return TileSet(bits_ & ~o.bits_); }
-  constexpr TileSet& operator|=(TileSet o) { bits_ |= o.bits_; return *this; }
+  constexpr TileSet& operator|=(TileSet o) {
+    bits_ |= o.bits_;
+    return *this;
+  }
   friend constexpr bool operator==(TileSet, TileSet) = default;
 
   // Iterates tiles in increasing index order.
@@ -106,7 +109,10 @@ class TileSet {
    public:
     constexpr explicit Iterator(uint32_t bits) : bits_(bits) {}
     constexpr Tile operator*() const { return Tile::from_index(std::countr_zero(bits_)); }
-    constexpr Iterator& operator++() { bits_ &= bits_ - 1; return *this; }
+    constexpr Iterator& operator++() {
+      bits_ &= bits_ - 1;
+      return *this;
+    }
     constexpr bool operator!=(const Iterator& o) const { return bits_ != o.bits_; }
 
    private:
@@ -148,16 +154,24 @@ bool parse_format(std::string_view text, Format& out);
 constexpr int num_players(Format f) {
   return f == Format::kTwoPlayers ? 2 : f == Format::kThreePlayers ? 3 : 4;
 }
-constexpr int num_sides(Format f) { return f == Format::kPartnerships ? 2 : num_players(f); }
-constexpr int side_of(Format f, int seat) { return f == Format::kPartnerships ? seat % 2 : seat; }
+constexpr int num_sides(Format f) {
+  return f == Format::kPartnerships ? 2 : num_players(f);
+}
+constexpr int side_of(Format f, int seat) {
+  return f == Format::kPartnerships ? seat % 2 : seat;
+}
 // The partner's seat, or -1 without partnerships.
 constexpr int partner_of(Format f, int seat) {
   return f == Format::kPartnerships ? (seat + 2) % 4 : -1;
 }
 // RULES.md "The deal": 7 each with 2 players, 5 each otherwise.
-constexpr int hand_size(Format f) { return f == Format::kTwoPlayers ? 7 : 5; }
+constexpr int hand_size(Format f) {
+  return f == Format::kTwoPlayers ? 7 : 5;
+}
 // RULES.md "End of the match": 250 for two sides, 200 for 3 or 4 individual players.
-constexpr int standard_target(Format f) { return num_sides(f) == 2 ? 250 : 200; }
+constexpr int standard_target(Format f) {
+  return num_sides(f) == 2 ? 250 : 200;
+}
 
 // Scores live in 16 bits in the state, so a target (and the hand limit) stays well inside.
 inline constexpr int kMaxTarget = 30000;
@@ -174,6 +188,8 @@ struct Config {
 };
 
 // RULES.md "Rounding": remainders 1 and 2 round down, 3 and 4 round up.
-constexpr int round5(int x) { return (x + 2) / 5 * 5; }
+constexpr int round5(int x) {
+  return (x + 2) / 5 * 5;
+}
 
 }  // namespace allfives
