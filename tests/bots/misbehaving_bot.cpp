@@ -15,7 +15,6 @@
 // for the no-orphans tests.
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -26,6 +25,7 @@
 #include <string>
 #include <thread>
 
+#include "allfives/bot/health_service.h"
 #include "allfives/v1/bot.grpc.pb.h"
 
 namespace v1 = allfives::v1;
@@ -162,11 +162,12 @@ int main(int argc, char** argv) {
     if (!g_opt.pid_file.empty())
       std::ofstream(g_opt.pid_file, std::ios::app) << child << " " << getpgrp() << "\n";
   }
-  grpc::EnableDefaultHealthCheckService(true);
   MisbehavingBot service;
+  allfives::bot::HealthService health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
+  builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

@@ -1,11 +1,11 @@
 #include "allfives/bot/server.h"
+#include "allfives/bot/health_service.h"
 
 #include <condition_variable>
 #include <mutex>
 #include <utility>
 
 #include <grpcpp/grpcpp.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include "allfives/core/rng.h"
 #include "allfives/v1/bot.grpc.pb.h"
@@ -105,6 +105,7 @@ class BotService final : public v1::Bot::Service {
 
 struct BotServer::Impl {
   std::unique_ptr<BotService> service;
+  HealthService health;
   std::unique_ptr<grpc::Server> server;
   int port = 0;
   std::mutex mu;
@@ -129,11 +130,11 @@ std::unique_ptr<BotServer> BotServer::start(const ServerOptions& options, BotIde
   auto impl = std::make_unique<Impl>();
   impl->service =
       std::make_unique<BotService>(std::move(identity), std::move(factory), options.seed);
-  grpc::EnableDefaultHealthCheckService(true);  // grpc.health.v1.Health reports SERVING
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(impl->service.get());
+  builder.RegisterService(&impl->health);
   impl->server = builder.BuildAndStart();
   if (!impl->server) return fail("cannot listen on " + options.listen + " (gRPC says why above)");
   const bool is_unix = options.listen.rfind("unix", 0) == 0;
@@ -159,7 +160,7 @@ void BotServer::shutdown(std::chrono::milliseconds grace) {
   // deadline for idle client connections (a referee keeps its channel open), even when no
   // match is running.
   impl_->service->start_draining();
-  if (auto* health = impl_->server->GetHealthCheckService()) health->SetServingStatus(false);
+  impl_->health.set_serving(false);
   if (!impl_->service->wait_idle(std::chrono::steady_clock::now() + grace))
     detail::log_line("matches still running after the shutdown grace period are cancelled");
   impl_->server->Shutdown(std::chrono::system_clock::now());
