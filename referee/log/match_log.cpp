@@ -205,13 +205,11 @@ MatchLog::~MatchLog() {
   ::close(fd_);
 }
 
-bool MatchLog::write(const v1::LogRecord& record) {
-  std::string line = to_json_line(record);
-  line += '\n';
-  const char* p = line.data();
-  size_t left = line.size();
+bool write_fully(int fd, const std::string& data) {
+  const char* p = data.data();
+  size_t left = data.size();
   while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
+    const ssize_t n = ::write(fd, p, left);
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -220,6 +218,12 @@ bool MatchLog::write(const v1::LogRecord& record) {
     left -= static_cast<size_t>(n);
   }
   return true;
+}
+
+bool MatchLog::write(const v1::LogRecord& record) {
+  std::string line = to_json_line(record);
+  line += '\n';
+  return write_fully(fd_, line);
 }
 
 }  // namespace allfives::referee

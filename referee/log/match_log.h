@@ -17,6 +17,10 @@ std::string to_json_line(const google::protobuf::Message& m);
 // Parses one line written by to_json_line. Returns false and says why on bad input.
 bool from_json_line(const std::string& line, google::protobuf::Message* m, std::string* error);
 
+// Writes all of `data` to `fd` (retrying short writes and EINTR). With O_APPEND and one call
+// per line, lines of concurrent writers never interleave.
+bool write_fully(int fd, const std::string& data);
+
 class MatchLog {
  public:
   // Creates (or truncates) the file, creating missing parent folders.

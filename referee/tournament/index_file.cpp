@@ -17,21 +17,6 @@ void set_error(std::string* error, std::string text) {
   if (error) *error = std::move(text);
 }
 
-bool write_all(int fd, const std::string& data) {
-  const char* p = data.data();
-  size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The whole file; false with errno set if it cannot be read.
 bool read_all(int fd, std::string& out) {
   char buf[1 << 16];
@@ -63,7 +48,7 @@ bool append_index(const std::string& path, const v1::IndexEntry& entry, std::str
   }
   std::string line = to_json_line(entry);
   line += '\n';
-  const bool ok = write_all(fd, line);
+  const bool ok = write_fully(fd, line);
   const int write_errno = errno;
   if (::close(fd) != 0 && ok) {
     set_error(error, "cannot write " + path + ": " + std::strerror(errno));

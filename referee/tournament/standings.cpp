@@ -1,5 +1,7 @@
 #include "tournament/standings.h"
 
+#include "match/match_runner.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -54,22 +56,6 @@ std::string format_words(v1::Format f) {
   }
 }
 
-// Places per side as the referee computes them (match_runner's placements()): by score,
-// highest first, ties sharing a place; a faulting side after every other side.
-std::vector<int> placements_from_scores(const std::vector<double>& scores, int faulting_side) {
-  const int n = static_cast<int>(scores.size());
-  std::vector<int> place(n, 1);
-  for (int a = 0; a < n; ++a) {
-    if (a == faulting_side) {
-      place[a] = n;
-      continue;
-    }
-    for (int b = 0; b < n; ++b)
-      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
-  }
-  return place;
-}
-
 // One match reduced to what the standings need; empty `why` if it is usable.
 struct Match {
   std::vector<std::vector<std::string>> side_bots;  // distinct bots per side, in seat order
@@ -119,7 +105,7 @@ Match reduce(const v1::IndexEntry& e) {
   if (e.placements_size() == shape.sides) {
     m.place.assign(e.placements().begin(), e.placements().end());
   } else {
-    m.place = placements_from_scores(m.scores, faulting_side);
+    m.place = placements(std::vector<int>(m.scores.begin(), m.scores.end()), faulting_side);
   }
   // A forfeit is a loss whatever the placements say: the faulting side is strictly last.
   if (faulting_side >= 0) {
