@@ -218,3 +218,37 @@ TEST(Tournament, BadFileIsReportedBeforeAnythingRuns) {
 
 }  // namespace
 }  // namespace allfives::e2e
+
+namespace allfives::e2e {
+namespace {
+
+// A bot that crashes in every match: each crash is a forfeit, its process is replaced for the
+// next match, and the tournament still plays every match.
+TEST(Tournament, ACrashingBotIsRestartedAndItsForfeitsCounted) {
+  const std::string d = temp_dir("crashing");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"crash\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"crasher\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" args: \"--mode\" args: \"crash\" args: \"--at\" args: \"2\" }\n"
+                      << "matches_per_pairing: 6\nseed: 1\n";
+  const RunResult r = tournament(file, d + "/out", {"-j", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("bot crasher: 6 instance(s) replaced"), std::string::npos) << r.output;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(referee::read_index(d + "/out/index.jsonl", false, entries, notes, &error)) << error;
+  ASSERT_EQ(entries.size(), 6u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.fault_kind(), v1::FAULT_KIND_CRASH) << e.fault_reason();
+    EXPECT_EQ(e.match().seat_bots(e.fault_seat()), "crasher");
+  }
+  // standings.csv: rank,bot,matches,wins,losses,draws,forfeits,forfeit_timeout,forfeit_crash,...
+  const std::string csv = read_file(d + "/out/standings.csv");
+  EXPECT_NE(csv.find("2,crasher,6,0,6,0,6,0,6,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("1,greedy,6,6,0,0,0,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace allfives::e2e
