@@ -1,5 +1,7 @@
 #include "replay/html_view.h"
 
+#include "log/json_text.h"
+
 #include <cstdio>
 #include <string_view>
 
@@ -11,38 +13,8 @@ extern const unsigned long kReplayTemplateSize;
 
 namespace {
 
-// A JSON string. '<', '>' and '&' are escaped too, so no text from a log (a bot's name, a
-// fault's reason) can close the <script> element the data sits in.
 void json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  out += '"';
+  append_json_string(out, s);
 }
 
 void json_ints(std::string& out, const int* begin, const int* end) {

@@ -1,5 +1,6 @@
 #include "tournament/standings.h"
 
+#include "log/json_text.h"
 #include "match/match_runner.h"
 
 #include <algorithm>
@@ -304,37 +305,9 @@ std::string csv_field(const std::string& s) {
 }
 
 std::string json_string(const std::string& s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out += kHex[c >> 4];
-          out += kHex[c & 0xf];
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  append_json_string(out, s);
+  return out;
 }
 
 std::string h2h_text(const HeadToHead& h) {
