@@ -1,8 +1,12 @@
 #include "cli/match_command.h"
 
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <random>
 
@@ -27,6 +31,18 @@ struct MatchOptions {
   int max_hands = 200;
   std::string match_id;
 };
+
+// "match-20261129-143501-4242": unique enough for one machine, and says nothing of the seed.
+std::string default_match_id() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "match-%04d%02d%02d-%02d%02d%02d-%d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(::getpid()));
+  return buf;
+}
 
 std::string side_label(Format f, int side, const std::vector<BotSpec>& seats) {
   if (f != Format::kPartnerships) return seats[static_cast<size_t>(side)].display_name;
@@ -79,7 +95,8 @@ int run_match(const MatchOptions& o) {
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
   spec.seed = o.seed ? *o.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
-  spec.match_id = o.match_id.empty() ? "match-" + std::to_string(spec.seed) : o.match_id;
+  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
+  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(o.move_time_ms);
   spec.time.time_bank = std::chrono::milliseconds(o.time_bank_ms);
   const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
@@ -172,7 +189,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "How long a bot may take to start serving")
       ->capture_default_str();
   cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
-  cmd->add_option("--match-id", o->match_id, "Match id (default: match-SEED)");
+  cmd->add_option("--match-id", o->match_id,
+                  "Match id, sent to the bots (default: match-DATE-TIME-PID; never put the seed "
+                  "in it)");
   cmd->add_option("--target", o->target,
                   "Points to win; RULES.md fixes 250 (2 sides) or 200 (3-4 players). Other "
                   "values are for quick experiments only");

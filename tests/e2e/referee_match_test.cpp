@@ -301,7 +301,7 @@ TEST(RefereeHiddenInformation, NoMessageShowsAnotherSeatsTiles) {
   const std::string dir = temp_dir("hidden");
   const std::string rec0 = dir + "/seat0.jsonl", rec1 = dir + "/seat1.jsonl";
   const Match m = play("hidden-run", {kBadBot + " --record " + rec0, kBadBot + " --record " + rec1},
-                       {"--seed", "11"});
+                       {"--seed", "987654321987"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   // What each seat may know in each hand: its dealt tiles, its own draws, and public tiles
   // (the line, plays, and hands revealed at a hand's end).
@@ -323,6 +323,8 @@ TEST(RefereeHiddenInformation, NoMessageShowsAnotherSeatsTiles) {
     std::string line;
     int hand = 0;
     while (std::getline(in, line)) {
+      EXPECT_EQ(line.find("987654321987"), std::string::npos)
+          << "seat " << seat << " was sent the match seed: " << line;
       v1::RefereeMessage msg;
       std::string error;
       ASSERT_TRUE(referee::from_json_line(line, &msg, &error)) << error;
