@@ -180,7 +180,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
       ->required()
       ->expected(2, 4);
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
-  cmd->add_option("--seed,-s", o->seed, "Seed of the deals (default: random, printed)");
+  cmd->add_option("--seed,-s", o->seed,
+                  "Seed of the deals (default: random, printed). Bots seed their own randomness "
+                  "from the match id: give --match-id too to repeat a match exactly");
   cmd->add_option("--move-time-ms", o->move_time_ms, "Time per decision")->capture_default_str();
   cmd->add_option("--time-bank-ms", o->time_bank_ms,
                   "Extra time per bot for the whole match, used by slow decisions")

@@ -42,18 +42,11 @@ struct Match {
 };
 Match play(const std::string& dir, std::vector<std::string> bots, int seed,
            const std::string& format = "2p") {
-  std::vector<std::string> argv = {kReferee,
-                                   "match",
-                                   "--seed",
-                                   std::to_string(seed),
-                                   "--format",
-                                   format,
-                                   "--log",
-                                   dir + "/match.jsonl",
-                                   "--move-time-ms",
-                                   "2000",
-                                   "--startup-timeout-ms",
-                                   "20000"};
+  std::vector<std::string> argv = {kReferee, "match", "--seed", std::to_string(seed), "--format",
+                                   format, "--log", dir + "/match.jsonl", "--move-time-ms", "2000",
+                                   "--startup-timeout-ms", "20000",
+                                   // Bots seed themselves from the match id: fix it per seed.
+                                   "--match-id", "python-" + std::to_string(seed)};
   argv.insert(argv.end(), bots.begin(), bots.end());
   Match m;
   m.run = run(argv, std::chrono::seconds(120));
