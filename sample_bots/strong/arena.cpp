@@ -161,16 +161,7 @@ MatchResult play_match(const Spec& a, const Spec& b, int a_seat, uint64_t match_
           bots[seat]->on_hand_start(h);
         } else if (e.kind == EventKind::kPlay || e.kind == EventKind::kDraw ||
                    e.kind == EventKind::kPass) {
-          Event pub{};
-          pub.kind = e.kind;
-          pub.seat = e.seat;
-          pub.side = e.side;
-          pub.hand_index = e.hand_index;
-          pub.play = e.play;
-          pub.count = e.count;
-          pub.points = e.points;
-          if (e.kind == EventKind::kDraw && e.seat == seat) pub.tiles = e.tiles;
-          bots[seat]->on_event(pub);
+          bots[seat]->on_event(seen_by(e, seat));
         }
       }
     }

@@ -187,3 +187,46 @@ TEST(View, NoLegalPlaysOnceTheMatchIsOver) {
 
 }  // namespace
 }  // namespace allfives
+
+namespace allfives {
+namespace {
+
+// seen_by keeps what a seat may see of each event and nothing more.
+TEST(SeenBy, HidesOtherSeatsDrawsAndDealtHands) {
+  SplitMix64 rng(3);
+  int draws_checked = 0;
+  EventList events;
+  State s = State::new_match(Config::standard(Format::kThreePlayers), 5, &events);
+  for (;;) {
+    for (const Event& e : events) {
+      for (int viewer = 0; viewer < 3; ++viewer) {
+        const Event v = seen_by(e, viewer);
+        EXPECT_EQ(v.kind, e.kind);
+        EXPECT_EQ(v.seat, e.seat);
+        EXPECT_EQ(v.points, e.points);
+        if (e.kind == EventKind::kDraw) {
+          ++draws_checked;
+          EXPECT_EQ(v.count, e.count);
+          EXPECT_EQ(v.tiles, viewer == e.seat ? e.tiles : TileSet{});
+        }
+        if (e.kind == EventKind::kHandStart) {
+          EXPECT_EQ(v.deal, Deal{});
+          for (int seat = 0; seat < 3; ++seat)
+            EXPECT_EQ(v.hands[seat], seat == viewer ? e.hands[seat] : TileSet{});
+        }
+        if (e.kind == EventKind::kHandEnd || e.kind == EventKind::kPlay) {
+          EXPECT_EQ(v.hands, e.hands);
+          EXPECT_EQ(v.play, e.play);
+        }
+      }
+    }
+    if (s.is_terminal()) break;
+    events.clear();
+    const PlayList legal = s.legal_plays();
+    s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))], &events);
+  }
+  EXPECT_GT(draws_checked, 0);
+}
+
+}  // namespace
+}  // namespace allfives

@@ -45,16 +45,7 @@ std::vector<Snapshot> play_and_record(Format format, uint64_t seed, int seat, in
         tracker.on_hand_start(h);
       } else if (e.kind == EventKind::kPlay || e.kind == EventKind::kDraw ||
                  e.kind == EventKind::kPass) {
-        Event pub{};
-        pub.kind = e.kind;
-        pub.seat = e.seat;
-        pub.side = e.side;
-        pub.hand_index = e.hand_index;
-        pub.play = e.play;
-        pub.count = e.count;
-        pub.points = e.points;
-        if (e.kind == EventKind::kDraw && e.seat == seat) pub.tiles = e.tiles;
-        tracker.on_event(pub);
+        tracker.on_event(seen_by(e, seat));
       }
     }
     events.clear();

@@ -22,6 +22,17 @@ std::string_view to_string(MatchEndReason r) {
   return r == MatchEndReason::kTarget ? "target_reached" : "hand_limit";
 }
 
+Event seen_by(const Event& e, int viewer) {
+  Event out = e;
+  if (e.kind == EventKind::kDraw && e.seat != viewer) out.tiles = TileSet{};
+  if (e.kind == EventKind::kHandStart) {
+    out.deal = Deal{};
+    for (int s = 0; s < kMaxPlayers; ++s)
+      if (s != viewer) out.hands[s] = TileSet{};
+  }
+  return out;
+}
+
 std::string_view to_string(EventKind k) {
   switch (k) {
     case EventKind::kHandStart:

@@ -55,6 +55,11 @@ struct Event {
   Deal deal{};  // kHandStart: the full deal, with the boneyard order (for the log only)
 };
 
+// The event as seat `viewer` may see it (RULES.md "What a bot may see"): another seat's drawn
+// tiles, other seats' dealt hands and the boneyard's order are removed; hand and match ends
+// stay whole, since every hand is shown then.
+Event seen_by(const Event& e, int viewer);
+
 // A fixed-capacity buffer, so stepping a match never allocates.
 class EventList {
  public:
