@@ -1,9 +1,11 @@
 // The referee's cost per bot decision next to a raw echo over the same transport.
 //
-//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000]
+//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000] [--bot sdk|raw]
 //
-// Two `misbehaving_bot --mode normal` processes (they answer every TurnRequest at once with
-// legal_play_index 0) serve on Unix sockets in a private directory. Each round measures:
+// Two trivial bots serve on Unix sockets in a private directory: by default the SDK's
+// sample random_bot (what bot authors run: the SDK's server, a uniform random legal play), or
+// with --bot raw `misbehaving_bot --mode normal` (gRPC's synchronous server written against
+// the raw protocol, answering legal_play_index 0). Each round measures:
 //   referee  whole 2-player matches through play_match (handshakes, HandStart/HandEnd
 //            notifications, the JSON log written to a new file per match, MatchEnd and
 //            close), per decision (MatchResult::decisions);
@@ -43,8 +45,8 @@
 #include "process/private_dir.h"
 #include "transport/match_stream.h"
 
-#ifndef ALLFIVES_MISBEHAVING_BOT
-#error "ALLFIVES_MISBEHAVING_BOT must name the misbehaving_bot program"
+#if !defined(ALLFIVES_MISBEHAVING_BOT) || !defined(ALLFIVES_RANDOM_BOT)
+#error "ALLFIVES_MISBEHAVING_BOT and ALLFIVES_RANDOM_BOT must name the bot programs"
 #endif
 
 namespace {
@@ -58,6 +60,8 @@ struct Options {
   int rounds = 7;
   int matches = 20;   // per round
   int echoes = 4000;  // round trips per round, for each echo
+  std::string only;   // "referee", "echo" or "echo2": run just that one (for profiling)
+  std::string bot = "sdk";
 };
 
 [[noreturn]] void fail(const std::string& what) {
@@ -70,10 +74,28 @@ Options parse(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (k == "--help" || k == "-h") {
-      std::printf("usage: bench_referee [--rounds N] [--matches N] [--echoes N]\n");
+      std::printf(
+          "usage: bench_referee [--rounds N] [--matches N] [--echoes N] [--only WHICH] [--bot "
+          "KIND]\n"
+          "  --rounds N   rounds, each timing all three (default 7)\n"
+          "  --matches N  referee matches per round (default 20)\n"
+          "  --echoes N   round trips per round for echo and for echo2 (default 4000)\n"
+          "  --only referee|echo|echo2  measure just that one (to profile it); no ratio\n"
+          "  --bot sdk|raw  the SDK's random_bot (default) or the raw-protocol misbehaving_bot\n");
       std::exit(0);
     }
     if (i + 1 >= argc) fail("missing value after " + k);
+    if (k == "--only") {
+      o.only = argv[++i];
+      if (o.only != "referee" && o.only != "echo" && o.only != "echo2")
+        fail("--only takes referee, echo or echo2");
+      continue;
+    }
+    if (k == "--bot") {
+      o.bot = argv[++i];
+      if (o.bot != "sdk" && o.bot != "raw") fail("--bot takes sdk or raw");
+      continue;
+    }
     const int v = std::atoi(argv[++i]);
     if (v <= 0) fail(k + " must be a positive number");
     if (k == "--rounds")
@@ -167,18 +189,59 @@ Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats, const s
   return cost;
 }
 
-// A turn request as the referee sends it a few plays into a hand: the seat's view with its
-// legal plays, the opponent's last play as an event, and the clocks.
-v1::RefereeMessage realistic_turn_request() {
+// What an echo stream sends: the handshake, the hand's start, and the turn request timed over
+// and over, as the referee sends it a few plays into a hand (the seat's view with its legal
+// plays, the opponent's last play as an event, and the clocks).
+struct EchoScript {
+  v1::RefereeMessage match_start, hand_start, turn_request;
+};
+
+EchoScript realistic_script() {
   EventList events;
-  State state = State::new_match(Config::standard(Format::kTwoPlayers), 42, &events);
+  const Config config = Config::standard(Format::kTwoPlayers);
+  State state = State::new_match(config, 42, &events);
+  const Event hand_start = events[0];  // the first event of a match starts its first hand
+  const Deal& deal = hand_start.deal;
   for (int i = 0; i < 5 && !state.is_terminal(); ++i) {
     events.clear();
     state.apply(state.legal_plays()[0], &events);
   }
-  if (state.is_terminal()) fail("the sample match ended early");
-  v1::RefereeMessage m;
-  v1::TurnRequest* tr = m.mutable_turn_request();
+  if (state.is_terminal() || state.hand_index() != 0) fail("the sample hand ended early");
+  const int seat = state.seat_to_move();
+  const TimeControl time;
+
+  EchoScript script;
+  v1::MatchStart* ms = script.match_start.mutable_match_start();
+  ms->set_protocol_version(wire::kProtocolVersion);
+  ms->set_rules_version(wire::kRulesVersion);
+  ms->set_match_id("bench-echo");
+  ms->set_format(wire::to_proto(Format::kTwoPlayers));
+  ms->set_num_players(2);
+  ms->set_num_sides(2);
+  ms->set_seat(static_cast<uint32_t>(seat));
+  ms->set_side(static_cast<uint32_t>(seat));
+  ms->set_partner_seat(-1);
+  ms->set_target_score(static_cast<uint32_t>(config.target));
+  ms->set_max_hands(static_cast<uint32_t>(config.max_hands));
+  ms->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
+  ms->set_time_bank_ms(static_cast<uint32_t>(time.time_bank.count()));
+  ms->add_seat_names("echo0");
+  ms->add_seat_names("echo1");
+
+  v1::HandStart* hs = script.hand_start.mutable_hand_start();
+  hs->set_hand_index(0);
+  wire::add_tiles(deal.hands[seat], hs->mutable_your_tiles());
+  for (int s = 0; s < 2; ++s) hs->add_hand_sizes(static_cast<uint32_t>(deal.hands[s].size()));
+  hs->set_opener_seat(static_cast<uint32_t>(hand_start.seat));
+  const auto rule = static_cast<OpenRule>(hand_start.reason);
+  hs->set_open_rule(wire::to_proto(rule));
+  if (rule != OpenRule::kWinnerChooses)
+    *hs->mutable_open_with() = wire::to_proto(hand_start.open_with);
+  hs->set_boneyard_size(static_cast<uint32_t>(deal.boneyard_size));
+  hs->add_scores(0);
+  hs->add_scores(0);
+
+  v1::TurnRequest* tr = script.turn_request.mutable_turn_request();
   for (const Event& e : events) {
     if (e.kind != EventKind::kPlay) continue;
     v1::PlayEvent* pe = tr->add_events()->mutable_play();
@@ -188,17 +251,17 @@ v1::RefereeMessage realistic_turn_request() {
     pe->set_points(static_cast<uint32_t>(e.points));
     pe->set_side(static_cast<uint32_t>(e.side));
   }
-  wire::fill_turn_request(state.view(state.seat_to_move()), tr);
-  const TimeControl time;
+  wire::fill_turn_request(state.view(seat), tr);
   tr->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(time.time_bank.count()));
-  return m;
+  return script;
 }
 
-// Opens a stream to each of the first `streams` bots and shakes hands (MatchStart -> Hello),
-// then times `count` TurnRequest -> PlayAnswer round trips, taking the streams in turn, with
-// the referee's per-operation deadlines; returns the cost per round trip.
-Cost echo_round(const Bots& bots, int streams, const v1::RefereeMessage& request, int count) {
+// Opens a stream to each of the first `streams` bots, shakes hands (MatchStart -> Hello) and
+// starts the hand, then times `count` TurnRequest -> PlayAnswer round trips, taking the streams
+// in turn, with the referee's per-operation deadlines and transport calls; returns the cost
+// per round trip.
+Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int count) {
   const TimeControl time;
   std::vector<std::unique_ptr<MatchStream>> open;
   for (int k = 0; k < streams; ++k) {
@@ -206,20 +269,12 @@ Cost echo_round(const Bots& bots, int streams, const v1::RefereeMessage& request
     const auto deadline = Clock::now() + time.handshake;
     auto stream = MatchStream::open(bots[k]->channel(), deadline, nullptr, &why);
     if (!stream) fail("echo: " + why);
-    v1::RefereeMessage start;
-    v1::MatchStart* ms = start.mutable_match_start();
-    ms->set_protocol_version(wire::kProtocolVersion);
-    ms->set_rules_version(wire::kRulesVersion);
-    ms->set_match_id("bench-echo");
-    ms->set_format(wire::to_proto(Format::kTwoPlayers));
-    ms->set_num_players(2);
-    ms->set_num_sides(2);
-    ms->set_seat(static_cast<uint32_t>(k));
-    ms->set_side(static_cast<uint32_t>(k));
     v1::BotMessage answer;
-    if (stream->write(start, deadline) != IoStatus::kOk ||
-        stream->read(&answer, deadline) != IoStatus::kOk || !answer.has_hello())
+    if (stream->exchange(script.match_start, &answer, deadline) != IoStatus::kOk ||
+        !answer.has_hello())
       fail("echo: no Hello in answer to MatchStart");
+    if (stream->write(script.hand_start, deadline) != IoStatus::kOk)
+      fail("echo: HandStart not sent");
     open.push_back(std::move(stream));
   }
 
@@ -228,9 +283,9 @@ Cost echo_round(const Bots& bots, int streams, const v1::RefereeMessage& request
   for (int i = 0; i < count; ++i) {
     MatchStream& stream = *open[static_cast<size_t>(i % streams)];
     const auto deadline = Clock::now() + time.move_time + time.time_bank + time.transport_slack;
-    IoStatus st = stream.write(request, deadline);
-    if (st == IoStatus::kOk) st = stream.read(&answer, deadline);
-    if (st != IoStatus::kOk || !answer.has_play()) fail("echo: round trip " + std::to_string(i));
+    const IoStatus st = stream.exchange(script.turn_request, &answer, deadline);
+    if (st != IoStatus::kOk || !answer.has_play())
+      fail("echo: round trip " + std::to_string(i) + " failed: " + stream.finish_status());
   }
   const Cost cost = meter.per(count);
   for (auto& stream : open) stream->close(Clock::now() + std::chrono::seconds(1));
@@ -250,25 +305,29 @@ int main(int argc, char** argv) {
   std::vector<SeatSpec> seats;
   for (int seat = 0; seat < 2; ++seat) {
     spec[seat].display_name = "normal" + std::to_string(seat);
-    spec[seat].command = {ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"};
+    spec[seat].command =
+        o.bot == "raw" ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"}
+                       : std::vector<std::string>{ALLFIVES_RANDOM_BOT};
     bots.push_back(BotEndpoint::start(spec[seat], dir->path(),
                                       "seat" + std::to_string(seat) + ".sock",
                                       std::chrono::seconds(10), &why));
     if (!bots.back()) fail("cannot start " + spec[seat].describe() + ": " + why);
     seats.push_back(SeatSpec{&spec[seat], bots.back().get(), ""});
   }
-  const v1::RefereeMessage request = realistic_turn_request();
+  const EchoScript script = realistic_script();
 
   // Warm-up: connections, allocator, page cache.
   uint64_t seed = 1;
   long decisions = 0;
   referee_round(bots, seats, dir->path(), 2, &seed, &decisions);
-  echo_round(bots, 2, request, 500);
+  echo_round(bots, 2, script, 500);
   decisions = 0;
 
-  std::printf("2-player matches between two misbehaving_bot --mode normal over unix sockets;\n");
+  std::printf("2-player matches between two %s over unix sockets;\n",
+              o.bot == "raw" ? "misbehaving_bot --mode normal (raw gRPC sync server)"
+                             : "random_bot (the SDK)");
   std::printf("%d rounds of %d matches, %d echo and %d echo2 round trips; TurnRequest %zu bytes\n",
-              o.rounds, o.matches, o.echoes, o.echoes, request.ByteSizeLong());
+              o.rounds, o.matches, o.echoes, o.echoes, script.turn_request.ByteSizeLong());
   std::printf(
       "µs per decision (referee) or round trip (echo: one bot; echo2: alternating two bots):\n"
       "wall time, CPU time of this process, CPU time of the two bots\n\n");
@@ -289,10 +348,12 @@ int main(int argc, char** argv) {
     Cost cost[3];
     for (int k = 0; k < 3; ++k) {  // the order rotates: referee first, then echo, then echo2
       const int which = (round + k) % 3;
+      if (!o.only.empty() && o.only != (which == 0 ? "referee" : which == 1 ? "echo" : "echo2"))
+        continue;
       if (which == 0)
         cost[0] = referee_round(bots, seats, dir->path(), o.matches, &seed, &decisions);
-      if (which == 1) cost[1] = echo_round(bots, 1, request, o.echoes);
-      if (which == 2) cost[2] = echo_round(bots, 2, request, o.echoes);
+      if (which == 1) cost[1] = echo_round(bots, 1, script, o.echoes);
+      if (which == 2) cost[2] = echo_round(bots, 2, script, o.echoes);
     }
     double row[9];
     for (int k = 0; k < 3; ++k) {

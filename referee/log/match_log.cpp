@@ -202,6 +202,7 @@ std::unique_ptr<MatchLog> MatchLog::create(const std::string& path, std::string*
 }
 
 MatchLog::~MatchLog() {
+  flush();
   ::close(fd_);
 }
 
@@ -221,9 +222,23 @@ bool write_fully(int fd, const std::string& data) {
 }
 
 bool MatchLog::write(const v1::LogRecord& record) {
-  std::string line = to_json_line(record);
-  line += '\n';
-  return write_fully(fd_, line);
+  add(record);
+  return flush();
+}
+
+void MatchLog::add(v1::LogRecord record) {
+  queued_.push_back(std::move(record));
+}
+
+bool MatchLog::flush() {
+  if (queued_.empty()) return true;
+  text_.clear();
+  for (const v1::LogRecord& r : queued_) {
+    text_ += to_json_line(r);
+    text_ += '\n';
+  }
+  queued_.clear();
+  return write_fully(fd_, text_);
 }
 
 }  // namespace allfives::referee

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "allfives/v1/log.pb.h"
 
@@ -32,12 +33,19 @@ class MatchLog {
   // Appends one record with a single write(2), so a crash of the referee can tear at most the
   // line in flight and lines are never interleaved.
   bool write(const v1::LogRecord& record);
+  // Queues a record in memory; flush() writes everything queued with a single write(2). The
+  // match runner flushes each time it hands a message to a bot, before waiting for it, so the
+  // file is complete whenever the referee waits and the writing overlaps the bot's work.
+  void add(v1::LogRecord record);
+  bool flush();
   const std::string& path() const { return path_; }
 
  private:
   MatchLog(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   int fd_;
   std::string path_;
+  std::vector<v1::LogRecord> queued_;  // added but not yet written
+  std::string text_;                   // flush()'s buffer, kept to reuse its memory
 };
 
 }  // namespace allfives::referee

@@ -103,7 +103,9 @@ class Runner {
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   void fault_from_io(int seat, IoStatus st, const std::string& doing);
   void finish(const State* state);
-  void log_write(const v1::LogRecord& r);
+  // Queues a record; flush_log() writes the queue. See MatchLog::add.
+  void log_write(v1::LogRecord r);
+  void flush_log();
 
   const MatchSpec& spec_;
   MatchLog& log_;
@@ -119,8 +121,12 @@ class Runner {
   Clock::time_point started_;
 };
 
-void Runner::log_write(const v1::LogRecord& r) {
-  log_.write(r);
+void Runner::log_write(v1::LogRecord r) {
+  log_.add(std::move(r));
+}
+
+void Runner::flush_log() {
+  log_.flush();
 }
 
 void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
@@ -246,12 +252,13 @@ void Runner::write_header() {
     b->set_address(s.bot ? s.bot->address() : s.spec->address);
   }
   h->set_started_at(utc_now());
-  log_write(r);
+  log_write(std::move(r));
 }
 
 bool Runner::notify(int seat, const v1::RefereeMessage& m) {
   Seat& s = seats_[seat];
-  const IoStatus st = s.stream->write(m, Clock::now() + spec_.time.handshake);
+  const IoStatus st =
+      s.stream->write(m, Clock::now() + spec_.time.handshake, [this] { flush_log(); });
   if (st == IoStatus::kOk) return true;
   fault_from_io(seat, st, "sending a notification");
   return false;
@@ -271,9 +278,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
 
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  IoStatus st = s.stream->write(m, deadline);
   v1::BotMessage answer;
-  if (st == IoStatus::kOk) st = s.stream->read(&answer, deadline);
+  const IoStatus st = s.stream->exchange(m, &answer, deadline, [this] { flush_log(); });
   const auto elapsed = Clock::now() - sent;
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   *decision_us =
@@ -418,7 +424,7 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
         *lp->mutable_left_end() = wire::to_proto(line_.end(End::kLeft));
         *lp->mutable_right_end() = wire::to_proto(line_.end(End::kRight));
-        log_write(r);
+        log_write(std::move(r));
         for (Seat& s : seats_) *s.pending.emplace_back().mutable_play() = pe;
         break;
       }
@@ -429,21 +435,21 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         // The core reports the drawn tiles as a set; the deal's order says how they came.
         for (int i = 0; i < e.count; ++i)
           *ld->add_tiles() = wire::to_proto(deal_.boneyard[drawn_++]);
-        log_write(r);
         for (int seat = 0; seat < n(); ++seat) {
           v1::DrawEvent* de = seats_[seat].pending.emplace_back().mutable_draw();
           de->set_seat(ld->seat());
           de->set_count(static_cast<uint32_t>(e.count));
           if (seat == e.seat) *de->mutable_tiles() = ld->tiles();
         }
+        log_write(std::move(r));
         break;
       }
       case EventKind::kPass: {
         v1::LogPass* lp = r.mutable_pass();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
         lp->set_seat(static_cast<uint32_t>(e.seat));
-        log_write(r);
         for (Seat& s : seats_) s.pending.emplace_back().mutable_pass()->set_seat(lp->seat());
+        log_write(std::move(r));
         break;
       }
       case EventKind::kHandEnd: {
@@ -507,7 +513,7 @@ void Runner::finish(const State* state) {
     f->set_kind(result_.fault->kind);
     f->set_reason(result_.fault->reason);
     f->set_hand_index(static_cast<uint32_t>(std::max(0, result_.hands_played - 1)));
-    log_write(r);
+    log_write(std::move(r));
   } else if (state && state->is_terminal()) {
     result_.reason = wire::to_proto(state->outcome().reason);
   }
@@ -545,7 +551,8 @@ void Runner::finish(const State* state) {
       me->set_fault_reason(result_.fault->reason);
     }
     const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
-    if (s.stream->write(m, deadline) == IoStatus::kOk) s.stream->close(deadline);
+    if (s.stream->write(m, deadline, [this] { flush_log(); }) == IoStatus::kOk)
+      s.stream->close(deadline);
   }
   for (Seat& s : seats_) s.stream.reset();
 
@@ -559,7 +566,7 @@ void Runner::finish(const State* state) {
   me->set_duration_ms(static_cast<uint64_t>(result_.duration.count()));
   me->set_fault_seat(result_.fault ? result_.fault->seat : -1);
   if (result_.fault) me->set_fault_kind(result_.fault->kind);
-  log_write(r);
+  log_write(std::move(r));
 
   // Each process's output once, under the first seat it plays.
   std::vector<BotProcess*> done;
@@ -573,8 +580,9 @@ void Runner::finish(const State* state) {
     o.mutable_bot_output()->set_seat(static_cast<uint32_t>(seat));
     o.mutable_bot_output()->set_stderr(output);
     o.mutable_bot_output()->set_dropped_bytes(dropped_bytes_in(output));
-    log_write(o);
+    log_write(std::move(o));
   }
+  flush_log();
 }
 
 MatchResult Runner::run() {

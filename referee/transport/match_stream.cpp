@@ -10,8 +10,12 @@ namespace {
 // Waits are cut into slices so a raised stop flag is noticed quickly.
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
+// Operations are tagged with small numbers; wait() takes a set of them as bits.
 void* tag_of(int n) {
   return reinterpret_cast<void*>(static_cast<intptr_t>(n));
+}
+constexpr unsigned bit(int n) {
+  return 1u << n;
 }
 
 // gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
@@ -66,7 +70,7 @@ std::unique_ptr<MatchStream> MatchStream::open(grpc::Channel& channel, Clock::ti
   s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
   s->stream_->StartCall(tag_of(1));
   ++s->pending_;
-  const IoStatus st = s->wait(tag_of(1), deadline);
+  const IoStatus st = s->wait(bit(1), deadline);
   if (st != IoStatus::kOk) {
     if (error)
       *error = st == IoStatus::kTimeout ? "the stream did not open before the deadline"
@@ -85,8 +89,8 @@ MatchStream::~MatchStream() {
   }
 }
 
-IoStatus MatchStream::wait(void* tag, Clock::time_point deadline) {
-  for (;;) {
+IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
+  while (tags != 0) {
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -96,14 +100,18 @@ IoStatus MatchStream::wait(void* tag, Clock::time_point deadline) {
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
-      case grpc::CompletionQueue::GOT_EVENT:
+      case grpc::CompletionQueue::GOT_EVENT: {
         --pending_;
-        if (got != tag) continue;  // a late completion of an abandoned operation
+        const auto n = reinterpret_cast<intptr_t>(got);
+        if (n < 0 || n >= 32 || !(tags & bit(static_cast<int>(n))))
+          continue;  // a late completion of an abandoned operation
         if (!ok) {
           broken_ = true;
           return IoStatus::kClosed;
         }
-        return IoStatus::kOk;
+        tags &= ~bit(static_cast<int>(n));
+        continue;
+      }
       case grpc::CompletionQueue::TIMEOUT:
         if (Clock::now() >= deadline) {
           broken_ = true;
@@ -116,31 +124,44 @@ IoStatus MatchStream::wait(void* tag, Clock::time_point deadline) {
         return IoStatus::kClosed;
     }
   }
+  return IoStatus::kOk;
 }
 
-IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline) {
+IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline,
+                            const std::function<void()>& meanwhile) {
   if (broken_) return IoStatus::kClosed;
   stream_->Write(m, tag_of(2));
   ++pending_;
-  return wait(tag_of(2), deadline);
+  if (meanwhile) meanwhile();
+  return wait(bit(2), deadline);
 }
 
 IoStatus MatchStream::read(v1::BotMessage* m, Clock::time_point deadline) {
   if (broken_) return IoStatus::kClosed;
   stream_->Read(m, tag_of(3));
   ++pending_;
-  return wait(tag_of(3), deadline);
+  return wait(bit(3), deadline);
+}
+
+IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
+                               Clock::time_point deadline, const std::function<void()>& meanwhile) {
+  if (broken_) return IoStatus::kClosed;
+  stream_->Write(m, tag_of(2));
+  stream_->Read(answer, tag_of(3));
+  pending_ += 2;
+  if (meanwhile) meanwhile();
+  return wait(bit(2) | bit(3), deadline);
 }
 
 void MatchStream::close(Clock::time_point deadline) {
   if (!broken_) {
     stream_->WritesDone(tag_of(4));
     ++pending_;
-    if (wait(tag_of(4), deadline) == IoStatus::kOk) {
+    if (wait(bit(4), deadline) == IoStatus::kOk) {
       stream_->Finish(&status_, tag_of(5));
       finish_requested_ = true;
       ++pending_;
-      if (wait(tag_of(5), deadline) == IoStatus::kOk) finished_ = true;
+      if (wait(bit(5), deadline) == IoStatus::kOk) finished_ = true;
     }
   }
   cancel_and_drain();

@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -48,8 +49,15 @@ class MatchStream {
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
 
-  IoStatus write(const v1::RefereeMessage& m, Clock::time_point deadline);
+  // `meanwhile` (may be empty) runs once the message is handed to gRPC and before waiting:
+  // the caller's own work (writing the log) then overlaps the bot's instead of adding to it.
+  IoStatus write(const v1::RefereeMessage& m, Clock::time_point deadline,
+                 const std::function<void()>& meanwhile = {});
   IoStatus read(v1::BotMessage* m, Clock::time_point deadline);
+  // Sends `m` and reads the answer, with the Read started together with the Write so one
+  // wait collects both.
+  IoStatus exchange(const v1::RefereeMessage& m, v1::BotMessage* answer, Clock::time_point deadline,
+                    const std::function<void()>& meanwhile = {});
   // Half-closes, then waits for the bot to end the stream; cancels it at the deadline.
   void close(Clock::time_point deadline);
   // After kClosed: the status the stream ended with ("" if it ended cleanly).
@@ -58,7 +66,8 @@ class MatchStream {
 
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
-  IoStatus wait(void* tag, Clock::time_point deadline);
+  // Waits until every operation in `tags` (a bit per tag number) has completed.
+  IoStatus wait(unsigned tags, Clock::time_point deadline);
   void cancel_and_drain();
 
   const std::atomic<bool>* stop_;

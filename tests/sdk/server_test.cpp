@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -361,11 +362,28 @@ TEST(SdkServer, TwoMatchesRunConcurrentlyWithTheirOwnBots) {
   TestServer server([&meeting](const MatchInfo&) { return std::make_unique<Waiter>(meeting); });
   MatchStream a(*server.stub, std::chrono::seconds(10));
   MatchStream b(*server.stub, std::chrono::seconds(10));
-  v1::BotMessage hello_a, hello_b;
-  first_turn(a, Format::kTwoPlayers, 1, "a", &hello_a);
-  first_turn(b, Format::kThreePlayers, 2, "b", &hello_b);
-  EXPECT_TRUE(hello_a.has_hello());
-  EXPECT_TRUE(hello_b.has_hello());
+  // Both matches are running before either bot is asked to play (a lone match's bot runs on
+  // the polling thread, so a second match that arrives while it thinks waits for it).
+  for (auto [s, format, seed, id] : {std::tuple{&a, Format::kTwoPlayers, 1, "a"},
+                                     std::tuple{&b, Format::kThreePlayers, 2, "b"}}) {
+    EventList events;
+    const State state = State::new_match(Config::standard(format), seed, &events);
+    const int seat = state.seat_to_move();
+    ASSERT_TRUE(s->send(wrap(make_match_start(format, seat, id))));
+    ASSERT_TRUE(read_one(*s).has_hello());
+  }
+  for (auto [s, format, seed] :
+       {std::tuple{&a, Format::kTwoPlayers, 1}, std::tuple{&b, Format::kThreePlayers, 2}}) {
+    EventList events;
+    const State state = State::new_match(Config::standard(format), seed, &events);
+    const int seat = state.seat_to_move();
+    ASSERT_TRUE(s->send(hand_start_for(events[0], seat, state)));
+    v1::RefereeMessage request;
+    wire::fill_turn_request(state.view(seat), request.mutable_turn_request());
+    request.mutable_turn_request()->set_move_time_ms(1000);
+    request.mutable_turn_request()->set_time_bank_ms(1000);
+    ASSERT_TRUE(s->send(request));
+  }
   EXPECT_TRUE(read_one(a).has_play());
   EXPECT_TRUE(read_one(b).has_play());
   a.send(match_end_message());

@@ -26,7 +26,9 @@ struct ServerOptions {
 };
 
 // A running gRPC server that serves allfives.v1.Bot (one Bot object per PlayMatch stream,
-// streams served concurrently) and the standard health service, which reports SERVING.
+// streams served concurrently) and the standard health service (Check), which reports
+// SERVING until shutdown() starts. A lone match runs on the server's polling thread; while
+// several run at once, their bots run on separate threads.
 class BotServer {
  public:
   // Starts serving. Returns null and says why in `error` if the address cannot be used.
@@ -44,8 +46,9 @@ class BotServer {
   // them, and returns once every handler has returned. Safe to call more than once.
   void shutdown(std::chrono::milliseconds grace);
 
+  struct Impl;  // the implementation (server.cpp); public only so its helpers can name it
+
  private:
-  struct Impl;
   explicit BotServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
