@@ -265,10 +265,8 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   const TimeControl time;
   std::vector<std::unique_ptr<MatchStream>> open;
   for (int k = 0; k < streams; ++k) {
-    std::string why;
     const auto deadline = Clock::now() + time.handshake;
-    auto stream = MatchStream::open(bots[k]->channel(), deadline, nullptr, &why);
-    if (!stream) fail("echo: " + why);
+    auto stream = MatchStream::start(bots[k]->channel(), nullptr);
     v1::BotMessage answer;
     if (stream->exchange(script.match_start, &answer, deadline) != IoStatus::kOk ||
         !answer.has_hello())

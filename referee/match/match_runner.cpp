@@ -95,7 +95,8 @@ class Runner {
   int sides() const { return num_sides(format_); }
   bool stopped() const { return stop_ && stop_->load(); }
 
-  bool handshake(int seat);
+  bool handshake();
+  bool check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer);
   void write_header();
   bool notify(int seat, const v1::RefereeMessage& m);
   bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us);
@@ -168,43 +169,46 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
   }
 }
 
-bool Runner::handshake(int seat) {
+// Every seat's stream is opened and sent MatchStart before any Hello is awaited, so the bots
+// start up their matches in parallel; the answers are then checked in seat order.
+bool Runner::handshake() {
+  const auto deadline = Clock::now() + spec_.time.handshake;
+  std::vector<v1::BotMessage> answers(static_cast<size_t>(n()));
+  for (int seat = 0; seat < n(); ++seat) {
+    Seat& s = seats_[seat];
+    if (!s.bot) continue;
+    s.stream = MatchStream::start(s.bot->channel(), stop_);
+    v1::RefereeMessage m;
+    v1::MatchStart* ms = m.mutable_match_start();
+    ms->set_protocol_version(wire::kProtocolVersion);
+    ms->set_rules_version(wire::kRulesVersion);
+    ms->set_match_id(spec_.match_id);
+    ms->set_format(wire::to_proto(format_));
+    ms->set_num_players(static_cast<uint32_t>(n()));
+    ms->set_num_sides(static_cast<uint32_t>(sides()));
+    ms->set_seat(static_cast<uint32_t>(seat));
+    ms->set_side(static_cast<uint32_t>(side_of(format_, seat)));
+    ms->set_partner_seat(partner_of(format_, seat));
+    ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
+    ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
+    ms->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
+    ms->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
+    for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
+    s.stream->start_exchange(m, &answers[static_cast<size_t>(seat)]);
+  }
+  bool ok = true;
+  for (int seat = 0; seat < n(); ++seat) ok = check_hello(seat, deadline, answers[seat]) && ok;
+  return ok;
+}
+
+bool Runner::check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer) {
   Seat& s = seats_[seat];
   if (!s.bot) {
     set_fault(seat, v1::FAULT_KIND_STARTUP_FAILURE,
               spec_.seats[static_cast<size_t>(seat)].startup_error);
     return false;
   }
-  const auto deadline = Clock::now() + spec_.time.handshake;
-  std::string why;
-  s.stream = MatchStream::open(s.bot->channel(), deadline, stop_, &why);
-  if (!s.stream) {
-    if (stopped()) {
-      aborted_ = true;
-      return false;
-    }
-    fault_from_io(seat, IoStatus::kClosed, "opening the match stream (" + why + ")");
-    return false;
-  }
-  v1::RefereeMessage m;
-  v1::MatchStart* ms = m.mutable_match_start();
-  ms->set_protocol_version(wire::kProtocolVersion);
-  ms->set_rules_version(wire::kRulesVersion);
-  ms->set_match_id(spec_.match_id);
-  ms->set_format(wire::to_proto(format_));
-  ms->set_num_players(static_cast<uint32_t>(n()));
-  ms->set_num_sides(static_cast<uint32_t>(sides()));
-  ms->set_seat(static_cast<uint32_t>(seat));
-  ms->set_side(static_cast<uint32_t>(side_of(format_, seat)));
-  ms->set_partner_seat(partner_of(format_, seat));
-  ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
-  ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
-  ms->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
-  ms->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
-  for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
-  IoStatus st = s.stream->write(m, deadline);
-  v1::BotMessage answer;
-  if (st == IoStatus::kOk) st = s.stream->read(&answer, deadline);
+  const IoStatus st = s.stream->wait_started(deadline);
   if (st != IoStatus::kOk) {
     fault_from_io(seat, st, "waiting for Hello in answer to MatchStart");
     return false;
@@ -538,6 +542,9 @@ void Runner::finish(const State* state) {
   for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
     Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
+    // Nothing should be in flight here; if something is, it must end before the last write.
+    if (s.stream->wait_started(Clock::now() + std::chrono::milliseconds(1000)) != IoStatus::kOk)
+      continue;
     v1::RefereeMessage m;
     v1::MatchEnd* me = m.mutable_match_end();
     for (v1::Event& ev : s.pending) *me->add_events() = std::move(ev);
@@ -550,11 +557,16 @@ void Runner::finish(const State* state) {
       me->set_fault_kind(result_.fault->kind);
       me->set_fault_reason(result_.fault->reason);
     }
-    const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
-    if (s.stream->write(m, deadline, [this] { flush_log(); }) == IoStatus::kOk)
-      s.stream->close(deadline);
+    s.stream->start_close(m);
   }
-  for (Seat& s : seats_) s.stream.reset();
+  // Every bot hears the end at once; then each stream's end is awaited (and cancelled after
+  // the grace period, which counts for all of them together).
+  flush_log();
+  const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
+  for (Seat& s : seats_) {
+    if (s.stream && !s.stream->broken()) s.stream->wait_started(deadline);
+    s.stream.reset();
+  }
 
   v1::LogRecord r;
   v1::LogMatchEnd* me = r.mutable_match_end();
@@ -595,8 +607,7 @@ MatchResult Runner::run() {
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
 
-  bool ok = true;
-  for (int seat = 0; seat < n() && ok; ++seat) ok = handshake(seat);
+  const bool ok = handshake();
   write_header();
   if (!ok) {
     finish(nullptr);

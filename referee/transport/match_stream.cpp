@@ -62,21 +62,16 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
   return nullptr;
 }
 
-std::unique_ptr<MatchStream> MatchStream::open(grpc::Channel& channel, Clock::time_point deadline,
-                                               const std::atomic<bool>* stop, std::string* error) {
+std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
+                                                const std::atomic<bool>* stop) {
   std::unique_ptr<MatchStream> s(new MatchStream(stop));
   std::shared_ptr<grpc::Channel> ch(std::shared_ptr<grpc::Channel>{}, &channel);
   s->stub_ = v1::Bot::NewStub(ch);
+  // Corked: the call's headers leave with the first message, so opening a stream costs no
+  // round of its own (and StartCall has nothing to wait for).
+  s->context_.set_initial_metadata_corked(true);
   s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
-  s->stream_->StartCall(tag_of(1));
-  ++s->pending_;
-  const IoStatus st = s->wait(bit(1), deadline);
-  if (st != IoStatus::kOk) {
-    if (error)
-      *error = st == IoStatus::kTimeout ? "the stream did not open before the deadline"
-                                        : "the stream could not be opened: " + s->finish_status();
-    return nullptr;
-  }
+  s->stream_->StartCall(nullptr);
   return s;
 }
 
@@ -127,34 +122,63 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
   return IoStatus::kOk;
 }
 
-IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline,
-                            const std::function<void()>& meanwhile) {
+IoStatus MatchStream::wait_started(Clock::time_point deadline) {
+  const unsigned tags = started_;
+  started_ = 0;
   if (broken_) return IoStatus::kClosed;
+  const IoStatus st = wait(tags, deadline);
+  if (st == IoStatus::kOk && (tags & bit(5))) finished_ = true;
+  return st;
+}
+
+void MatchStream::start_write(const v1::RefereeMessage& m) {
+  if (broken_) return;
   stream_->Write(m, tag_of(2));
   ++pending_;
+  started_ |= bit(2);
+}
+
+void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
+  if (broken_) return;
+  stream_->Write(m, tag_of(2));
+  stream_->Read(answer, tag_of(3));
+  pending_ += 2;
+  started_ |= bit(2) | bit(3);
+}
+
+void MatchStream::start_close(const v1::RefereeMessage& last) {
+  if (broken_) return;
+  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(4));
+  stream_->Finish(&status_, tag_of(5));
+  finish_requested_ = true;
+  pending_ += 2;
+  started_ |= bit(4) | bit(5);
+}
+
+IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline,
+                            const std::function<void()>& meanwhile) {
+  start_write(m);
   if (meanwhile) meanwhile();
-  return wait(bit(2), deadline);
+  return wait_started(deadline);
 }
 
 IoStatus MatchStream::read(v1::BotMessage* m, Clock::time_point deadline) {
   if (broken_) return IoStatus::kClosed;
   stream_->Read(m, tag_of(3));
   ++pending_;
-  return wait(bit(3), deadline);
+  started_ |= bit(3);
+  return wait_started(deadline);
 }
 
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
                                Clock::time_point deadline, const std::function<void()>& meanwhile) {
-  if (broken_) return IoStatus::kClosed;
-  stream_->Write(m, tag_of(2));
-  stream_->Read(answer, tag_of(3));
-  pending_ += 2;
+  start_exchange(m, answer);
   if (meanwhile) meanwhile();
-  return wait(bit(2) | bit(3), deadline);
+  return wait_started(deadline);
 }
 
 void MatchStream::close(Clock::time_point deadline) {
-  if (!broken_) {
+  if (!broken_ && wait_started(deadline) == IoStatus::kOk) {
     stream_->WritesDone(tag_of(4));
     ++pending_;
     if (wait(bit(4), deadline) == IoStatus::kOk) {
@@ -178,7 +202,7 @@ std::string MatchStream::finish_status() {
         break;
       --pending_;
     }
-    if (pending_ == 0) {
+    if (pending_ == 0 && !finish_requested_) {
       stream_->Finish(&status_, tag_of(5));
       finish_requested_ = true;
       void* got;

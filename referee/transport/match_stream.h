@@ -40,11 +40,15 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
                                                   const std::function<bool()>& alive,
                                                   std::string* error);
 
+// Operations are either started and then waited for together with wait_started() (several
+// streams can then progress at once: the match runner shakes hands with every seat, and ends
+// the match with every seat, in parallel) or done in one call (write, read, exchange).
+// gRPC allows one write and one read in flight per stream.
 class MatchStream {
  public:
-  // Opens a PlayMatch stream. `stop` (may be null) is checked while waiting.
-  static std::unique_ptr<MatchStream> open(grpc::Channel& channel, Clock::time_point deadline,
-                                           const std::atomic<bool>* stop, std::string* error);
+  // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
+  // is checked while waiting.
+  static std::unique_ptr<MatchStream> start(grpc::Channel& channel, const std::atomic<bool>* stop);
   ~MatchStream();
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
@@ -60,6 +64,13 @@ class MatchStream {
                     const std::function<void()>& meanwhile = {});
   // Half-closes, then waits for the bot to end the stream; cancels it at the deadline.
   void close(Clock::time_point deadline);
+
+  void start_write(const v1::RefereeMessage& m);
+  void start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer);
+  // Sends `last` as the final message and asks for the bot's end of the stream.
+  void start_close(const v1::RefereeMessage& last);
+  // Waits for every operation started and not yet waited for.
+  IoStatus wait_started(Clock::time_point deadline);
   // After kClosed: the status the stream ended with ("" if it ended cleanly).
   std::string finish_status();
   bool broken() const { return broken_; }
@@ -79,6 +90,7 @@ class MatchStream {
   bool finish_requested_ = false;  // Finish() was called (it may be called once)
   bool finished_ = false;          // the call is over and nothing is in flight
   int pending_ = 0;                // operations started but not yet returned by the queue
+  unsigned started_ = 0;           // tags (bits) started but not yet waited for
   grpc::Status status_;
 };
 
