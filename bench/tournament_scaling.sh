@@ -25,7 +25,7 @@ run() {
   end=$(date +%s.%N)
   local matches peak
   matches=$(wc -l < "$out/index.jsonl")
-  peak=$(sed -n 's/^referee peak memory: \([0-9]*\) KiB/\1/p' "$out.err")
+  peak=$(sed -n 's/^referee peak memory: \([0-9]*\) KiB.*/\1/p' "$out.err")
   echo "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b - a}') $matches $peak"
 }
 

@@ -1,14 +1,21 @@
 #include "tournament/tournament_runner.h"
 
 #include <google/protobuf/text_format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
-#include <thread>
+#include <string_view>
 
 #include "allfives/wire/convert.h"
 #include "process/private_dir.h"
@@ -17,6 +24,7 @@
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
 #include "tournament/standings.h"
+#include "tournament/worker_processes.h"
 
 namespace allfives::referee {
 namespace {
@@ -58,6 +66,98 @@ long peak_rss_kib() {
     status.ignore(4096, '\n');
   }
   return -1;
+}
+
+using BotIndex = std::map<std::string, int>;
+
+// Plays one scheduled match with instances from `pool` and logs it. Returns its index entry,
+// or nullopt if it was aborted by `stop` (not a result: a resume plays it again) or could not
+// be logged (then `fatal` says why).
+std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const BotIndex& bot_index,
+                                             BotPool& pool, const v1::ScheduledMatch& m,
+                                             const std::atomic<bool>& stop, std::string* fatal) {
+  const TournamentDef& def = run.def;
+  MatchSpec spec;
+  spec.match_id = m.match_id();
+  spec.config = def.config;
+  spec.seed = m.seed();
+  spec.time = def.time;
+  std::vector<std::unique_ptr<BotEndpoint>> held(static_cast<size_t>(m.seat_bots_size()));
+  for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
+    const int b = bot_index.at(m.seat_bots(seat));
+    std::string why;
+    held[static_cast<size_t>(seat)] = pool.acquire(b, &why);
+    spec.seats.push_back(
+        SeatSpec{&def.bots[static_cast<size_t>(b)], held[static_cast<size_t>(seat)].get(), why});
+  }
+  const std::string log_file = "matches/" + m.match_id() + ".jsonl";
+  auto log = MatchLog::create((fs::path(run.out_dir) / log_file).string(), fatal);
+  if (!log) return std::nullopt;
+  const MatchResult r = play_match(spec, *log, &stop);
+  for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
+    const bool faulty = r.fault && r.fault->seat == seat;
+    pool.release(bot_index.at(m.seat_bots(seat)), std::move(held[static_cast<size_t>(seat)]),
+                 !faulty && r.reason != v1::MATCH_END_REASON_ABORTED);
+  }
+  if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;
+  return index_entry(run, m, r, log_file);
+}
+
+// Lines a worker sends after its last result (see worker_main).
+constexpr std::string_view kPeakLine = "peak_rss_kib ";
+constexpr std::string_view kReplacedLine = "replaced ";
+
+// One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON),
+// index entries out (one per line, as JSON), then its peak memory and how many instances of
+// each bot it replaced.
+int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
+                const std::atomic<bool>& stop) {
+  std::string error;
+  auto socket_dir = PrivateDir::create(&error);
+  if (!socket_dir) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return 1;
+  }
+  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout);
+  FILE* in = ::fdopen(jobs_fd, "r");
+  char* line = nullptr;
+  size_t capacity = 0;
+  int code = 0;
+  while (in && !stop.load()) {
+    errno = 0;
+    const ssize_t length = ::getline(&line, &capacity, in);
+    if (length < 0) {
+      if (errno == EINTR && !stop.load()) {
+        std::clearerr(in);
+        continue;
+      }
+      break;  // no more jobs
+    }
+    v1::ScheduledMatch m;
+    if (!from_json_line(std::string(line, static_cast<size_t>(length)), &m, &error)) {
+      std::cerr << "referee tournament: a worker got a job it cannot read: " << error << "\n";
+      code = 1;
+      break;
+    }
+    std::string fatal;
+    const std::optional<v1::IndexEntry> e = play_scheduled(run, bot_index, pool, m, stop, &fatal);
+    if (!fatal.empty()) {
+      std::cerr << "referee tournament: " << fatal << "\n";
+      code = 1;
+      break;
+    }
+    if (!e || !write_fully(results_fd, to_json_line(*e) + "\n")) break;
+  }
+  std::free(line);
+  if (in) std::fclose(in);
+  pool.shutdown();
+  std::string trailer = std::string(kPeakLine) + std::to_string(peak_rss_kib()) + "\n";
+  for (size_t b = 0; b < run.def.bots.size(); ++b)
+    if (const int k = pool.replaced(static_cast<int>(b)); k > 0)
+      trailer += std::string(kReplacedLine) + std::to_string(b) + " " + std::to_string(k) + "\n";
+  write_fully(results_fd, trailer);
+  ::close(results_fd);
+  return stop.load() ? 130 : code;
 }
 
 }  // namespace
@@ -113,7 +213,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     if (!finished.count(m.match_id())) todo.push_back(&m);
   finished = {};
 
-  std::map<std::string, int> bot_index;
+  BotIndex bot_index;
   for (size_t i = 0; i < def.bots.size(); ++i)
     bot_index[def.bots[i].display_name] = static_cast<int>(i);
 
@@ -124,12 +224,6 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
             << ", " << todo.size() << " to play, " << run.concurrency << " at once -> "
             << run.out_dir << "\n";
 
-  auto socket_dir = PrivateDir::create(&error);
-  if (!socket_dir) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  BotPool pool(def.bots, socket_dir->path(), def.startup_timeout);
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
@@ -139,67 +233,57 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   earlier = {};
 
-  std::atomic<size_t> next{0};
-  std::mutex index_mutex;
-  std::atomic<bool> failed{false};
-  auto worker = [&] {
-    for (;;) {
-      if (stop.load() || failed.load()) return;
-      const size_t i = next.fetch_add(1);
-      if (i >= todo.size()) return;
-      const v1::ScheduledMatch& m = *todo[i];
-
-      MatchSpec spec;
-      spec.match_id = m.match_id();
-      spec.config = def.config;
-      spec.seed = m.seed();
-      spec.time = def.time;
-      std::vector<std::unique_ptr<BotEndpoint>> held(static_cast<size_t>(m.seat_bots_size()));
-      for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
-        const int b = bot_index.at(m.seat_bots(seat));
-        std::string why;
-        held[static_cast<size_t>(seat)] = pool.acquire(b, &why);
-        spec.seats.push_back(SeatSpec{&def.bots[static_cast<size_t>(b)],
-                                      held[static_cast<size_t>(seat)].get(), why});
-      }
-      const std::string log_file = "matches/" + m.match_id() + ".jsonl";
-      std::string why;
-      auto log = MatchLog::create((out / log_file).string(), &why);
-      if (!log) {
-        std::cerr << "referee tournament: " << why << "\n";
-        failed = true;
-        return;
-      }
-      const MatchResult r = play_match(spec, *log, &stop);
-      for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
-        const bool faulty = r.fault && r.fault->seat == seat;
-        pool.release(bot_index.at(m.seat_bots(seat)), std::move(held[static_cast<size_t>(seat)]),
-                     !faulty && r.reason != v1::MATCH_END_REASON_ABORTED);
-      }
-      // An aborted match is not a result: a resume plays it again from scratch.
-      if (r.reason == v1::MATCH_END_REASON_ABORTED) continue;
-      const v1::IndexEntry e = index_entry(run, m, r, log_file);
-      {
-        std::lock_guard<std::mutex> lock(index_mutex);
-        if (!append_index(index_path, e, &why)) {
-          std::cerr << "referee tournament: " << why << "\n";
-          failed = true;
-          return;
-        }
-        standings.add(e);
-      }
-      if (!run.quiet) progress.add(e);
+  std::vector<std::string> jobs;
+  jobs.reserve(todo.size());
+  for (const v1::ScheduledMatch* m : todo) jobs.push_back(to_json_line(*m));
+  todo = {};
+  bool failed = false;
+  long peak_kib = peak_rss_kib();
+  std::vector<int> replaced(def.bots.size(), 0);
+  auto on_result = [&](const std::string& line) {
+    if (line.rfind(kPeakLine, 0) == 0) {
+      peak_kib = std::max(peak_kib, std::atol(line.c_str() + kPeakLine.size()));
+      return true;
     }
+    if (line.rfind(kReplacedLine, 0) == 0) {
+      size_t b = 0;
+      int k = 0;
+      if (std::sscanf(line.c_str() + kReplacedLine.size(), "%zu %d", &b, &k) == 2 &&
+          b < replaced.size())
+        replaced[b] += k;
+      return true;
+    }
+    v1::IndexEntry e;
+    std::string why;
+    if (!from_json_line(line, &e, &why)) {
+      std::cerr << "referee tournament: a worker's result cannot be read: " << why << "\n";
+      failed = true;
+      return false;
+    }
+    if (!append_index(index_path, e, &why)) {
+      std::cerr << "referee tournament: " << why << "\n";
+      failed = true;
+      return false;
+    }
+    standings.add(e);
+    if (!run.quiet) progress.add(e);
+    return true;
   };
-  std::vector<std::thread> workers;
-  const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
-  for (int w = 0; w < n; ++w) workers.emplace_back(worker);
-  for (std::thread& t : workers) t.join();
-  pool.shutdown();
+  const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(jobs.size())));
+  const WorkerOutcome outcome = run_workers(
+      jobs.empty() ? 0 : n, jobs,
+      [&](int jobs_fd, int results_fd) {
+        return worker_main(jobs_fd, results_fd, run, bot_index, stop);
+      },
+      on_result, stop);
+  if (!outcome.ok) {
+    std::cerr << "referee tournament: " << outcome.error << "\n";
+    failed = true;
+  }
   if (!run.quiet) progress.finish();
   for (size_t b = 0; b < def.bots.size(); ++b)
-    if (const int k = pool.replaced(static_cast<int>(b)); k > 0)
-      std::cerr << "bot " << def.bots[b].display_name << ": " << k
+    if (replaced[b] > 0)
+      std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
                 << " instance(s) replaced after a fault or crash\n";
 
   if (failed) return 1;
@@ -217,7 +301,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 1;
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
-  std::cerr << "referee peak memory: " << peak_rss_kib() << " KiB\n";
+  peak_kib = std::max(peak_kib, peak_rss_kib());
+  std::cerr << "referee peak memory: " << peak_kib
+            << " KiB (the largest of this process and its match workers)\n";
   return 0;
 }
 

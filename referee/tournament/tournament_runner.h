@@ -1,5 +1,6 @@
-// A whole tournament: the schedule played by N workers with reused bot processes, every
-// match logged, an index appended as matches finish, standings at the end, and resume.
+// A whole tournament: the schedule played by N worker processes (worker_processes.h) with
+// reused bot processes, every match logged, an index appended as matches finish, standings
+// at the end, and resume.
 #pragma once
 
 #include <atomic>

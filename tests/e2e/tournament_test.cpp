@@ -166,6 +166,77 @@ TEST(Tournament, CtrlCStopsCleanlyAndResumeFinishes) {
   EXPECT_EQ(normalized_index(out), normalized_index(baseline_dir() + "/out"));
 }
 
+// The processes of a running tournament: this process's children named `referee` (its match
+// workers), from /proc.
+std::vector<int> worker_pids(int referee_pid) {
+  std::vector<int> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos || text.find("(referee)") == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 2));
+    char state = 0;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == referee_pid) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+// Alive and not a zombie.
+bool process_running(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+}
+
+// Concurrent matches run in forked worker processes; a SIGKILLed referee takes them and every
+// bot they started with it.
+TEST(Tournament, NoProcessOutlivesAKilledReferee) {
+  const std::string d = temp_dir("kill-workers");
+  const std::string pids = d + "/pids";
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"kill\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                      << "matches_per_pairing: 2000\nseed: 1\n";
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "-q"};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  // Two workers, each with an instance of both bots, and some matches finished.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::vector<int> pgids;
+  while (std::chrono::steady_clock::now() < until) {
+    pgids.clear();
+    std::ifstream in(pids);
+    for (int pid, pgid; in >> pid >> pgid;) pgids.push_back(pgid);
+    if (pgids.size() >= 4 && lines_in(d + "/out/index.jsonl") >= 4) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(pgids.size(), 4u);
+  const std::vector<int> workers = worker_pids(ref->pid());
+  ASSERT_EQ(workers.size(), 2u);
+  ::kill(ref->pid(), SIGKILL);
+  EXPECT_TRUE(wait_groups_gone(pgids, std::chrono::seconds(5)));
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool any = true;
+  while (any && std::chrono::steady_clock::now() < gone_by) {
+    any = false;
+    for (int pid : workers) any |= process_running(pid);
+    if (any) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(any) << "a worker process survived the referee";
+  ref->stop();
+}
+
 TEST(Tournament, ShardsMergeIntoTheSameStandings) {
   const std::string d = temp_dir("shards");
   const std::string file = write_tournament(d, 8);

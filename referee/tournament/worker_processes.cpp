@@ -1,0 +1,173 @@
+#include "tournament/worker_processes.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "log/match_log.h"
+
+namespace allfives::referee {
+namespace {
+
+struct Worker {
+  pid_t pid = -1;
+  int jobs = -1;     // our end of its job pipe; closed when it gets no more jobs
+  int results = -1;  // our end of its result pipe; closed at EOF
+  std::string buffer;
+  bool busy = false;  // a job was handed out and its result has not come back
+};
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended";
+}
+
+}  // namespace
+
+WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, const WorkerMain& work,
+                          const std::function<bool(const std::string&)>& on_result,
+                          const std::atomic<bool>& stop) {
+  WorkerOutcome outcome;
+  auto fail = [&](std::string why) {
+    if (outcome.ok) outcome.error = std::move(why);
+    outcome.ok = false;
+  };
+  std::vector<Worker> ws(static_cast<size_t>(workers));
+  const pid_t parent = ::getpid();
+  // Buffered output would otherwise be written twice, by the parent and by the child.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  for (size_t w = 0; w < ws.size(); ++w) {
+    int job_pipe[2], result_pipe[2];
+    if (::pipe2(job_pipe, O_CLOEXEC) != 0) {
+      fail("cannot create a pipe for a worker process");
+      break;
+    }
+    if (::pipe2(result_pipe, O_CLOEXEC) != 0) {
+      ::close(job_pipe[0]);
+      ::close(job_pipe[1]);
+      fail("cannot create a pipe for a worker process");
+      break;
+    }
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      for (int fd : {job_pipe[0], job_pipe[1], result_pipe[0], result_pipe[1]}) ::close(fd);
+      fail("cannot start a worker process");
+      break;
+    }
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(1);  // the parent died before prctl
+      // The pipes of earlier workers: kept open here, they would hide those workers' EOF.
+      for (size_t k = 0; k < w; ++k) {
+        close_fd(ws[k].jobs);
+        close_fd(ws[k].results);
+      }
+      ::close(job_pipe[1]);
+      ::close(result_pipe[0]);
+      const int code = work(job_pipe[0], result_pipe[1]);
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      ::_exit(code);  // not exit(): the parent's atexit handlers and statics are not ours
+    }
+    ::close(job_pipe[0]);
+    ::close(result_pipe[1]);
+    ws[w].pid = pid;
+    ws[w].jobs = job_pipe[1];
+    ws[w].results = result_pipe[0];
+  }
+
+  size_t next = 0;
+  bool handing_out = outcome.ok;
+  auto give = [&](Worker& w) {
+    if (handing_out && !stop.load() && next < jobs.size() && w.jobs >= 0 &&
+        write_fully(w.jobs, jobs[next] + "\n")) {
+      ++next;
+      w.busy = true;
+      return;
+    }
+    close_fd(w.jobs);  // no more jobs: the worker finishes and exits
+  };
+  for (Worker& w : ws)
+    if (w.pid > 0) give(w);
+
+  bool forwarded = false;
+  for (;;) {
+    if (stop.load() && !forwarded) {
+      // Ctrl-C on a terminal reaches the workers too; a SIGTERM to the referee alone does not.
+      forwarded = true;
+      handing_out = false;
+      for (Worker& w : ws) {
+        if (w.pid > 0) ::kill(w.pid, SIGTERM);
+        close_fd(w.jobs);
+      }
+    }
+    std::vector<pollfd> fds;
+    std::vector<Worker*> owners;
+    for (Worker& w : ws) {
+      if (w.results < 0) continue;
+      fds.push_back(pollfd{w.results, POLLIN, 0});
+      owners.push_back(&w);
+    }
+    if (fds.empty()) break;
+    // A slice, so a raised stop flag is seen even while no worker writes.
+    if (::poll(fds.data(), fds.size(), 100) < 0 && errno != EINTR) {
+      fail("cannot wait for the worker processes");
+      break;
+    }
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Worker& w = *owners[i];
+      char chunk[1 << 16];
+      const ssize_t got = ::read(w.results, chunk, sizeof chunk);
+      if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (got <= 0) {
+        close_fd(w.results);
+        close_fd(w.jobs);
+        if (w.busy && !stop.load()) {
+          fail("a worker process ended in the middle of a match");
+          handing_out = false;
+        }
+        continue;
+      }
+      w.buffer.append(chunk, static_cast<size_t>(got));
+      for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
+        const std::string line = w.buffer.substr(0, nl);
+        w.buffer.erase(0, nl + 1);
+        w.busy = false;
+        if (!on_result(line)) handing_out = false;
+        give(w);
+      }
+    }
+  }
+
+  for (Worker& w : ws) {
+    close_fd(w.jobs);
+    close_fd(w.results);
+    if (w.pid <= 0) continue;
+    int status = 0;
+    while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!clean && !stop.load())
+      fail("worker process " + std::to_string(w.pid) + " " + describe_status(status));
+  }
+  return outcome;
+}
+
+}  // namespace allfives::referee
