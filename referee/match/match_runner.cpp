@@ -98,7 +98,8 @@ class Runner {
   bool handshake();
   bool check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer);
   void write_header();
-  bool notify(int seat, const v1::RefereeMessage& m);
+  // Sends each seat its message (one per seat, in seat order) at once, then waits for all.
+  bool notify_all(const std::vector<v1::RefereeMessage>& per_seat);
   bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us);
   void on_events(const EventList& events, uint32_t decision_us, int legal_count);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
@@ -259,13 +260,18 @@ void Runner::write_header() {
   log_write(std::move(r));
 }
 
-bool Runner::notify(int seat, const v1::RefereeMessage& m) {
-  Seat& s = seats_[seat];
-  const IoStatus st =
-      s.stream->write(m, Clock::now() + spec_.time.handshake, [this] { flush_log(); });
-  if (st == IoStatus::kOk) return true;
-  fault_from_io(seat, st, "sending a notification");
-  return false;
+bool Runner::notify_all(const std::vector<v1::RefereeMessage>& per_seat) {
+  for (int seat = 0; seat < n(); ++seat) seats_[seat].stream->start_write(per_seat[seat]);
+  flush_log();
+  const auto deadline = Clock::now() + spec_.time.handshake;
+  bool ok = true;
+  for (int seat = 0; seat < n(); ++seat) {
+    const IoStatus st = seats_[seat].stream->wait_started(deadline);
+    if (st == IoStatus::kOk) continue;
+    fault_from_io(seat, st, "sending a notification");
+    ok = false;
+  }
+  return ok;
 }
 
 bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us) {
@@ -391,9 +397,9 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         for (int side = 0; side < sides(); ++side)
           h->add_scores(static_cast<uint32_t>(scores_[side]));
         log_write(r);
+        std::vector<v1::RefereeMessage> per_seat(static_cast<size_t>(n()));
         for (int seat = 0; seat < n(); ++seat) {
-          v1::RefereeMessage m;
-          v1::HandStart* hs = m.mutable_hand_start();
+          v1::HandStart* hs = per_seat[static_cast<size_t>(seat)].mutable_hand_start();
           hs->set_hand_index(h->hand_index());
           wire::add_tiles(e.deal.hands[seat], hs->mutable_your_tiles());
           hs->set_opener_seat(h->opener_seat());
@@ -403,8 +409,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
             hs->add_hand_sizes(static_cast<uint32_t>(e.deal.hands[s].size()));
           hs->set_boneyard_size(e.deal.boneyard_size);
           *hs->mutable_scores() = h->scores();
-          if (!notify(seat, m)) return;
         }
+        if (!notify_all(per_seat)) return;
         break;
       }
       case EventKind::kPlay: {
@@ -478,9 +484,9 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         for (int side = 0; side < sides(); ++side)
           he->add_scores(static_cast<uint32_t>(scores_[side]));
         log_write(r);
+        std::vector<v1::RefereeMessage> per_seat(static_cast<size_t>(n()));
         for (int seat = 0; seat < n(); ++seat) {
-          v1::RefereeMessage m;
-          v1::HandEnd* h = m.mutable_hand_end();
+          v1::HandEnd* h = per_seat[static_cast<size_t>(seat)].mutable_hand_end();
           for (v1::Event& ev : seats_[seat].pending) *h->add_events() = std::move(ev);
           seats_[seat].pending.clear();
           h->set_hand_index(he->hand_index());
@@ -495,8 +501,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
             rh->set_pips(he->seat_pips(s));
           }
           *h->mutable_scores() = he->scores();
-          if (!notify(seat, m)) return;
         }
+        if (!notify_all(per_seat)) return;
         break;
       }
       case EventKind::kMatchEnd:
