@@ -75,7 +75,8 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
-                  "Matches at once (default: the file's value, else the number of cores)");
+                  "Matches at once, each in a worker process of its own (default: the file's "
+                  "value, else the number of cores)");
   cmd->add_flag("--resume", o->resume,
                 "Continue an interrupted run in the same output folder: finished matches are "
                 "kept, unfinished ones are played again");
