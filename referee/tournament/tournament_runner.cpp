@@ -286,7 +286,12 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
                 << " instance(s) replaced after a fault or crash\n";
 
-  if (failed) return 1;
+  if (failed) {
+    std::cerr << "Finished matches are kept in " << index_path
+              << "; continue with: referee tournament " << def.path << " --resume --out "
+              << run.out_dir << "\n";
+    return 1;
+  }
   if (stop.load()) {
     std::cerr << "stopped. Finished matches are kept in " << index_path
               << "; continue with: referee tournament " << def.path << " --resume --out "

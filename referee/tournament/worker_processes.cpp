@@ -21,7 +21,8 @@ struct Worker {
   int jobs = -1;     // our end of its job pipe; closed when it gets no more jobs
   int results = -1;  // our end of its result pipe; closed at EOF
   std::string buffer;
-  bool busy = false;  // a job was handed out and its result has not come back
+  bool busy = false;      // a job was handed out and its result has not come back
+  bool lost_job = false;  // it closed its results with a job in hand
 };
 
 void close_fd(int& fd) {
@@ -140,8 +141,8 @@ WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, con
         close_fd(w.results);
         close_fd(w.jobs);
         if (w.busy && !stop.load()) {
-          fail("a worker process ended in the middle of a match");
-          handing_out = false;
+          w.lost_job = true;
+          handing_out = false;  // the others finish their match; the run then fails
         }
         continue;
       }
@@ -164,8 +165,9 @@ WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, con
     while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
     const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!clean && !stop.load())
-      fail("worker process " + std::to_string(w.pid) + " " + describe_status(status));
+    if ((!clean && !stop.load()) || w.lost_job)
+      fail("worker process " + std::to_string(w.pid) + " " + describe_status(status) +
+           (w.lost_job ? " in the middle of a match" : ""));
   }
   return outcome;
 }

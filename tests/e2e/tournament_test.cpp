@@ -237,6 +237,42 @@ TEST(Tournament, NoProcessOutlivesAKilledReferee) {
   ref->stop();
 }
 
+// A worker that dies fails the run with the reason and the way to resume; the resumed run
+// ends as an uninterrupted one.
+TEST(Tournament, ADeadWorkerFailsTheRunAndResumeFinishesIt) {
+  const std::string d = temp_dir("dead-worker");
+  const std::string file = write_tournament(d, 8);
+  const std::string out = d + "/out";
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "2", "-q"};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines_in(out + "/index.jsonl") < 1 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::vector<int> workers = worker_pids(ref->pid());
+  ASSERT_EQ(workers.size(), 2u);
+  ::kill(workers[0], SIGSEGV);
+  const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (ref->running() && std::chrono::steady_clock::now() < stop_until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_FALSE(ref->running());
+  const auto status = ref->exit_status();
+  const std::string output = ref->take_stderr();
+  ref->stop();
+  ASSERT_TRUE(status);
+  EXPECT_EQ(status->code, 1) << output;
+  EXPECT_NE(
+      output.find("worker process " + std::to_string(workers[0]) + " was killed by signal 11"),
+      std::string::npos)
+      << output;
+  EXPECT_NE(output.find("--resume --out " + out), std::string::npos) << output;
+  const RunResult r = tournament(file, out, {"--resume"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(baseline_dir() + "/out"));
+}
+
 TEST(Tournament, ShardsMergeIntoTheSameStandings) {
   const std::string d = temp_dir("shards");
   const std::string file = write_tournament(d, 8);
