@@ -3,12 +3,14 @@
 # each, interleaved (matches per second: every trial, the medians and their ratio), then the
 # same tournament with 10x the matches at both concurrencies (throughput, and the referee's
 # peak RSS, which must stay flat). Usage, from the repository root after scripts/setup.sh:
-#   bash bench/tournament_scaling.sh [BUILD_DIR] [TRIALS]   (TRIALS default 5)
+#   bash bench/tournament_scaling.sh [BUILD_DIR] [TRIALS] [REFEREE_FLAGS...]
+# TRIALS defaults to 5; REFEREE_FLAGS go to every `referee tournament` (e.g. --affinity).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${1:-build}
 trials=${2:-5}
+extra=("${@:3}")
 referee="$build/referee/referee"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -23,7 +25,7 @@ run() {
   local file=$1 jobs=$2 out="$work/out-$RANDOM"
   local start end
   start=$(date +%s.%N)
-  "$referee" tournament "$file" --out "$out" -j "$jobs" -q > /dev/null 2> "$out.err"
+  "$referee" tournament "$file" --out "$out" -j "$jobs" -q "${extra[@]}" > /dev/null 2> "$out.err"
   end=$(date +%s.%N)
   local matches peak
   matches=$(wc -l < "$out/index.jsonl")
@@ -34,7 +36,7 @@ run() {
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 rate() { awk -v m="$1" -v t="$2" 'BEGIN{printf "%.3f", m / t}'; }
 
-echo "demo tournament, $(nproc) cores, $trials trials per concurrency (interleaved)"
+echo "demo tournament, $(nproc) cores, $trials trials per concurrency (interleaved)${extra[*]:+, flags: ${extra[*]}}"
 rates1=() rates2=()
 for ((i = 1; i <= trials; i++)); do
   read -r t1 m1 p1 < <(run "$work/demo.txtpb" 1)

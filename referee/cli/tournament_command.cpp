@@ -16,6 +16,7 @@ struct TournamentOptions {
   bool resume = false;
   std::string shard;
   bool quiet = false;
+  bool affinity = true;
 };
 
 // "I/N" with 0 <= I < N.
@@ -57,6 +58,7 @@ int run(const TournamentOptions& o) {
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   run.quiet = o.quiet;
+  run.affinity = o.affinity;
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tournament(run, stop);
   if (code == 130 && stop_signal()) return 128 + stop_signal();
@@ -84,6 +86,12 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "Play only slice I of N of the schedule (e.g. 3/8), into its own folder; "
                   "merge the folders with `referee standings`");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress line");
+  cmd->add_flag(
+      "--affinity,!--no-affinity", o->affinity,
+      "Pin each worker, with its bots, to one CPU (worker i to the i-th usable CPU, round "
+      "robin; default on): a match's processes wake each other in turn, which is much "
+      "cheaper on one CPU, and matches stop competing for cores. --no-affinity for bots "
+      "that think on several threads");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -1,6 +1,7 @@
 #include "tournament/tournament_runner.h"
 
 #include <google/protobuf/text_format.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +70,28 @@ long peak_rss_kib() {
 }
 
 using BotIndex = std::map<std::string, int>;
+
+// The CPUs this process may run on, in order.
+std::vector<int> usable_cpus() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+// Pins the calling process (before it starts any thread or bot, which inherit it) to `cpu`.
+// A match is a chain of processes that wake each other in turn; on one CPU each wake-up is a
+// plain switch instead of a cross-CPU interrupt (on this project's VM, twice the throughput).
+void pin_to_cpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  if (::sched_setaffinity(0, sizeof set, &set) != 0)
+    std::cerr << "referee tournament: cannot pin a worker to CPU " << cpu << "; it runs unpinned\n";
+}
 
 // Plays one scheduled match with instances from `pool` and logs it. Returns its index entry,
 // or nullopt if it was aborted by `stop` (not a result: a resume plays it again) or could not
@@ -270,9 +293,12 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return true;
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(jobs.size())));
+  const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
   const WorkerOutcome outcome = run_workers(
       jobs.empty() ? 0 : n, jobs,
-      [&](int jobs_fd, int results_fd) {
+      [&](int worker, int jobs_fd, int results_fd) {
+        if (run.affinity && !cpus.empty())
+          pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
         return worker_main(jobs_fd, results_fd, run, bot_index, stop);
       },
       on_result, stop);

@@ -18,6 +18,8 @@ struct TournamentRun {
   int shard_index = 0;  // this run plays shard_index of shard_count
   int shard_count = 1;
   bool quiet = false;  // no progress line
+  // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
+  bool affinity = true;
 };
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished

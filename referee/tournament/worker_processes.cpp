@@ -80,7 +80,7 @@ WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, con
       }
       ::close(job_pipe[1]);
       ::close(result_pipe[0]);
-      const int code = work(job_pipe[0], result_pipe[1]);
+      const int code = work(static_cast<int>(w), job_pipe[0], result_pipe[1]);
       std::cout.flush();
       std::cerr.flush();
       std::fflush(nullptr);

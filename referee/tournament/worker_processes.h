@@ -20,10 +20,10 @@
 
 namespace allfives::referee {
 
-// What a worker runs: read one job per line from `jobs_fd` until EOF (or until `stop` is raised),
-// write one result line per finished job to `results_fd` (nothing for an abandoned one), and
-// return the worker's exit code.
-using WorkerMain = std::function<int(int jobs_fd, int results_fd)>;
+// What worker number `worker` (0, 1, ...) runs: read one job per line from `jobs_fd` until EOF
+// (or until `stop` is raised), write one result line per finished job to `results_fd` (nothing
+// for an abandoned one), and return the worker's exit code.
+using WorkerMain = std::function<int(int worker, int jobs_fd, int results_fd)>;
 
 struct WorkerOutcome {
   bool ok = true;     // every worker ended normally (or was stopped)

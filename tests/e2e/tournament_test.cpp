@@ -2,10 +2,12 @@
 // concurrency, resume after SIGKILL and Ctrl-C, shards merged into the same standings.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -235,6 +237,75 @@ TEST(Tournament, NoProcessOutlivesAKilledReferee) {
   }
   EXPECT_FALSE(any) << "a worker process survived the referee";
   ref->stop();
+}
+
+// Cpus_allowed_list of a process ("0-1", "1", ...), or "" if it is gone.
+std::string cpus_of(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Cpus_allowed_list:", 0) == 0)
+      return line.substr(line.find_first_not_of(" \t", 18));
+  return "";
+}
+
+// By default each worker, and every bot it starts, runs on one CPU of its own (round robin
+// over the CPUs the referee may use); --no-affinity leaves them all on every CPU.
+TEST(Tournament, AffinityPinsEachWorkerAndItsBotsToOneCpu) {
+  const std::string mine = cpus_of(::getpid());
+  for (const bool pinned : {true, false}) {
+    const std::string d = temp_dir(pinned ? "affinity" : "no-affinity");
+    const std::string pids = d + "/pids";
+    const std::string file = d + "/t.txtpb";
+    std::ofstream(file) << "name: \"pin\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                        << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                        << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                        << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                        << "matches_per_pairing: 2000\nseed: 1\n";
+    referee::LaunchSpec spec;
+    spec.argv = {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "-q"};
+    if (!pinned) spec.argv.push_back("--no-affinity");
+    std::string error;
+    auto ref = referee::BotProcess::start(spec, &error);
+    ASSERT_TRUE(ref) << error;
+    std::vector<int> bots;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (bots.size() < 4 && std::chrono::steady_clock::now() < until) {
+      bots.clear();
+      std::ifstream in(pids);
+      for (int pid, pgid; in >> pid >> pgid;) bots.push_back(pid);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(bots.size(), 4u);
+    const std::vector<int> workers = worker_pids(ref->pid());
+    ASSERT_EQ(workers.size(), 2u);
+    std::set<std::string> worker_cpus;
+    for (int w : workers) worker_cpus.insert(cpus_of(w));
+    for (int b : bots) {
+      const std::string cpus = cpus_of(b);
+      if (pinned) {
+        EXPECT_EQ(worker_cpus.count(cpus), 1u) << "bot on " << cpus;
+      } else {
+        EXPECT_EQ(cpus, mine);
+      }
+    }
+    if (pinned) {
+      for (const std::string& cpus : worker_cpus)
+        EXPECT_EQ(cpus.find_first_of("-,"), std::string::npos) << "a worker on " << cpus;
+      // Two workers on two CPUs when there are two to use.
+      if (mine.find_first_of("-,") != std::string::npos) {
+        EXPECT_EQ(worker_cpus.size(), 2u);
+      }
+    } else {
+      EXPECT_EQ(worker_cpus, std::set<std::string>{mine});
+    }
+    ::kill(ref->pid(), SIGTERM);
+    const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (ref->running() && std::chrono::steady_clock::now() < stop_until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_FALSE(ref->running());
+    ref->stop();
+  }
 }
 
 // A worker that dies fails the run with the reason and the way to resume; the resumed run
