@@ -8,12 +8,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string_view>

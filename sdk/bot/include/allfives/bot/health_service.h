@@ -1,4 +1,6 @@
-// The standard grpc.health.v1.Health service (Check only), served synchronously.
+// The standard grpc.health.v1.Health service (Check only), served synchronously, for bots
+// written against the raw protocol with gRPC's synchronous server (the SDK's own server
+// answers Check on its completion queue and does not use this).
 //
 // gRPC 1.51's built-in one (EnableDefaultHealthCheckService) uses the callback API, which on
 // this version starts extra "nexting" threads that poll all the time: in a tournament they
