@@ -271,8 +271,8 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
     if (stream->exchange(script.match_start, &answer, deadline) != IoStatus::kOk ||
         !answer.has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    if (stream->write(script.hand_start, deadline) != IoStatus::kOk)
-      fail("echo: HandStart not sent");
+    stream->start_write(script.hand_start);
+    if (stream->wait_started(deadline) != IoStatus::kOk) fail("echo: HandStart not sent");
     open.push_back(std::move(stream));
   }
 
@@ -286,7 +286,10 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
       fail("echo: round trip " + std::to_string(i) + " failed: " + stream.finish_status());
   }
   const Cost cost = meter.per(count);
-  for (auto& stream : open) stream->close(Clock::now() + std::chrono::seconds(1));
+  v1::RefereeMessage end;
+  end.mutable_match_end()->set_reason(v1::MATCH_END_REASON_ABORTED);
+  for (auto& stream : open) stream->start_close(end);
+  for (auto& stream : open) stream->wait_started(Clock::now() + std::chrono::seconds(1));
   return cost;
 }
 

@@ -167,14 +167,21 @@ bool append_message(const Message& m, std::string& out) {
 std::string to_json_line(const google::protobuf::Message& m) {
   std::string out;
   out.reserve(256);
-  if (append_message(m, out)) return out;
-  out.clear();
+  append_json_line(m, out);
+  return out;
+}
+
+void append_json_line(const google::protobuf::Message& m, std::string& out) {
+  const size_t start = out.size();
+  if (append_message(m, out)) return;
+  out.resize(start);
+  std::string text;
   google::protobuf::util::JsonPrintOptions options;
   options.always_print_primitive_fields = true;
   options.preserve_proto_field_names = true;
   // Printing a well-formed message cannot fail; an empty line would show it if it ever did.
-  (void)google::protobuf::util::MessageToJsonString(m, &out, options);
-  return out;
+  (void)google::protobuf::util::MessageToJsonString(m, &text, options);
+  out += text;
 }
 
 bool from_json_line(const std::string& line, google::protobuf::Message* m, std::string* error) {
@@ -221,11 +228,6 @@ bool write_fully(int fd, const std::string& data) {
   return true;
 }
 
-bool MatchLog::write(const v1::LogRecord& record) {
-  add(record);
-  return flush();
-}
-
 void MatchLog::add(v1::LogRecord record) {
   queued_.push_back(std::move(record));
 }
@@ -234,7 +236,7 @@ bool MatchLog::flush() {
   if (queued_.empty()) return true;
   text_.clear();
   for (const v1::LogRecord& r : queued_) {
-    text_ += to_json_line(r);
+    append_json_line(r, text_);
     text_ += '\n';
   }
   queued_.clear();

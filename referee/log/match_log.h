@@ -14,6 +14,8 @@ namespace allfives::referee {
 // A message as one line of JSON in the log's conventions (proto field names, defaults
 // printed), without the newline.
 std::string to_json_line(const google::protobuf::Message& m);
+// The same, appended to `out`.
+void append_json_line(const google::protobuf::Message& m, std::string& out);
 
 // Parses one line written by to_json_line. Returns false and says why on bad input.
 bool from_json_line(const std::string& line, google::protobuf::Message* m, std::string* error);
@@ -30,10 +32,8 @@ class MatchLog {
   MatchLog(const MatchLog&) = delete;
   MatchLog& operator=(const MatchLog&) = delete;
 
-  // Appends one record with a single write(2), so a crash of the referee can tear at most the
-  // line in flight and lines are never interleaved.
-  bool write(const v1::LogRecord& record);
-  // Queues a record in memory; flush() writes everything queued with a single write(2). The
+  // Queues a record in memory; flush() writes everything queued with a single write(2), so a
+  // crash of the referee can tear at most that write and lines are never interleaved. The
   // match runner flushes each time it hands a message to a bot, before waiting for it, so the
   // file is complete whenever the referee waits and the writing overlaps the bot's work.
   void add(v1::LogRecord record);

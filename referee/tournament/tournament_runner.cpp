@@ -254,10 +254,6 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   earlier = {};
 
-  std::vector<std::string> jobs;
-  jobs.reserve(todo.size());
-  for (const v1::ScheduledMatch* m : todo) jobs.push_back(to_json_line(*m));
-  todo = {};
   bool failed = false;
   long peak_kib = peak_rss_kib();
   std::vector<int> replaced(def.bots.size(), 0);
@@ -290,10 +286,10 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     if (!run.quiet) progress.add(e);
     return true;
   };
-  const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(jobs.size())));
+  const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
   const WorkerOutcome outcome = run_workers(
-      jobs.empty() ? 0 : n, jobs,
+      todo.empty() ? 0 : n, todo.size(), [&](size_t i) { return to_json_line(*todo[i]); },
       [&](int worker, int jobs_fd, int results_fd) {
         if (run.affinity && !cpus.empty())
           pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);

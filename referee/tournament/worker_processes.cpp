@@ -38,7 +38,8 @@ std::string describe_status(int status) {
 
 }  // namespace
 
-WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, const WorkerMain& work,
+WorkerOutcome run_workers(int workers, size_t job_count,
+                          const std::function<std::string(size_t)>& job, const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
                           const std::atomic<bool>& stop) {
   WorkerOutcome outcome;
@@ -96,8 +97,8 @@ WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, con
   size_t next = 0;
   bool handing_out = outcome.ok;
   auto give = [&](Worker& w) {
-    if (handing_out && !stop.load() && next < jobs.size() && w.jobs >= 0 &&
-        write_fully(w.jobs, jobs[next] + "\n")) {
+    if (handing_out && !stop.load() && next < job_count && w.jobs >= 0 &&
+        write_fully(w.jobs, job(next) + "\n")) {
       ++next;
       w.busy = true;
       return;

@@ -16,7 +16,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
-#include <vector>
+#include <cstddef>
 
 namespace allfives::referee {
 
@@ -30,11 +30,13 @@ struct WorkerOutcome {
   std::string error;  // why not
 };
 
-// Forks `workers` processes running `work` and hands out `jobs` (lines without '\n') one at a
-// time to whichever worker is free. Calls `on_result(line)` in this process, in the order the
+// Forks `workers` processes running `work` and hands out jobs 0 .. job_count - 1 (`job(i)` is
+// its line, without '\n', made when it is handed out) one at a time to whichever worker is
+// free. Calls `on_result(line)` in this process, in the order the
 // results arrive, and stops handing out jobs once it returns false or `stop` is raised (then
 // the workers are sent SIGTERM). Waits for every worker to exit before returning.
-WorkerOutcome run_workers(int workers, const std::vector<std::string>& jobs, const WorkerMain& work,
+WorkerOutcome run_workers(int workers, size_t job_count,
+                          const std::function<std::string(size_t)>& job, const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
                           const std::atomic<bool>& stop);
 

@@ -155,40 +155,11 @@ void MatchStream::start_close(const v1::RefereeMessage& last) {
   started_ |= bit(4) | bit(5);
 }
 
-IoStatus MatchStream::write(const v1::RefereeMessage& m, Clock::time_point deadline,
-                            const std::function<void()>& meanwhile) {
-  start_write(m);
-  if (meanwhile) meanwhile();
-  return wait_started(deadline);
-}
-
-IoStatus MatchStream::read(v1::BotMessage* m, Clock::time_point deadline) {
-  if (broken_) return IoStatus::kClosed;
-  stream_->Read(m, tag_of(3));
-  ++pending_;
-  started_ |= bit(3);
-  return wait_started(deadline);
-}
-
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
                                Clock::time_point deadline, const std::function<void()>& meanwhile) {
   start_exchange(m, answer);
   if (meanwhile) meanwhile();
   return wait_started(deadline);
-}
-
-void MatchStream::close(Clock::time_point deadline) {
-  if (!broken_ && wait_started(deadline) == IoStatus::kOk) {
-    stream_->WritesDone(tag_of(4));
-    ++pending_;
-    if (wait(bit(4), deadline) == IoStatus::kOk) {
-      stream_->Finish(&status_, tag_of(5));
-      finish_requested_ = true;
-      ++pending_;
-      if (wait(bit(5), deadline) == IoStatus::kOk) finished_ = true;
-    }
-  }
-  cancel_and_drain();
 }
 
 std::string MatchStream::finish_status() {

@@ -40,9 +40,9 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
                                                   const std::function<bool()>& alive,
                                                   std::string* error);
 
-// Operations are either started and then waited for together with wait_started() (several
-// streams can then progress at once: the match runner shakes hands with every seat, and ends
-// the match with every seat, in parallel) or done in one call (write, read, exchange).
+// Operations are started and then waited for together with wait_started(), so several streams
+// progress at once (the match runner shakes hands with, notifies and ends the match with every
+// seat in parallel); exchange() is the one-call form of the turn request and its answer.
 // gRPC allows one write and one read in flight per stream.
 class MatchStream {
  public:
@@ -53,17 +53,14 @@ class MatchStream {
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
 
-  // `meanwhile` (may be empty) runs once the message is handed to gRPC and before waiting:
-  // the caller's own work (writing the log) then overlaps the bot's instead of adding to it.
-  IoStatus write(const v1::RefereeMessage& m, Clock::time_point deadline,
-                 const std::function<void()>& meanwhile = {});
-  IoStatus read(v1::BotMessage* m, Clock::time_point deadline);
   // Sends `m` and reads the answer, with the Read started together with the Write so one
-  // wait collects both.
+  // wait collects both. `meanwhile` (may be empty) runs once both are handed to gRPC and
+  // before waiting: the caller's own work (writing the log) then overlaps the bot's.
   IoStatus exchange(const v1::RefereeMessage& m, v1::BotMessage* answer, Clock::time_point deadline,
                     const std::function<void()>& meanwhile = {});
-  // Half-closes, then waits for the bot to end the stream; cancels it at the deadline.
-  void close(Clock::time_point deadline);
+  // After kClosed: the status the stream ended with ("" if it ended cleanly).
+  std::string finish_status();
+  bool broken() const { return broken_; }
 
   void start_write(const v1::RefereeMessage& m);
   void start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer);
@@ -71,9 +68,6 @@ class MatchStream {
   void start_close(const v1::RefereeMessage& last);
   // Waits for every operation started and not yet waited for.
   IoStatus wait_started(Clock::time_point deadline);
-  // After kClosed: the status the stream ended with ("" if it ended cleanly).
-  std::string finish_status();
-  bool broken() const { return broken_; }
 
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}

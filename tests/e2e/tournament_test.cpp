@@ -117,18 +117,68 @@ TEST(Tournament, ResultsDoNotDependOnConcurrency) {
   EXPECT_EQ(read_file(d + "/out/standings.csv"), read_file(baseline_dir() + "/out/standings.csv"));
 }
 
+// `referee tournament FILE --out OUT EXTRA...` running in the background.
+std::unique_ptr<referee::BotProcess> start_tournament(const std::string& file,
+                                                      const std::string& out,
+                                                      std::vector<std::string> extra) {
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", out};
+  spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  EXPECT_TRUE(ref) << error;
+  return ref;
+}
+
+// Waits (up to a minute) until `out` has `n` finished matches.
+void wait_for_matches(const std::string& out, size_t n) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (lines_in(out + "/index.jsonl") < n && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+// Waits (up to 20 s) for a stopped referee to exit; true if it did.
+bool wait_exit(referee::BotProcess& ref) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (ref.running() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return !ref.running();
+}
+
+// A long 2-player tournament between two raw-protocol bots that append "PID PGID" to `pids`
+// when they start, so a test can find every bot process.
+std::string write_pid_tournament(const std::string& dir, const std::string& pids) {
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "name: \"pids\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                      << "matches_per_pairing: 2000\nseed: 1\n";
+  return file;
+}
+
+// The "PID PGID" lines of `pids` once there are `n` (waiting up to a minute), as pairs.
+std::vector<std::pair<int, int>> wait_for_bots(const std::string& pids, size_t n) {
+  std::vector<std::pair<int, int>> bots;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < until) {
+    bots.clear();
+    std::ifstream in(pids);
+    for (int pid, pgid; in >> pid >> pgid;) bots.emplace_back(pid, pgid);
+    if (bots.size() >= n) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return bots;
+}
+
 TEST(Tournament, ResumeAfterSigkillEqualsAnUninterruptedRun) {
   const std::string d = temp_dir("sigkill");
   const std::string file = write_tournament(d, 8);
   const std::string out = d + "/out";
-  referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "2"};
-  std::string error;
-  auto ref = referee::BotProcess::start(spec, &error);
-  ASSERT_TRUE(ref) << error;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines_in(out + "/index.jsonl") < 6 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto ref = start_tournament(file, out, {"-j", "2"});
+  ASSERT_TRUE(ref);
+  wait_for_matches(out, 6);
   ::kill(ref->pid(), SIGKILL);
   ref->stop();
   const size_t kept = lines_in(out + "/index.jsonl");
@@ -146,19 +196,11 @@ TEST(Tournament, CtrlCStopsCleanlyAndResumeFinishes) {
   const std::string d = temp_dir("sigint");
   const std::string file = write_tournament(d, 8);
   const std::string out = d + "/out";
-  referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "1"};
-  std::string error;
-  auto ref = referee::BotProcess::start(spec, &error);
-  ASSERT_TRUE(ref) << error;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines_in(out + "/index.jsonl") < 3 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto ref = start_tournament(file, out, {"-j", "1"});
+  ASSERT_TRUE(ref);
+  wait_for_matches(out, 3);
   ::kill(ref->pid(), SIGINT);
-  const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (ref->running() && std::chrono::steady_clock::now() < stop_until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_FALSE(ref->running()) << "Ctrl-C must stop the tournament";
+  ASSERT_TRUE(wait_exit(*ref)) << "Ctrl-C must stop the tournament";
   const auto status = ref->exit_status();
   ref->stop();
   ASSERT_TRUE(status);
@@ -201,28 +243,12 @@ bool process_running(int pid) {
 TEST(Tournament, NoProcessOutlivesAKilledReferee) {
   const std::string d = temp_dir("kill-workers");
   const std::string pids = d + "/pids";
-  const std::string file = d + "/t.txtpb";
-  std::ofstream(file) << "name: \"kill\"\nformat: FORMAT_TWO_PLAYERS\n"
-                      << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
-                      << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
-                      << "matches_per_pairing: 2000\nseed: 1\n";
-  referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "-q"};
-  std::string error;
-  auto ref = referee::BotProcess::start(spec, &error);
-  ASSERT_TRUE(ref) << error;
+  auto ref = start_tournament(write_pid_tournament(d, pids), d + "/out", {"-j", "2", "-q"});
+  ASSERT_TRUE(ref);
   // Two workers, each with an instance of both bots, and some matches finished.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::vector<int> pgids;
-  while (std::chrono::steady_clock::now() < until) {
-    pgids.clear();
-    std::ifstream in(pids);
-    for (int pid, pgid; in >> pid >> pgid;) pgids.push_back(pgid);
-    if (pgids.size() >= 4 && lines_in(d + "/out/index.jsonl") >= 4) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  for (const auto& [pid, pgid] : wait_for_bots(pids, 4)) pgids.push_back(pgid);
+  wait_for_matches(d + "/out", 4);
   ASSERT_EQ(pgids.size(), 4u);
   const std::vector<int> workers = worker_pids(ref->pid());
   ASSERT_EQ(workers.size(), 2u);
@@ -255,27 +281,12 @@ TEST(Tournament, AffinityPinsEachWorkerAndItsBotsToOneCpu) {
   for (const bool pinned : {true, false}) {
     const std::string d = temp_dir(pinned ? "affinity" : "no-affinity");
     const std::string pids = d + "/pids";
-    const std::string file = d + "/t.txtpb";
-    std::ofstream(file) << "name: \"pin\"\nformat: FORMAT_TWO_PLAYERS\n"
-                        << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                        << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
-                        << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                        << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
-                        << "matches_per_pairing: 2000\nseed: 1\n";
-    referee::LaunchSpec spec;
-    spec.argv = {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "-q"};
-    if (!pinned) spec.argv.push_back("--no-affinity");
-    std::string error;
-    auto ref = referee::BotProcess::start(spec, &error);
-    ASSERT_TRUE(ref) << error;
+    std::vector<std::string> extra = {"-j", "2", "-q"};
+    if (!pinned) extra.push_back("--no-affinity");
+    auto ref = start_tournament(write_pid_tournament(d, pids), d + "/out", extra);
+    ASSERT_TRUE(ref);
     std::vector<int> bots;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (bots.size() < 4 && std::chrono::steady_clock::now() < until) {
-      bots.clear();
-      std::ifstream in(pids);
-      for (int pid, pgid; in >> pid >> pgid;) bots.push_back(pid);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    for (const auto& [pid, pgid] : wait_for_bots(pids, 4)) bots.push_back(pid);
     ASSERT_EQ(bots.size(), 4u);
     const std::vector<int> workers = worker_pids(ref->pid());
     ASSERT_EQ(workers.size(), 2u);
@@ -300,10 +311,7 @@ TEST(Tournament, AffinityPinsEachWorkerAndItsBotsToOneCpu) {
       EXPECT_EQ(worker_cpus, std::set<std::string>{mine});
     }
     ::kill(ref->pid(), SIGTERM);
-    const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (ref->running() && std::chrono::steady_clock::now() < stop_until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    EXPECT_FALSE(ref->running());
+    EXPECT_TRUE(wait_exit(*ref));
     ref->stop();
   }
 }
@@ -314,21 +322,13 @@ TEST(Tournament, ADeadWorkerFailsTheRunAndResumeFinishesIt) {
   const std::string d = temp_dir("dead-worker");
   const std::string file = write_tournament(d, 8);
   const std::string out = d + "/out";
-  referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", file, "--out", out, "-j", "2", "-q"};
-  std::string error;
-  auto ref = referee::BotProcess::start(spec, &error);
-  ASSERT_TRUE(ref) << error;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (lines_in(out + "/index.jsonl") < 1 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto ref = start_tournament(file, out, {"-j", "2", "-q"});
+  ASSERT_TRUE(ref);
+  wait_for_matches(out, 1);
   const std::vector<int> workers = worker_pids(ref->pid());
   ASSERT_EQ(workers.size(), 2u);
   ::kill(workers[0], SIGSEGV);
-  const auto stop_until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (ref->running() && std::chrono::steady_clock::now() < stop_until)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  ASSERT_FALSE(ref->running());
+  ASSERT_TRUE(wait_exit(*ref));
   const auto status = ref->exit_status();
   const std::string output = ref->take_stderr();
   ref->stop();
