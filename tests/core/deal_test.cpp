@@ -15,9 +15,6 @@
 namespace allfives {
 namespace {
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 // "2-0 3-0 4-1" -> tiles in that order.
 std::vector<Tile> tiles(const std::string& text) {
   std::vector<Tile> out;
@@ -117,7 +114,7 @@ TEST(DeriveSeed, GoldenValuesAndIndependence) {
 // -----------------------------------------------------------------------------------
 
 TEST(Deal, SevenEachWithTwoPlayersFiveEachOtherwise) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (uint64_t seed = 0; seed < 20; ++seed) {
       const Deal d = deal_hand(f, seed, static_cast<int>(seed % 5));
       const int k = f == Format::kTwoPlayers ? 7 : 5;
@@ -133,7 +130,7 @@ TEST(Deal, SevenEachWithTwoPlayersFiveEachOtherwise) {
 }
 
 TEST(Deal, EveryTileExactlyOnce) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (uint64_t seed = 0; seed < 200; ++seed) {
       const Deal d = deal_hand(f, seed, 3);
       TileSet all;
@@ -155,7 +152,7 @@ TEST(Deal, EveryTileExactlyOnce) {
 }
 
 TEST(Deal, ReproducibleAndDependsOnSeedAndHand) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     EXPECT_EQ(deal_hand(f, 42, 0), deal_hand(f, 42, 0));
     EXPECT_EQ(deal_hand(f, 42, 17), deal_hand(f, 42, 17));
     EXPECT_NE(deal_hand(f, 42, 0), deal_hand(f, 42, 1));
@@ -164,7 +161,7 @@ TEST(Deal, ReproducibleAndDependsOnSeedAndHand) {
 }
 
 TEST(Deal, NewMatchDealsHandZeroOfTheSeed) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     EventList ev;
     const State s = State::new_match(Config::standard(f), 42, &ev);
     const Deal d = deal_hand(f, 42, 0);

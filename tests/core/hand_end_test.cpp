@@ -282,8 +282,7 @@ TEST(BlockResult, PointsCanBeZero) {
 // The rule book's formula written independently, checked on many random splits of the set.
 TEST(BlockResult, MatchesTheFormulaOnRandomHands) {
   SplitMix64 rng(2024);
-  for (Format f :
-       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
+  for (Format f : kAllFormats) {
     const int n = num_players(f), sides = num_sides(f);
     for (int iter = 0; iter < 5000; ++iter) {
       Hands h{};

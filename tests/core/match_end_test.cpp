@@ -20,9 +20,6 @@ using test::S;
 using test::six_block;
 using test::T;
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 // Line 3-3; seat 0 plays 3-4 on the right for 10. Seat 1 cannot play and would have to draw.
 PositionBuilder ten_point_play(Format f) {
   PositionBuilder b(f);
@@ -36,7 +33,7 @@ TEST(Target, TwoHundredFiftyForTwoSidesTwoHundredForThreeOrFour) {
   EXPECT_EQ(standard_target(Format::kPartnerships), 250);
   EXPECT_EQ(standard_target(Format::kThreePlayers), 200);
   EXPECT_EQ(standard_target(Format::kFourPlayers), 200);
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     EXPECT_EQ(Config::standard(f).target, standard_target(f));
     EXPECT_EQ(Config::standard(f).max_hands, 200);
     EXPECT_EQ(State::new_match(Config::standard(f), 1).config().target, standard_target(f));
@@ -138,7 +135,7 @@ TEST(MatchEnd, NothingIsAcceptedOnceTheMatchIsOver) {
 }
 
 TEST(MatchEnd, RandomMatchesEndAtTheTargetWithTheWinnerAboveIt) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     SplitMix64 rng(static_cast<uint64_t>(f) + 100);
     for (uint64_t seed = 0; seed < 50; ++seed) {
       State s = State::new_match(Config::standard(f), seed);
@@ -164,7 +161,7 @@ TEST(MatchEnd, RandomMatchesEndAtTheTargetWithTheWinnerAboveIt) {
 // ----------------------------------------------------------------------------
 
 TEST(HandLimit, MatchEndsAfterMaxHandsHands) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     const Config config{f, standard_target(f), 3};
     SplitMix64 rng(7);
     int by_limit = 0;

@@ -21,9 +21,6 @@ using test::T;
 
 using Hands = std::array<TileSet, kMaxPlayers>;
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 // The first seed >= `from` whose hand `hand_index` deal holds no double in any hand.
 uint64_t seed_without_double(Format f, int hand_index, uint64_t from = 0) {
   for (uint64_t seed = from; seed < from + 200000; ++seed)
@@ -109,7 +106,7 @@ TEST(FindOpener, MorePipsBeatAHigherHalf) {
 // -----------------------------------------------------
 
 TEST(Opener, FirstHandHighestDoubleMustOpen) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (uint64_t seed = 0; seed < 300; ++seed) {
       EventList ev;
       const State s = State::new_match(Config::standard(f), seed, &ev);
@@ -156,7 +153,7 @@ TEST(Opener, FirstHandWithoutDoubleHeaviestTileMustOpen) {
 }
 
 TEST(Opener, ForcedOpenerOnlyLegalPlayAndOtherTilesRefused) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     State s = State::new_match(Config::standard(f), 11);
     const State before = s;
     const int seat = s.seat_to_move();
@@ -243,7 +240,7 @@ TEST(Opener, AfterATiedBlockHighestDoubleOpensToo) {
 // ---- After a domino --------------------------------------------------------------------------
 
 TEST(Opener, PlayerWhoWentOutChoosesFreely) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (int out = 0; out < num_players(f); ++out) {
       // `out` plays its last tile 2-4 on the 1-2 line; everybody else keeps a tile.
       PositionBuilder b(f);

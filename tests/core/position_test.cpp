@@ -16,9 +16,6 @@ using test::R;
 using test::S;
 using test::T;
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 // A legal mid-hand two-player position: line 2-4, seat 0 to move.
 PositionBuilder valid() {
   PositionBuilder b(Format::kTwoPlayers);
@@ -52,7 +49,7 @@ TEST(FromPosition, ReproducesTheGivenPosition) {
 }
 
 TEST(FromPosition, StartOfAHandEqualsNewMatch) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (uint64_t seed = 0; seed < 30; ++seed) {
       const Deal d = deal_hand(f, seed, 0);
       const Opener o = find_opener(f, d.hands);

@@ -16,9 +16,6 @@
 namespace allfives {
 namespace {
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 #ifdef NDEBUG
 constexpr int kMatchesPerFormat = 2500;  // 10,000 matches in all
 #else
@@ -411,7 +408,7 @@ TEST(RandomSim, TenThousandMatchesKeepEveryInvariant) {
   Totals totals;
   SplitMix64 rng(20240601);
   int failures = 0;
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     for (int i = 0; i < kMatchesPerFormat && failures < 3; ++i) {
       const uint64_t seed = static_cast<uint64_t>(i) * 4 + static_cast<uint64_t>(f);
       // One match in eight runs with a short safety valve, to exercise the hand limit too.

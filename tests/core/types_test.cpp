@@ -118,8 +118,7 @@ TEST(Formats, SeatsSidesAndPartners) {
 }
 
 TEST(Formats, NamesRoundTrip) {
-  for (Format f :
-       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
+  for (Format f : kAllFormats) {
     Format g;
     ASSERT_TRUE(parse_format(to_string(f), g));
     EXPECT_EQ(g, f);

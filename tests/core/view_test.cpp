@@ -15,9 +15,6 @@ using test::R;
 using test::S;
 using test::T;
 
-constexpr Format kFormats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
-                               Format::kPartnerships};
-
 // Checks every seat's view of `s` against the state.
 void expect_views_match(const State& s) {
   const int n = num_players(s.format());
@@ -52,7 +49,7 @@ void expect_views_match(const State& s) {
 }
 
 TEST(View, ShowsOwnHandOnlyAndOthersAsCounts) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     const State s = State::new_match(Config::standard(f), 8);
     expect_views_match(s);
     for (int seat = 0; seat < num_players(f); ++seat) {
@@ -64,7 +61,7 @@ TEST(View, ShowsOwnHandOnlyAndOthersAsCounts) {
 }
 
 TEST(View, LegalPlaysOnlyForTheSeatToMove) {
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     const State s = State::new_match(Config::standard(f), 21);
     for (int seat = 0; seat < num_players(f); ++seat) {
       EXPECT_EQ(s.view(seat).legal_plays().empty(), seat != s.seat_to_move());
@@ -155,7 +152,7 @@ TEST(View, DrawsAreSeenOnlyAsCounts) {
 
 TEST(View, MatchesTheStateThroughoutRandomMatches) {
   SplitMix64 rng(31);
-  for (Format f : kFormats) {
+  for (Format f : kAllFormats) {
     State s = State::new_match(Config::standard(f), 77);
     while (!s.is_terminal()) {
       expect_views_match(s);

@@ -174,7 +174,7 @@ TEST(SdkServer, TurnRequestFromCoreStateGetsLegalPlayWithMatchingIndex) {
   Record r;
   TestServer server(recording(r));
   for (Format f :
-       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
+       kAllFormats) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       SCOPED_TRACE(std::string(to_string(f)) + " seed " + std::to_string(seed));
       MatchStream s(*server.stub, std::chrono::seconds(10));
@@ -224,7 +224,7 @@ TEST(SdkServer, PlaysWholeMatchesInEveryFormat) {
   TestServer server(recording(r));
   int seats = 0;
   for (Format f :
-       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
+       kAllFormats) {
     SCOPED_TRACE(std::string(to_string(f)));
     std::vector<v1::Bot::Stub*> stubs(static_cast<size_t>(num_players(f)), server.stub.get());
     const MatchResult m = referee_match(stubs, f, 11, "full-" + std::string(to_string(f)));

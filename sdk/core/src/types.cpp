@@ -46,8 +46,7 @@ std::string_view to_string(Format f) {
 }
 
 bool parse_format(std::string_view text, Format& out) {
-  for (Format f :
-       {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers, Format::kPartnerships}) {
+  for (Format f : kAllFormats) {
     if (text == to_string(f)) {
       out = f;
       return true;

@@ -147,6 +147,8 @@ std::string to_string(Play p);
 
 // Who sits at the table. Partnerships are four players where seats 0+2 and 1+3 share a score.
 enum class Format : uint8_t { kTwoPlayers, kThreePlayers, kFourPlayers, kPartnerships };
+inline constexpr Format kAllFormats[] = {Format::kTwoPlayers, Format::kThreePlayers,
+                                         Format::kFourPlayers, Format::kPartnerships};
 std::string_view to_string(Format f);
 // Accepts "2p", "3p", "4p", "partners" (and the long names printed by to_string).
 bool parse_format(std::string_view text, Format& out);
