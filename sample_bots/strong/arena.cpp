@@ -152,13 +152,7 @@ MatchResult play_match(const Spec& a, const Spec& b, int a_seat, uint64_t match_
     for (const Event& e : events) {
       for (int seat = 0; seat < 2; ++seat) {
         if (e.kind == EventKind::kHandStart) {
-          bot::HandStartInfo h;
-          h.hand_index = e.hand_index;
-          h.tiles = e.hands[seat];
-          h.opener = e.seat;
-          h.open_rule = static_cast<OpenRule>(e.reason);
-          h.open_with = e.open_with;
-          bots[seat]->on_hand_start(h);
+          bots[seat]->on_hand_start(bot::hand_start_info(e, seat));
         } else if (e.kind == EventKind::kPlay || e.kind == EventKind::kDraw ||
                    e.kind == EventKind::kPass) {
           bots[seat]->on_event(seen_by(e, seat));

@@ -36,13 +36,7 @@ std::vector<Snapshot> play_and_record(Format format, uint64_t seed, int seat, in
   const auto feed = [&] {
     for (const Event& e : events) {
       if (e.kind == EventKind::kHandStart) {
-        bot::HandStartInfo h;
-        h.hand_index = e.hand_index;
-        h.tiles = e.hands[seat];
-        h.opener = e.seat;
-        h.open_rule = static_cast<OpenRule>(e.reason);
-        h.open_with = e.open_with;
-        tracker.on_hand_start(h);
+        tracker.on_hand_start(bot::hand_start_info(e, seat));
       } else if (e.kind == EventKind::kPlay || e.kind == EventKind::kDraw ||
                  e.kind == EventKind::kPass) {
         tracker.on_event(seen_by(e, seat));

@@ -74,6 +74,18 @@ struct HandStartInfo {
   Tile open_with;  // meaningful unless open_rule is kWinnerChooses
 };
 
+// What `seat` is told of a rules-core HandStart event: for code that plays matches in-process
+// with the core instead of through the referee (a search's simulations, tests).
+inline HandStartInfo hand_start_info(const Event& hand_start, int seat) {
+  HandStartInfo h;
+  h.hand_index = hand_start.hand_index;
+  h.tiles = hand_start.hands[seat];
+  h.opener = hand_start.seat;
+  h.open_rule = static_cast<OpenRule>(hand_start.reason);
+  h.open_with = hand_start.open_with;
+  return h;
+}
+
 // A hand's end, with every hand revealed.
 struct HandEndInfo {
   int hand_index = 0;
