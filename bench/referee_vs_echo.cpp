@@ -244,12 +244,7 @@ EchoScript realistic_script() {
   v1::TurnRequest* tr = script.turn_request.mutable_turn_request();
   for (const Event& e : events) {
     if (e.kind != EventKind::kPlay) continue;
-    v1::PlayEvent* pe = tr->add_events()->mutable_play();
-    pe->set_seat(static_cast<uint32_t>(e.seat));
-    *pe->mutable_play() = wire::to_proto(e.play);
-    pe->set_count(static_cast<uint32_t>(e.count));
-    pe->set_points(static_cast<uint32_t>(e.points));
-    pe->set_side(static_cast<uint32_t>(e.side));
+    *tr->add_events()->mutable_play() = wire::play_event(e);
   }
   wire::fill_turn_request(state.view(seat), tr);
   tr->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));

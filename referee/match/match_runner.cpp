@@ -416,12 +416,7 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        v1::PlayEvent pe;
-        pe.set_seat(static_cast<uint32_t>(e.seat));
-        *pe.mutable_play() = wire::to_proto(e.play);
-        pe.set_count(static_cast<uint32_t>(e.count));
-        pe.set_points(static_cast<uint32_t>(e.points));
-        pe.set_side(static_cast<uint32_t>(e.side));
+        const v1::PlayEvent pe = wire::play_event(e);
         v1::LogPlay* lp = r.mutable_play();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
         lp->set_seat(pe.seat());

@@ -92,15 +92,9 @@ v1::RefereeMessage hand_start_for(const Event& e, int seat, const State& state) 
 v1::Event wire_event(const Event& e, int viewer) {
   v1::Event m;
   switch (e.kind) {
-    case EventKind::kPlay: {
-      v1::PlayEvent* p = m.mutable_play();
-      p->set_seat(static_cast<uint32_t>(e.seat));
-      *p->mutable_play() = wire::to_proto(e.play);
-      p->set_count(static_cast<uint32_t>(e.count));
-      p->set_points(static_cast<uint32_t>(e.points));
-      p->set_side(static_cast<uint32_t>(e.side));
+    case EventKind::kPlay:
+      *m.mutable_play() = wire::play_event(e);
       break;
-    }
     case EventKind::kDraw: {
       v1::DrawEvent* d = m.mutable_draw();
       d->set_seat(static_cast<uint32_t>(e.seat));

@@ -78,6 +78,16 @@ v1::LineTile to_proto(const LinePlay& p) {
   return m;
 }
 
+v1::PlayEvent play_event(const Event& e) {
+  v1::PlayEvent m;
+  m.set_seat(static_cast<uint32_t>(e.seat));
+  *m.mutable_play() = to_proto(e.play);
+  m.set_count(static_cast<uint32_t>(e.count));
+  m.set_points(static_cast<uint32_t>(e.points));
+  m.set_side(static_cast<uint32_t>(e.side));
+  return m;
+}
+
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out) {
   for (Tile t : s) *out->Add() = to_proto(t);
 }

@@ -26,6 +26,8 @@ v1::HandEndKind to_proto(HandEndKind k);
 v1::MatchEndReason to_proto(MatchEndReason r);
 v1::LineEnd to_proto(LineEnd e);
 v1::LineTile to_proto(const LinePlay& p);
+// A core play event (kind kPlay) as the public PlayEvent every seat is sent.
+v1::PlayEvent play_event(const Event& e);
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out);
 
 bool from_proto(const v1::Tile& m, Tile& out, std::string* error);
