@@ -6,11 +6,11 @@
 // sample random_bot (what bot authors run: the SDK's server, a uniform random legal play), or
 // with --bot raw `misbehaving_bot --mode normal` (gRPC's synchronous server written against
 // the raw protocol, answering legal_play_index 0). Each round measures:
-//   referee  whole 2-player matches through play_match (handshakes, HandStart/HandEnd
-//            notifications, the JSON log written to a new file per match, MatchEnd and
-//            close), per decision (MatchResult::decisions);
+//   referee  whole 2-player matches through play_match (handshakes, the JSON log written to a
+//            new file per match, MatchEnd and close), per decision (MatchResult::decisions);
 //   echo     one MatchStream (same class, same socket kind) to one of the same bots, sending a
-//            realistic mid-hand TurnRequest and reading the answer, per round trip;
+//            realistic mid-hand TurnRequest and reading the answer, per round trip (after a
+//            first TurnRequest that brings the hand's start);
 //   echo2    the same, alternating between two streams to the two bots as a 2-player match
 //            does: what the transport alone costs in the referee's pattern.
 // Each is measured as wall time, CPU time of this process (all threads) and CPU time of the two
@@ -189,11 +189,11 @@ Cost referee_round(const Bots& bots, const std::vector<SeatSpec>& seats, const s
   return cost;
 }
 
-// What an echo stream sends: the handshake, the hand's start, and the turn request timed over
-// and over, as the referee sends it a few plays into a hand (the seat's view with its legal
-// plays, the opponent's last play as an event, and the clocks).
+// What an echo stream sends: the handshake, a first turn request that starts the hand, and the
+// turn request timed over and over, as the referee sends it a few plays into a hand (the
+// seat's view with its legal plays, the opponent's last play as an event, and the clocks).
 struct EchoScript {
-  v1::RefereeMessage match_start, hand_start, turn_request;
+  v1::RefereeMessage match_start, first_turn, turn_request;
 };
 
 EchoScript realistic_script() {
@@ -228,7 +228,7 @@ EchoScript realistic_script() {
   ms->add_seat_names("echo0");
   ms->add_seat_names("echo1");
 
-  v1::HandStart* hs = script.hand_start.mutable_hand_start();
+  v1::HandStart* hs = script.first_turn.mutable_turn_request()->add_events()->mutable_hand_start();
   hs->set_hand_index(0);
   wire::add_tiles(deal.hands[seat], hs->mutable_your_tiles());
   for (int s = 0; s < 2; ++s) hs->add_hand_sizes(static_cast<uint32_t>(deal.hands[s].size()));
@@ -249,6 +249,14 @@ EchoScript realistic_script() {
   wire::fill_turn_request(state.view(seat), tr);
   tr->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(time.time_bank.count()));
+  // The first turn is the timed one with the hand's start in front of its events (the bots
+  // check only the events' order, not that the hand's plays add up).
+  v1::TurnRequest* first = script.first_turn.mutable_turn_request();
+  const v1::Event start = first->events(0);
+  *first = *tr;
+  first->clear_events();
+  *first->add_events() = start;
+  for (const v1::Event& e : tr->events()) *first->add_events() = e;
   return script;
 }
 
@@ -266,8 +274,9 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
     if (stream->exchange(script.match_start, &answer, deadline) != IoStatus::kOk ||
         !answer.has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    stream->start_write(script.hand_start);
-    if (stream->wait_started(deadline) != IoStatus::kOk) fail("echo: HandStart not sent");
+    if (stream->exchange(script.first_turn, &answer, deadline) != IoStatus::kOk ||
+        !answer.has_play())
+      fail("echo: no PlayAnswer to the first TurnRequest");
     open.push_back(std::move(stream));
   }
 

@@ -98,8 +98,6 @@ class Runner {
   bool handshake();
   bool check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer);
   void write_header();
-  // Sends each seat its message (one per seat, in seat order) at once, then waits for all.
-  bool notify_all(const std::vector<v1::RefereeMessage>& per_seat);
   bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us);
   void on_events(const EventList& events, uint32_t decision_us, int legal_count);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
@@ -260,20 +258,6 @@ void Runner::write_header() {
   log_write(std::move(r));
 }
 
-bool Runner::notify_all(const std::vector<v1::RefereeMessage>& per_seat) {
-  for (int seat = 0; seat < n(); ++seat) seats_[seat].stream->start_write(per_seat[seat]);
-  flush_log();
-  const auto deadline = Clock::now() + spec_.time.handshake;
-  bool ok = true;
-  for (int seat = 0; seat < n(); ++seat) {
-    const IoStatus st = seats_[seat].stream->wait_started(deadline);
-    if (st == IoStatus::kOk) continue;
-    fault_from_io(seat, st, "sending a notification");
-    ok = false;
-  }
-  return ok;
-}
-
 bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us) {
   Seat& s = seats_[seat];
   v1::RefereeMessage m;
@@ -396,21 +380,22 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
         for (int side = 0; side < sides(); ++side)
           h->add_scores(static_cast<uint32_t>(scores_[side]));
-        log_write(r);
-        std::vector<v1::RefereeMessage> per_seat(static_cast<size_t>(n()));
+        // Every seat hears the same start, each with its own tiles only.
+        v1::HandStart hs;
+        hs.set_hand_index(h->hand_index());
+        hs.set_opener_seat(h->opener_seat());
+        hs.set_open_rule(h->open_rule());
+        if (h->has_open_with()) *hs.mutable_open_with() = h->open_with();
+        for (int seat = 0; seat < n(); ++seat)
+          hs.add_hand_sizes(static_cast<uint32_t>(e.deal.hands[seat].size()));
+        hs.set_boneyard_size(static_cast<uint32_t>(e.deal.boneyard_size));
+        *hs.mutable_scores() = h->scores();
         for (int seat = 0; seat < n(); ++seat) {
-          v1::HandStart* hs = per_seat[static_cast<size_t>(seat)].mutable_hand_start();
-          hs->set_hand_index(h->hand_index());
-          wire::add_tiles(e.deal.hands[seat], hs->mutable_your_tiles());
-          hs->set_opener_seat(h->opener_seat());
-          hs->set_open_rule(h->open_rule());
-          if (h->has_open_with()) *hs->mutable_open_with() = h->open_with();
-          for (int s = 0; s < n(); ++s)
-            hs->add_hand_sizes(static_cast<uint32_t>(e.deal.hands[s].size()));
-          hs->set_boneyard_size(e.deal.boneyard_size);
-          *hs->mutable_scores() = h->scores();
+          v1::HandStart* mine = seats_[seat].pending.emplace_back().mutable_hand_start();
+          *mine = hs;
+          *mine->mutable_your_tiles() = h->hands(seat).tiles();
         }
-        if (!notify_all(per_seat)) return;
+        log_write(std::move(r));
         break;
       }
       case EventKind::kPlay: {
@@ -478,26 +463,21 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         he->set_points(static_cast<uint32_t>(e.points));
         for (int side = 0; side < sides(); ++side)
           he->add_scores(static_cast<uint32_t>(scores_[side]));
-        log_write(r);
-        std::vector<v1::RefereeMessage> per_seat(static_cast<size_t>(n()));
+        v1::HandEnd end;  // the same for every seat: all hands are revealed
+        end.set_hand_index(he->hand_index());
+        end.set_kind(he->kind());
+        end.set_domino_seat(he->domino_seat());
+        end.set_winner_side(he->winner_side());
+        end.set_points(he->points());
         for (int seat = 0; seat < n(); ++seat) {
-          v1::HandEnd* h = per_seat[static_cast<size_t>(seat)].mutable_hand_end();
-          for (v1::Event& ev : seats_[seat].pending) *h->add_events() = std::move(ev);
-          seats_[seat].pending.clear();
-          h->set_hand_index(he->hand_index());
-          h->set_kind(he->kind());
-          h->set_domino_seat(he->domino_seat());
-          h->set_winner_side(he->winner_side());
-          h->set_points(he->points());
-          for (int s = 0; s < n(); ++s) {
-            v1::RevealedHand* rh = h->add_hands();
-            rh->set_seat(static_cast<uint32_t>(s));
-            *rh->mutable_tiles() = he->hands(s).tiles();
-            rh->set_pips(he->seat_pips(s));
-          }
-          *h->mutable_scores() = he->scores();
+          v1::RevealedHand* rh = end.add_hands();
+          rh->set_seat(static_cast<uint32_t>(seat));
+          *rh->mutable_tiles() = he->hands(seat).tiles();
+          rh->set_pips(he->seat_pips(seat));
         }
-        if (!notify_all(per_seat)) return;
+        *end.mutable_scores() = he->scores();
+        for (Seat& seat : seats_) *seat.pending.emplace_back().mutable_hand_end() = end;
+        log_write(std::move(r));
         break;
       }
       case EventKind::kMatchEnd:

@@ -848,11 +848,15 @@ bool Checker::record(int line, v1::LogRecord& r) {
 bool Checker::header(int line, const v1::LogHeader& h) {
   Diff d;
   d.num("log_version", h.log_version(), wire::kLogVersion);
-  d.num("protocol_version", h.protocol_version(), wire::kProtocolVersion);
   if (h.rules_version() != wire::kRulesVersion)
     d.add("rules_version", "\"" + printable(h.rules_version(), 40) + "\"",
           std::string("\"") + wire::kRulesVersion + "\"");
   if (!d.empty()) return fail(line, "header: " + d.text() + " (this verifier reads only these)");
+  // The records do not depend on the bot protocol, so logs of every version so far are read.
+  if (h.protocol_version() < 1 || h.protocol_version() > wire::kProtocolVersion)
+    return fail(line, "header: protocol_version " + std::to_string(h.protocol_version()) +
+                          ", expected 1 to " + std::to_string(wire::kProtocolVersion) +
+                          " (this verifier reads only these)");
   if (!wire::from_proto(h.format(), config_.format, nullptr))
     return fail(line, "header: the log says format " + words(h.format()) +
                           "; the rules know FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "

@@ -27,6 +27,7 @@
 
 #include "allfives/bot/health_service.h"
 #include "allfives/v1/bot.grpc.pb.h"
+#include "allfives/wire/convert.h"
 
 namespace v1 = allfives::v1;
 
@@ -66,7 +67,7 @@ class MisbehavingBot final : public v1::Bot::Service {
       if (in.has_match_start()) {
         out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
         out.mutable_hello()->set_version("1");
-        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99 : 1);
+        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
         stream->Write(out);
         continue;
       }

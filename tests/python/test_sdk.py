@@ -80,11 +80,17 @@ class Recorder(Bot):
     def on_event(self, event):
         self.calls.append(("event", event))
 
+    def on_hand_start(self, info):
+        self.calls.append(("hand_start", info))
+
+    def on_hand_end(self, info):
+        self.calls.append(("hand_end", info))
+
 
 def match_start(seat=0):
     m = bot_pb2.RefereeMessage()
     s = m.match_start
-    s.protocol_version, s.rules_version, s.match_id = 1, "allfives-1", "m-1"
+    s.protocol_version, s.rules_version, s.match_id = 2, "allfives-1", "m-1"
     s.format, s.num_players, s.num_sides = common_pb2.FORMAT_TWO_PLAYERS, 2, 2
     s.seat, s.side, s.partner_seat = seat, seat, -1
     s.target_score, s.max_hands, s.move_time_ms, s.time_bank_ms = 250, 200, 1000, 5000
@@ -92,10 +98,11 @@ def match_start(seat=0):
     return m
 
 
-def hand_start():
-    m = bot_pb2.RefereeMessage()
+def hand_start(hand_index=0):
+    """The hand_start event of seat 0 in a 2-player match."""
+    m = bot_pb2.Event()
     h = m.hand_start
-    h.hand_index, h.opener_seat, h.open_rule = 0, 0, common_pb2.OPEN_RULE_HIGHEST_DOUBLE
+    h.hand_index, h.opener_seat, h.open_rule = hand_index, 0, common_pb2.OPEN_RULE_HIGHEST_DOUBLE
     h.open_with.high, h.open_with.low = 6, 6
     for high, low in [(6, 6), (6, 1), (5, 0), (4, 4), (3, 2), (2, 1), (1, 0)]:
         t = h.your_tiles.add()
@@ -106,11 +113,24 @@ def hand_start():
     return m
 
 
-def turn_request_after_opening():
-    """Seat 0's second turn: 6-6 opened, seat 1 played 6-3 on the right."""
+def hand_end(hand_index=0):
+    """The end of a blocked hand of a 2-player match that nobody scored for."""
+    m = bot_pb2.Event()
+    h = m.hand_end
+    h.hand_index, h.kind, h.domino_seat, h.winner_side = (hand_index,
+                                                         common_pb2.HAND_END_KIND_BLOCKED, -1, -1)
+    h.scores.extend([0, 15])
+    return m
+
+
+def turn_request_after_opening(before=None, hand_index=0):
+    """Seat 0's second turn: 6-6 opened, seat 1 played 6-3 on the right.
+
+    Its events start with `before` (default: the hand's start)."""
     m = bot_pb2.RefereeMessage()
     t = m.turn_request
-    t.hand_index = 0
+    t.hand_index = hand_index
+    t.events.extend(before if before is not None else [hand_start()])
     for seat, (high, low), end, count, points in [(0, (6, 6), 1, 12, 0),
                                                   (1, (6, 3), 2, 15, 15)]:
         e = t.events.add().play
@@ -151,15 +171,37 @@ class SessionTest(unittest.TestCase):
         s = MatchSession("rec", "0.1", factory, base_seed=7)
         hello = s.handle(match_start(), 0.0)
         self.assertEqual(hello.hello.name, "rec")
-        self.assertEqual(hello.hello.protocol_version, 1)
-        self.assertIsNone(s.handle(hand_start(), 0.0))
+        self.assertEqual(hello.hello.protocol_version, 2)
         return s, bots[0]
 
     def test_the_first_message_must_be_match_start(self):
         s = MatchSession("rec", "0.1", Recorder, 0)
         with self.assertRaises(SessionError) as caught:
-            s.handle(hand_start(), 0.0)
+            s.handle(turn_request_after_opening(), 0.0)
         self.assertEqual(caught.exception.code, "INVALID_ARGUMENT")
+
+    def test_hand_starts_and_ends_arrive_as_events_in_order(self):
+        s, bot = self.started()
+        s.handle(turn_request_after_opening(), 0.0)
+        # The next hand's first turn also brings the end of the first.
+        s.handle(turn_request_after_opening([hand_end(0), hand_start(1)], hand_index=1), 0.0)
+        calls = [c[0] for c in bot.calls]
+        self.assertEqual(calls, ["hand_start", "event", "event", "choose_play",
+                                 "hand_end", "hand_start", "event", "event", "choose_play"])
+        self.assertEqual(bot.calls[5][1].hand_index, 1)
+        self.assertEqual(bot.calls[4][1].scores, (0, 15))
+
+    def test_events_out_of_hand_order_end_the_stream(self):
+        cases = {"a turn outside a hand": [],
+                 "a second start": [hand_start(), hand_start()],
+                 "a start skipping a hand": [hand_start(1)],
+                 "an end of another hand": [hand_start(), hand_end(1)]}
+        for name, before in cases.items():
+            s, bot = self.started()
+            with self.assertRaises(SessionError, msg=name) as caught:
+                s.handle(turn_request_after_opening(before), 0.0)
+            self.assertEqual(caught.exception.code, "INVALID_ARGUMENT", name)
+            self.assertEqual(bot.calls, [], name)  # nothing is delivered from a bad message
 
     def test_a_turn_is_converted_and_answered_with_the_index(self):
         s, bot = self.started(answer=1)

@@ -71,8 +71,8 @@ v1::RefereeMessage wrap(const v1::MatchStart& m) {
   return r;
 }
 
-v1::RefereeMessage hand_start_for(const Event& e, int seat, const State& state) {
-  v1::RefereeMessage r;
+v1::Event hand_start_for(const Event& e, int seat, const State& state) {
+  v1::Event r;
   v1::HandStart* h = r.mutable_hand_start();
   const Format f = state.format();
   h->set_hand_index(static_cast<uint32_t>(e.hand_index));
@@ -146,7 +146,7 @@ MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format forma
       switch (e.kind) {
         case EventKind::kHandStart:
           ++result.hands;
-          if (!send_all([&](int s) { return hand_start_for(e, s, state); })) return false;
+          for (int s = 0; s < n; ++s) pending[s].push_back(hand_start_for(e, s, state));
           break;
         case EventKind::kPlay:
         case EventKind::kDraw:
@@ -154,11 +154,8 @@ MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format forma
           for (int s = 0; s < n; ++s) pending[s].push_back(wire_event(e, s));
           break;
         case EventKind::kHandEnd: {
-          const bool ok = send_all([&](int s) {
-            v1::RefereeMessage r;
-            v1::HandEnd* h = r.mutable_hand_end();
-            for (auto& pe : pending[s]) *h->add_events() = pe;
-            pending[s].clear();
+          for (int s = 0; s < n; ++s) {
+            v1::HandEnd* h = pending[s].emplace_back().mutable_hand_end();
             h->set_hand_index(static_cast<uint32_t>(e.hand_index));
             h->set_kind(wire::to_proto(static_cast<HandEndKind>(e.reason)));
             h->set_domino_seat(e.seat);
@@ -172,9 +169,7 @@ MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format forma
             }
             for (int side = 0; side < sides; ++side)
               h->add_scores(static_cast<uint32_t>(state.score(side)));
-            return r;
-          });
-          if (!ok) return false;
+          }
           break;
         }
         case EventKind::kMatchEnd: {

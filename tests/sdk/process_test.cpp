@@ -133,13 +133,11 @@ TEST(SdkProcess, GreedyBotPrefersTheHeavierTileBetweenEqualScores) {
   ASSERT_TRUE(s.send(wrap(make_match_start(Format::kTwoPlayers, 1, "tie"))));
   v1::BotMessage answer;
   ASSERT_TRUE(s.stream->Read(&answer) && answer.has_hello());
-  v1::RefereeMessage hand;
-  v1::HandStart* h = hand.mutable_hand_start();
+  v1::RefereeMessage turn;
+  v1::HandStart* h = turn.mutable_turn_request()->add_events()->mutable_hand_start();
   wire::add_tiles(mine, h->mutable_your_tiles());
   h->set_opener_seat(0);
   h->set_open_rule(v1::OPEN_RULE_WINNER_CHOOSES);
-  ASSERT_TRUE(s.send(hand));
-  v1::RefereeMessage turn;
   wire::fill_turn_request(state.view(1), turn.mutable_turn_request());
   ASSERT_TRUE(s.send(turn));
   ASSERT_TRUE(s.stream->Read(&answer) && answer.has_play());

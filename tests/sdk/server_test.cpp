@@ -91,8 +91,9 @@ v1::RefereeMessage match_end_message() {
   return r;
 }
 
-// Opens a stream and sends MatchStart, HandStart and a TurnRequest for the first decision
-// of the match dealt from `seed`; returns the state so the answer can be checked.
+// Opens a stream and sends MatchStart and a TurnRequest (with the hand's start as its event)
+// for the first decision of the match dealt from `seed`; returns the state so the answer can
+// be checked.
 State first_turn(MatchStream& s, Format format, uint64_t seed, const std::string& match_id,
                  v1::BotMessage* hello) {
   EventList events;
@@ -101,8 +102,8 @@ State first_turn(MatchStream& s, Format format, uint64_t seed, const std::string
   EXPECT_TRUE(s.send(wrap(make_match_start(format, seat, match_id))));
   *hello = read_one(s);
   EXPECT_EQ(events.size(), 1);
-  EXPECT_TRUE(s.send(hand_start_for(events[0], seat, state)));
   v1::RefereeMessage request;
+  *request.mutable_turn_request()->add_events() = hand_start_for(events[0], seat, state);
   wire::fill_turn_request(state.view(seat), request.mutable_turn_request());
   request.mutable_turn_request()->set_move_time_ms(1000);
   request.mutable_turn_request()->set_time_bank_ms(1000);
@@ -284,27 +285,42 @@ TEST(SdkServer, InvalidMessagesEndTheStreamWithInvalidArgument) {
   EventList events;
   const State state = State::new_match(Config::standard(Format::kTwoPlayers), 9, &events);
   const int seat = state.seat_to_move();
-  v1::RefereeMessage turn;
-  wire::fill_turn_request(state.view(seat), turn.mutable_turn_request());
-  v1::RefereeMessage bad_tile = turn;
+  const v1::Event hand = hand_start_for(events[0], seat, state);
+  // A turn request carrying `events`.
+  const auto turn_with = [&](std::vector<v1::Event> list) {
+    v1::RefereeMessage m;
+    for (v1::Event& e : list) *m.mutable_turn_request()->add_events() = std::move(e);
+    wire::fill_turn_request(state.view(seat), m.mutable_turn_request());
+    return m;
+  };
+  const v1::RefereeMessage turn = turn_with({});
+  const v1::RefereeMessage first = turn_with({hand});
+  v1::RefereeMessage bad_tile = first;
   bad_tile.mutable_turn_request()->mutable_your_tiles(0)->set_high(9);
   v1::RefereeMessage no_format = wrap(make_match_start(Format::kTwoPlayers, seat, "bad"));
   no_format.mutable_match_start()->set_format(v1::FORMAT_UNSPECIFIED);
   const v1::RefereeMessage start = wrap(make_match_start(Format::kTwoPlayers, seat, "bad"));
-  const v1::RefereeMessage hand = hand_start_for(events[0], seat, state);
+  v1::Event pass;
+  pass.mutable_pass()->set_seat(0);
+  v1::Event end_of_next;
+  end_of_next.mutable_hand_end()->set_hand_index(1);
 
   struct Case {
     const char* name;
     std::vector<v1::RefereeMessage> messages;
+    const char* says;
   };
   const std::vector<Case> cases = {
-      {"hand start first", {hand}},
-      {"empty message", {v1::RefereeMessage()}},
-      {"unknown format", {no_format}},
-      {"two match starts", {start, start}},
-      {"turn before hand start", {start, turn}},
-      {"tile out of range", {start, hand, bad_tile}},
-      {"hand start twice", {start, hand, hand}},
+      {"turn first", {first}, "the first message must be MatchStart"},
+      {"empty message", {v1::RefereeMessage()}, "the first message must be MatchStart"},
+      {"unknown format", {no_format}, "MatchStart"},
+      {"two match starts", {start, start}, "a second MatchStart"},
+      {"turn before hand start", {start, turn}, "outside a hand"},
+      {"pass before hand start", {start, turn_with({pass, hand})}, "event 0: a play, draw or pass"},
+      {"tile out of range", {start, bad_tile}, "TurnRequest:"},
+      {"hand start twice", {start, turn_with({hand, hand})}, "event 1: hand_start while hand 0"},
+      {"end of another hand", {start, turn_with({hand, end_of_next})},
+       "event 1: hand_end: hand_index 1 during hand 0"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -312,6 +328,7 @@ TEST(SdkServer, InvalidMessagesEndTheStreamWithInvalidArgument) {
     for (const auto& m : c.messages) s.send(m);
     const grpc::Status status = s.finish();
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_NE(status.error_message().find(c.says), std::string::npos) << status.error_message();
   }
 }
 
@@ -377,8 +394,8 @@ TEST(SdkServer, TwoMatchesRunConcurrentlyWithTheirOwnBots) {
     EventList events;
     const State state = State::new_match(Config::standard(format), seed, &events);
     const int seat = state.seat_to_move();
-    ASSERT_TRUE(s->send(hand_start_for(events[0], seat, state)));
     v1::RefereeMessage request;
+    *request.mutable_turn_request()->add_events() = hand_start_for(events[0], seat, state);
     wire::fill_turn_request(state.view(seat), request.mutable_turn_request());
     request.mutable_turn_request()->set_move_time_ms(1000);
     request.mutable_turn_request()->set_time_bank_ms(1000);

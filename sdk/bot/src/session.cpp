@@ -38,12 +38,8 @@ const char* kind_name(v1::RefereeMessage::KindCase k) {
   switch (k) {
     case v1::RefereeMessage::kMatchStart:
       return "MatchStart";
-    case v1::RefereeMessage::kHandStart:
-      return "HandStart";
     case v1::RefereeMessage::kTurnRequest:
       return "TurnRequest";
-    case v1::RefereeMessage::kHandEnd:
-      return "HandEnd";
     case v1::RefereeMessage::kMatchEnd:
       return "MatchEnd";
     case v1::RefereeMessage::KIND_NOT_SET:
@@ -105,14 +101,8 @@ Status MatchSession::handle(const v1::RefereeMessage& message,
       case v1::RefereeMessage::kMatchStart:
         status = on_match_start(message.match_start(), answer);
         break;
-      case v1::RefereeMessage::kHandStart:
-        status = on_hand_start(message.hand_start());
-        break;
       case v1::RefereeMessage::kTurnRequest:
         status = on_turn_request(message.turn_request(), received, answer);
-        break;
-      case v1::RefereeMessage::kHandEnd:
-        status = on_hand_end(message.hand_end());
         break;
       case v1::RefereeMessage::kMatchEnd:
         status = on_match_end(message.match_end());
@@ -194,48 +184,22 @@ Status MatchSession::on_match_start(const v1::MatchStart& m, v1::BotMessage* ans
   return Status::OK;
 }
 
-Status MatchSession::on_hand_start(const v1::HandStart& m) {
-  if (in_hand_)
-    return invalid("HandStart while hand " + std::to_string(hand_index_) + " has not ended");
-  if (m.hand_index() != static_cast<uint32_t>(hand_index_ + 1))
-    return invalid("HandStart: hand_index " + std::to_string(m.hand_index()) + ", expected " +
-                   std::to_string(hand_index_ + 1));
-  std::string error;
-  HandStartInfo info;
-  info.hand_index = static_cast<int>(m.hand_index());
-  if (!wire::from_proto(m.your_tiles(), info.tiles, &error))
-    return invalid("HandStart: your_tiles: " + error);
-  if (m.opener_seat() >= static_cast<uint32_t>(info_.num_players))
-    return invalid("HandStart: opener_seat out of range");
-  info.opener = static_cast<int>(m.opener_seat());
-  if (!wire::from_proto(m.open_rule(), info.open_rule, &error))
-    return invalid("HandStart: " + error);
-  if (info.open_rule != OpenRule::kWinnerChooses) {
-    if (!m.has_open_with()) return invalid("HandStart: open_with is missing");
-    if (!wire::from_proto(m.open_with(), info.open_with, &error))
-      return invalid("HandStart: open_with: " + error);
-  }
-  in_hand_ = true;
-  hand_index_ = info.hand_index;
-  plays_in_hand_ = 0;
-  return call_bot("on_hand_start", [&] { bot_->on_hand_start(info); });
-}
-
 Status MatchSession::on_turn_request(const v1::TurnRequest& m,
                                      std::chrono::steady_clock::time_point received,
                                      v1::BotMessage* answer) {
-  if (!in_hand_) return invalid("TurnRequest outside a hand (no HandStart before it)");
-  if (m.hand_index() != static_cast<uint32_t>(hand_index_))
+  HandState hand = hand_;
+  if (Status s = convert_events(m.events(), hand, steps_); !s.ok()) return s;
+  if (!hand.in_hand) return invalid("TurnRequest outside a hand (no hand_start event before it)");
+  if (m.hand_index() != static_cast<uint32_t>(hand.hand_index))
     return invalid("TurnRequest: hand_index " + std::to_string(m.hand_index()) + " during hand " +
-                   std::to_string(hand_index_));
-  std::vector<Event> events;
-  if (Status s = convert_events(m.events(), events); !s.ok()) return s;
+                   std::to_string(hand.hand_index));
   std::string error;
   View view;
   if (!wire::view_from_turn_request(start_, m, view, &error))
     return invalid("TurnRequest: " + error);
 
-  if (Status s = deliver(events); !s.ok()) return s;
+  hand_ = hand;
+  if (Status s = deliver(steps_); !s.ok()) return s;
   const Clock clock{received, std::chrono::milliseconds(m.move_time_ms()),
                     std::chrono::milliseconds(m.time_bank_ms())};
   Play play;
@@ -259,16 +223,59 @@ Status MatchSession::on_turn_request(const v1::TurnRequest& m,
   return Status::OK;
 }
 
-Status MatchSession::on_hand_end(const v1::HandEnd& m) {
-  if (!in_hand_) return invalid("HandEnd outside a hand (no HandStart before it)");
-  if (m.hand_index() != static_cast<uint32_t>(hand_index_))
-    return invalid("HandEnd: hand_index " + std::to_string(m.hand_index()) + " during hand " +
-                   std::to_string(hand_index_));
-  std::vector<Event> events;
-  if (Status s = convert_events(m.events(), events); !s.ok()) return s;
+Status MatchSession::on_match_end(const v1::MatchEnd& m) {
+  finished_ = true;
+  if (version_mismatch_) return Status::OK;  // no bot was created
+  HandState hand = hand_;
+  if (Status s = convert_events(m.events(), hand, steps_); !s.ok()) return s;
+  hand_ = hand;
+  MatchEndInfo info;
+  info.reason = reason_name(m.reason());
+  info.winner_side = m.winner_side();
+  info.scores.assign(m.scores().begin(), m.scores().end());
+  info.placements.assign(m.placements().begin(), m.placements().end());
+  info.fault_seat = m.fault_seat();
+  info.fault_reason = m.fault_reason();
+  if (Status s = deliver(steps_); !s.ok()) return s;
+  return call_bot("on_match_end", [&] { bot_->on_match_end(info); });
+}
+
+Status MatchSession::convert_hand_start(const v1::HandStart& m, HandState& hand, Step& out) {
+  if (hand.in_hand)
+    return invalid("hand_start while hand " + std::to_string(hand.hand_index) + " has not ended");
+  if (m.hand_index() != static_cast<uint32_t>(hand.hand_index + 1))
+    return invalid("hand_start: hand_index " + std::to_string(m.hand_index()) + ", expected " +
+                   std::to_string(hand.hand_index + 1));
+  std::string error;
+  HandStartInfo& info = out.hand_start;
+  info = HandStartInfo{};
+  info.hand_index = static_cast<int>(m.hand_index());
+  if (!wire::from_proto(m.your_tiles(), info.tiles, &error))
+    return invalid("hand_start: your_tiles: " + error);
+  if (m.opener_seat() >= static_cast<uint32_t>(info_.num_players))
+    return invalid("hand_start: opener_seat out of range");
+  info.opener = static_cast<int>(m.opener_seat());
+  if (!wire::from_proto(m.open_rule(), info.open_rule, &error))
+    return invalid("hand_start: " + error);
+  if (info.open_rule != OpenRule::kWinnerChooses) {
+    if (!m.has_open_with()) return invalid("hand_start: open_with is missing");
+    if (!wire::from_proto(m.open_with(), info.open_with, &error))
+      return invalid("hand_start: open_with: " + error);
+  }
+  out.kind = Step::Kind::kHandStart;
+  hand = HandState{true, info.hand_index, 0};
+  return Status::OK;
+}
+
+Status MatchSession::convert_hand_end(const v1::HandEnd& m, HandState& hand, Step& out) {
+  if (!hand.in_hand) return invalid("hand_end outside a hand (no hand_start before it)");
+  if (m.hand_index() != static_cast<uint32_t>(hand.hand_index))
+    return invalid("hand_end: hand_index " + std::to_string(m.hand_index()) + " during hand " +
+                   std::to_string(hand.hand_index));
   const int n = info_.num_players;
-  HandEndInfo info;
-  info.hand_index = hand_index_;
+  HandEndInfo& info = out.hand_end;
+  info = HandEndInfo{};
+  info.hand_index = hand.hand_index;
   switch (m.kind()) {
     case v1::HAND_END_KIND_DOMINO:
       info.kind = HandEndKind::kDomino;
@@ -277,102 +284,112 @@ Status MatchSession::on_hand_end(const v1::HandEnd& m) {
       info.kind = HandEndKind::kBlocked;
       break;
     default:
-      return invalid("HandEnd: unknown kind " + std::to_string(m.kind()));
+      return invalid("hand_end: unknown kind " + std::to_string(m.kind()));
   }
   if (m.domino_seat() < -1 || m.domino_seat() >= n)
-    return invalid("HandEnd: domino_seat out of range");
+    return invalid("hand_end: domino_seat out of range");
   if (m.winner_side() < -1 || m.winner_side() >= info_.num_sides)
-    return invalid("HandEnd: winner_side out of range");
+    return invalid("hand_end: winner_side out of range");
   info.domino_seat = m.domino_seat();
   info.winner_side = m.winner_side();
   info.points = static_cast<int>(m.points());
   std::string error;
   for (const v1::RevealedHand& h : m.hands()) {
-    if (h.seat() >= static_cast<uint32_t>(n)) return invalid("HandEnd: a hand's seat out of range");
+    if (h.seat() >= static_cast<uint32_t>(n))
+      return invalid("hand_end: a hand's seat out of range");
     if (!wire::from_proto(h.tiles(), info.hands[h.seat()], &error))
-      return invalid("HandEnd: seat " + std::to_string(h.seat()) + "'s hand: " + error);
+      return invalid("hand_end: seat " + std::to_string(h.seat()) + "'s hand: " + error);
   }
-  if (m.scores_size() != info_.num_sides) return invalid("HandEnd: scores must list every side");
+  if (m.scores_size() != info_.num_sides) return invalid("hand_end: scores must list every side");
   info.scores.assign(m.scores().begin(), m.scores().end());
-  in_hand_ = false;
-  if (Status s = deliver(events); !s.ok()) return s;
-  return call_bot("on_hand_end", [&] { bot_->on_hand_end(info); });
-}
-
-Status MatchSession::on_match_end(const v1::MatchEnd& m) {
-  finished_ = true;
-  if (version_mismatch_) return Status::OK;  // no bot was created
-  std::vector<Event> events;
-  if (Status s = convert_events(m.events(), events); !s.ok()) return s;
-  MatchEndInfo info;
-  info.reason = reason_name(m.reason());
-  info.winner_side = m.winner_side();
-  info.scores.assign(m.scores().begin(), m.scores().end());
-  info.placements.assign(m.placements().begin(), m.placements().end());
-  info.fault_seat = m.fault_seat();
-  info.fault_reason = m.fault_reason();
-  if (Status s = deliver(events); !s.ok()) return s;
-  return call_bot("on_match_end", [&] { bot_->on_match_end(info); });
+  out.kind = Step::Kind::kHandEnd;
+  hand.in_hand = false;
+  return Status::OK;
 }
 
 Status MatchSession::convert_events(const google::protobuf::RepeatedPtrField<v1::Event>& events,
-                                    std::vector<Event>& out) {
+                                    HandState& hand, std::vector<Step>& out) {
   const uint32_t n = static_cast<uint32_t>(info_.num_players);
   std::string error;
-  int plays = plays_in_hand_;
-  out.clear();
-  out.reserve(static_cast<size_t>(events.size()));
+  out.resize(static_cast<size_t>(events.size()));
   for (int i = 0; i < events.size(); ++i) {
     const v1::Event& m = events[i];
-    const std::string where = "event " + std::to_string(i) + ": ";
-    Event e;
-    e.hand_index = static_cast<int16_t>(hand_index_);
+    Step& step = out[static_cast<size_t>(i)];
+    const auto where = [i] { return "event " + std::to_string(i) + ": "; };
+    if (m.kind_case() == v1::Event::kHandStart) {
+      if (Status s = convert_hand_start(m.hand_start(), hand, step); !s.ok())
+        return invalid(where() + s.error_message());
+      continue;
+    }
+    if (m.kind_case() == v1::Event::kHandEnd) {
+      if (Status s = convert_hand_end(m.hand_end(), hand, step); !s.ok())
+        return invalid(where() + s.error_message());
+      continue;
+    }
+    if (m.kind_case() == v1::Event::KIND_NOT_SET) return invalid(where() + "no kind set");
+    if (!hand.in_hand) return invalid(where() + "a play, draw or pass outside a hand");
+    step.kind = Step::Kind::kEvent;
+    Event& e = step.event;
+    e = Event{};
+    e.hand_index = static_cast<int16_t>(hand.hand_index);
     switch (m.kind_case()) {
       case v1::Event::kPlay: {
         const v1::PlayEvent& p = m.play();
-        if (p.seat() >= n) return invalid(where + "seat out of range");
+        if (p.seat() >= n) return invalid(where() + "seat out of range");
         if (p.side() >= static_cast<uint32_t>(info_.num_sides))
-          return invalid(where + "side out of range");
+          return invalid(where() + "side out of range");
         if (!fits_int16(p.count()) || !fits_int16(p.points()))
-          return invalid(where + "count or points out of range");
+          return invalid(where() + "count or points out of range");
         e.kind = EventKind::kPlay;
         e.seat = static_cast<int8_t>(p.seat());
         e.side = static_cast<int8_t>(p.side());
-        if (!wire::from_proto(p.play(), plays == 0, e.play, &error)) return invalid(where + error);
+        if (!wire::from_proto(p.play(), hand.plays == 0, e.play, &error))
+          return invalid(where() + error);
         e.count = static_cast<int16_t>(p.count());
         e.points = static_cast<int16_t>(p.points());
-        ++plays;
+        ++hand.plays;
         break;
       }
       case v1::Event::kDraw: {
         const v1::DrawEvent& d = m.draw();
-        if (d.seat() >= n) return invalid(where + "seat out of range");
+        if (d.seat() >= n) return invalid(where() + "seat out of range");
         if (d.count() > static_cast<uint32_t>(kNumTiles))
-          return invalid(where + "more tiles drawn than the set holds");
+          return invalid(where() + "more tiles drawn than the set holds");
         e.kind = EventKind::kDraw;
         e.seat = static_cast<int8_t>(d.seat());
         e.count = static_cast<int16_t>(d.count());
-        if (!wire::from_proto(d.tiles(), e.tiles, &error)) return invalid(where + error);
+        if (!wire::from_proto(d.tiles(), e.tiles, &error)) return invalid(where() + error);
         break;
       }
       case v1::Event::kPass: {
-        if (m.pass().seat() >= n) return invalid(where + "seat out of range");
+        if (m.pass().seat() >= n) return invalid(where() + "seat out of range");
         e.kind = EventKind::kPass;
         e.seat = static_cast<int8_t>(m.pass().seat());
         break;
       }
-      case v1::Event::KIND_NOT_SET:
-        return invalid(where + "no kind set");
+      default:
+        return invalid(where() + "unknown kind");
     }
-    out.push_back(e);
   }
-  plays_in_hand_ = plays;
   return Status::OK;
 }
 
-Status MatchSession::deliver(const std::vector<Event>& events) {
-  for (const Event& e : events)
-    if (Status s = call_bot("on_event", [&] { bot_->on_event(e); }); !s.ok()) return s;
+Status MatchSession::deliver(const std::vector<Step>& steps) {
+  for (const Step& step : steps) {
+    Status s;
+    switch (step.kind) {
+      case Step::Kind::kHandStart:
+        s = call_bot("on_hand_start", [&] { bot_->on_hand_start(step.hand_start); });
+        break;
+      case Step::Kind::kEvent:
+        s = call_bot("on_event", [&] { bot_->on_event(step.event); });
+        break;
+      case Step::Kind::kHandEnd:
+        s = call_bot("on_hand_end", [&] { bot_->on_hand_end(step.hand_end); });
+        break;
+    }
+    if (!s.ok()) return s;
+  }
   return Status::OK;
 }
 

@@ -37,18 +37,33 @@ class MatchSession {
   const std::string& label() const { return label_; }
 
  private:
+  // Where the stream is in the match's hands, as the events so far say.
+  struct HandState {
+    bool in_hand = false;
+    int hand_index = -1;
+    int plays = 0;  // plays in this hand: the first may name no end
+  };
+  // One Event of a message, converted: what to call on the bot.
+  struct Step {
+    enum class Kind { kHandStart, kEvent, kHandEnd } kind;
+    HandStartInfo hand_start;
+    Event event;
+    HandEndInfo hand_end;
+  };
+
   grpc::Status on_match_start(const v1::MatchStart& m, v1::BotMessage* answer);
-  grpc::Status on_hand_start(const v1::HandStart& m);
   grpc::Status on_turn_request(const v1::TurnRequest& m,
                                std::chrono::steady_clock::time_point received,
                                v1::BotMessage* answer);
-  grpc::Status on_hand_end(const v1::HandEnd& m);
   grpc::Status on_match_end(const v1::MatchEnd& m);
-  // Converts a message's events (all of them, before any is delivered).
+  // Converts and checks a message's events, all of them before any is delivered, advancing
+  // `hand` past them.
   grpc::Status convert_events(const google::protobuf::RepeatedPtrField<v1::Event>& events,
-                              std::vector<Event>& out);
-  // Calls on_event for each, in order.
-  grpc::Status deliver(const std::vector<Event>& events);
+                              HandState& hand, std::vector<Step>& out);
+  grpc::Status convert_hand_start(const v1::HandStart& m, HandState& hand, Step& out);
+  grpc::Status convert_hand_end(const v1::HandEnd& m, HandState& hand, Step& out);
+  // Calls the bot's hook for each, in order.
+  grpc::Status deliver(const std::vector<Step>& steps);
 
   const BotIdentity& identity_;
   const BotFactory& factory_;
@@ -60,10 +75,9 @@ class MatchSession {
   std::unique_ptr<Bot> bot_;
   bool started_ = false;
   bool version_mismatch_ = false;
-  bool in_hand_ = false;
   bool finished_ = false;
-  int hand_index_ = -1;
-  int plays_in_hand_ = 0;  // the first play of a hand may name no end
+  HandState hand_;
+  std::vector<Step> steps_;  // kept to reuse its memory
 };
 
 }  // namespace allfives::bot::detail

@@ -2,8 +2,8 @@
 plain objects of ``model``, calls the bot's methods in game order and builds the answers.
 
 It knows nothing of the transport: ``MatchSession.handle`` takes one RefereeMessage and
-returns the BotMessage to send (or None for a notification), or raises ``SessionError``,
-which ends the stream with the error's gRPC status code.
+returns the BotMessage to send (or None for MatchEnd), or raises ``SessionError``, which ends
+the stream with the error's gRPC status code.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Callable, List, Optional
 
 from . import rng
 from .bot import Bot
-from .model import (Clock, DrawEvent, End, Event, FaultKind, Format, HandEndInfo, HandEndKind,
+from .model import (Clock, DrawEvent, End, FaultKind, Format, HandEndInfo, HandEndKind,
                     HandStartInfo, LineEnd, LineTile, MatchEndInfo, MatchEndReason, MatchInfo,
                     OpenRule, PassEvent, Play, PlayEvent, Tile, View)
 from .stubs import bot_pb2, common_pb2
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 RULES_VERSION = "allfives-1"
 
 # Seats and sides per format (RULES.md "Equipment and seats").
@@ -100,8 +100,8 @@ class MatchSession:
     def handle(self, message, received: float):
         """Handles one RefereeMessage received at ``received`` (time.monotonic()).
 
-        Returns the BotMessage answering MatchStart or TurnRequest, None for the other
-        messages; raises SessionError to end the stream.
+        Returns the BotMessage answering MatchStart or TurnRequest, None for MatchEnd;
+        raises SessionError to end the stream.
         """
         kind = message.WhichOneof("kind")
         name = kind or "an empty message"
@@ -116,12 +116,8 @@ class MatchSession:
                                f"the referee sent {name} although our protocol versions differ")
         if kind == "match_start":
             return self._on_match_start(message.match_start)
-        if kind == "hand_start":
-            return self._on_hand_start(message.hand_start)
         if kind == "turn_request":
             return self._on_turn_request(message.turn_request, received)
-        if kind == "hand_end":
-            return self._on_hand_end(message.hand_end)
         if kind == "match_end":
             return self._on_match_end(message.match_end)
         raise _invalid("a RefereeMessage with no kind set")
@@ -183,39 +179,16 @@ class MatchSession:
         self._call("on_match_start", self._bot.on_match_start, self._info)
         return answer
 
-    def _on_hand_start(self, m):
-        if self._in_hand:
-            raise _invalid(f"hand_start while hand {self._hand_index} has not ended")
-        if m.hand_index != self._hand_index + 1:
-            raise _invalid(f"hand_start: hand_index {m.hand_index}, "
-                           f"expected {self._hand_index + 1}")
-        if m.opener_seat >= self._info.num_players:
-            raise _invalid("hand_start: opener_seat out of range")
-        rule = _enum(OpenRule, m.open_rule, "hand_start.open_rule")
-        open_with = None
-        if rule != OpenRule.WINNER_CHOOSES:
-            if not m.HasField("open_with"):
-                raise _invalid("hand_start: open_with is missing")
-            open_with = _tile(m.open_with)
-        info = HandStartInfo(
-            hand_index=m.hand_index, tiles=_tiles(m.your_tiles), opener=m.opener_seat,
-            open_rule=rule, open_with=open_with, hand_sizes=tuple(m.hand_sizes),
-            boneyard_size=m.boneyard_size, scores=tuple(m.scores))
-        self._in_hand = True
-        self._hand_index = m.hand_index
-        self._plays_in_hand = 0
-        self._call("on_hand_start", self._bot.on_hand_start, info)
-        return None
-
     def _on_turn_request(self, m, received: float):
-        if not self._in_hand:
-            raise _invalid("turn_request outside a hand (no hand_start before it)")
-        if m.hand_index != self._hand_index:
-            raise _invalid(f"turn_request: hand_index {m.hand_index} "
-                           f"during hand {self._hand_index}")
-        events = self._events(m.events)
+        steps, hand = self._steps(m.events)
+        in_hand, hand_index, _ = hand
+        if not in_hand:
+            raise _invalid("turn_request outside a hand (no hand_start event before it)")
+        if m.hand_index != hand_index:
+            raise _invalid(f"turn_request: hand_index {m.hand_index} during hand {hand_index}")
         view = self._view(m)
-        self._deliver(events)
+        self._in_hand, self._hand_index, self._plays_in_hand = hand
+        self._deliver(steps)
         clock = Clock(received=received, move_time_ms=m.move_time_ms,
                       bank_left_ms=m.time_bank_ms)
         choice = self._call("choose_play", self._bot.choose_play, view, clock)
@@ -231,81 +204,109 @@ class MatchSession:
                      "sending it as it is")
         return answer
 
-    def _on_hand_end(self, m):
-        if not self._in_hand:
-            raise _invalid("hand_end outside a hand (no hand_start before it)")
-        if m.hand_index != self._hand_index:
-            raise _invalid(f"hand_end: hand_index {m.hand_index} during hand {self._hand_index}")
-        events = self._events(m.events)
-        n = self._info.num_players
-        if not -1 <= m.domino_seat < n or not -1 <= m.winner_side < self._info.num_sides:
-            raise _invalid("hand_end: domino_seat or winner_side out of range")
-        hands: List[tuple] = [()] * n
-        for h in m.hands:
-            if h.seat >= n:
-                raise _invalid("hand_end: a hand's seat out of range")
-            hands[h.seat] = _tiles(h.tiles)
-        if len(m.scores) != self._info.num_sides:
-            raise _invalid("hand_end: scores must list every side")
-        info = HandEndInfo(
-            hand_index=self._hand_index, kind=_enum(HandEndKind, m.kind, "hand_end.kind"),
-            domino_seat=m.domino_seat, winner_side=m.winner_side, points=m.points,
-            hands=tuple(hands), scores=tuple(m.scores))
-        self._in_hand = False
-        self._deliver(events)
-        self._call("on_hand_end", self._bot.on_hand_end, info)
-        return None
-
     def _on_match_end(self, m):
         self.finished = True
         if self._version_mismatch:
             return None  # no bot was made
-        events = self._events(m.events)
+        steps, hand = self._steps(m.events)
+        self._in_hand, self._hand_index, self._plays_in_hand = hand
         info = MatchEndInfo(
             reason=_enum(MatchEndReason, m.reason, "match_end.reason"),
             winner_side=m.winner_side, scores=tuple(m.scores),
             placements=tuple(m.placements), fault_seat=m.fault_seat,
             fault_kind=_enum(FaultKind, m.fault_kind, "match_end.fault_kind"),
             fault_reason=m.fault_reason)
-        self._deliver(events)
+        self._deliver(steps)
         self._call("on_match_end", self._bot.on_match_end, info)
         return None
 
     # --- conversions -------------------------------------------------------------------
 
-    def _events(self, ms) -> List[Event]:
-        """Converts a message's events (all of them, before any is delivered)."""
+    def _steps(self, ms):
+        """Converts and checks a message's events, all of them before any is delivered.
+
+        Returns the bot calls to make, as (method name, argument) pairs in order, and the
+        hand state after the events: (in a hand, hand index, plays in it).
+        """
         n = self._info.num_players
-        out: List[Event] = []
-        plays = self._plays_in_hand
+        in_hand, hand_index, plays = self._in_hand, self._hand_index, self._plays_in_hand
+        out: List[tuple] = []
         for i, m in enumerate(ms):
             kind = m.WhichOneof("kind")
             where = f"event {i}: "
+            if kind == "hand_start":
+                if in_hand:
+                    raise _invalid(where + f"hand_start while hand {hand_index} has not ended")
+                out.append(("on_hand_start", self._hand_start(m.hand_start, hand_index + 1,
+                                                              where)))
+                in_hand, hand_index, plays = True, hand_index + 1, 0
+                continue
+            if kind == "hand_end":
+                if not in_hand:
+                    raise _invalid(where + "hand_end outside a hand (no hand_start before it)")
+                out.append(("on_hand_end", self._hand_end(m.hand_end, hand_index, where)))
+                in_hand = False
+                continue
+            if kind is None:
+                raise _invalid(where + "no kind set")
+            if not in_hand:
+                raise _invalid(where + "a play, draw or pass outside a hand")
             if kind == "play":
                 p = m.play
                 if p.seat >= n or p.side >= self._info.num_sides:
                     raise _invalid(where + "seat or side out of range")
-                out.append(PlayEvent(self._hand_index, p.seat, _play(p.play, plays == 0),
-                                     p.count, p.points, p.side))
+                out.append(("on_event", PlayEvent(hand_index, p.seat, _play(p.play, plays == 0),
+                                                  p.count, p.points, p.side)))
                 plays += 1
             elif kind == "draw":
                 d = m.draw
                 if d.seat >= n or d.count > 28:
                     raise _invalid(where + "seat or count out of range")
-                out.append(DrawEvent(self._hand_index, d.seat, d.count, _tiles(d.tiles)))
-            elif kind == "pass":
+                out.append(("on_event", DrawEvent(hand_index, d.seat, d.count, _tiles(d.tiles))))
+            else:
                 seat = getattr(m, "pass").seat  # "pass" is a Python keyword
                 if seat >= n:
                     raise _invalid(where + "seat out of range")
-                out.append(PassEvent(self._hand_index, seat))
-            else:
-                raise _invalid(where + "no kind set")
-        self._plays_in_hand = plays
-        return out
+                out.append(("on_event", PassEvent(hand_index, seat)))
+        return out, (in_hand, hand_index, plays)
 
-    def _deliver(self, events: List[Event]) -> None:
-        for event in events:
-            self._call("on_event", self._bot.on_event, event)
+    def _hand_start(self, m, expected: int, where: str) -> HandStartInfo:
+        if m.hand_index != expected:
+            raise _invalid(where + f"hand_start: hand_index {m.hand_index}, expected {expected}")
+        if m.opener_seat >= self._info.num_players:
+            raise _invalid(where + "hand_start: opener_seat out of range")
+        rule = _enum(OpenRule, m.open_rule, where + "hand_start.open_rule")
+        open_with = None
+        if rule != OpenRule.WINNER_CHOOSES:
+            if not m.HasField("open_with"):
+                raise _invalid(where + "hand_start: open_with is missing")
+            open_with = _tile(m.open_with)
+        return HandStartInfo(
+            hand_index=m.hand_index, tiles=_tiles(m.your_tiles), opener=m.opener_seat,
+            open_rule=rule, open_with=open_with, hand_sizes=tuple(m.hand_sizes),
+            boneyard_size=m.boneyard_size, scores=tuple(m.scores))
+
+    def _hand_end(self, m, hand_index: int, where: str) -> HandEndInfo:
+        if m.hand_index != hand_index:
+            raise _invalid(where + f"hand_end: hand_index {m.hand_index} during hand {hand_index}")
+        n = self._info.num_players
+        if not -1 <= m.domino_seat < n or not -1 <= m.winner_side < self._info.num_sides:
+            raise _invalid(where + "hand_end: domino_seat or winner_side out of range")
+        hands: List[tuple] = [()] * n
+        for h in m.hands:
+            if h.seat >= n:
+                raise _invalid(where + "hand_end: a hand's seat out of range")
+            hands[h.seat] = _tiles(h.tiles)
+        if len(m.scores) != self._info.num_sides:
+            raise _invalid(where + "hand_end: scores must list every side")
+        return HandEndInfo(
+            hand_index=hand_index, kind=_enum(HandEndKind, m.kind, where + "hand_end.kind"),
+            domino_seat=m.domino_seat, winner_side=m.winner_side, points=m.points,
+            hands=tuple(hands), scores=tuple(m.scores))
+
+    def _deliver(self, steps: List[tuple]) -> None:
+        for method, argument in steps:
+            self._call(method, getattr(self._bot, method), argument)
 
     def _view(self, m) -> View:
         info = self._info

@@ -13,7 +13,9 @@
 
 namespace allfives::wire {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: hand starts and ends travel as Events inside the next TurnRequest or MatchEnd (1 sent
+// them as messages of their own).
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr const char* kRulesVersion = "allfives-1";
 inline constexpr uint32_t kLogVersion = 1;
 
