@@ -208,6 +208,9 @@ std::unique_ptr<MatchLog> MatchLog::create(const std::string& path, std::string*
   return std::unique_ptr<MatchLog>(new MatchLog(fd, path));
 }
 
+MatchLog::MatchLog(int fd, std::string path)
+    : fd_(fd), path_(std::move(path)), arena_(first_block_, sizeof first_block_) {}
+
 MatchLog::~MatchLog() {
   flush();
   ::close(fd_);
@@ -228,18 +231,19 @@ bool write_fully(int fd, const std::string& data) {
   return true;
 }
 
-void MatchLog::add(v1::LogRecord record) {
-  queued_.push_back(std::move(record));
+v1::LogRecord& MatchLog::add() {
+  return *queued_.emplace_back(google::protobuf::Arena::CreateMessage<v1::LogRecord>(&arena_));
 }
 
 bool MatchLog::flush() {
   if (queued_.empty()) return true;
   text_.clear();
-  for (const v1::LogRecord& r : queued_) {
-    append_json_line(r, text_);
+  for (const v1::LogRecord* r : queued_) {
+    append_json_line(*r, text_);
     text_ += '\n';
   }
   queued_.clear();
+  arena_.Reset();
   return write_fully(fd_, text_);
 }
 

@@ -1,6 +1,7 @@
 // The match log file: one LogRecord (proto/allfives/v1/log.proto) per line, as JSON.
 #pragma once
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/message.h>
 
 #include <memory>
@@ -32,20 +33,25 @@ class MatchLog {
   MatchLog(const MatchLog&) = delete;
   MatchLog& operator=(const MatchLog&) = delete;
 
-  // Queues a record in memory; flush() writes everything queued with a single write(2), so a
-  // crash of the referee can tear at most that write and lines are never interleaved. The
-  // match runner flushes each time it hands a message to a bot, before waiting for it, so the
-  // file is complete whenever the referee waits and the writing overlaps the bot's work.
-  void add(v1::LogRecord record);
+  // Queues a new empty record, to be filled in place until the next flush(). flush() writes
+  // everything queued with a single write(2), so a crash of the referee can tear at most that
+  // write and lines are never interleaved. The match runner flushes each time it hands a
+  // message to a bot, before waiting for it, so the file is complete whenever the referee
+  // waits and the writing overlaps the bot's work.
+  v1::LogRecord& add();
   bool flush();
   const std::string& path() const { return path_; }
 
  private:
-  MatchLog(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  MatchLog(int fd, std::string path);
   int fd_;
   std::string path_;
-  std::vector<v1::LogRecord> queued_;  // added but not yet written
-  std::string text_;                   // flush()'s buffer, kept to reuse its memory
+  // The queued records live in an arena that flush() empties, in a first block of its own:
+  // a decision's records then cost no heap allocation.
+  alignas(8) char first_block_[16 * 1024];
+  google::protobuf::Arena arena_;
+  std::vector<v1::LogRecord*> queued_;  // added but not yet written, in arena_
+  std::string text_;                    // flush()'s buffer, kept to reuse its memory
 };
 
 }  // namespace allfives::referee

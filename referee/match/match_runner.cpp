@@ -103,8 +103,7 @@ class Runner {
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   void fault_from_io(int seat, IoStatus st, const std::string& doing);
   void finish(const State* state);
-  // Queues a record; flush_log() writes the queue. See MatchLog::add.
-  void log_write(v1::LogRecord r);
+  // Writes the records queued with log_.add(). See MatchLog::add.
   void flush_log();
 
   const MatchSpec& spec_;
@@ -118,12 +117,11 @@ class Runner {
   int drawn_ = 0;            // boneyard tiles drawn so far this hand
   MatchResult result_;
   bool aborted_ = false;
+  // Each decision's request and answer, in a first block of its own: no heap allocation.
+  alignas(8) char decision_block_[16 * 1024];
+  google::protobuf::Arena decision_arena_{decision_block_, sizeof decision_block_};
   Clock::time_point started_;
 };
-
-void Runner::log_write(v1::LogRecord r) {
-  log_.add(std::move(r));
-}
 
 void Runner::flush_log() {
   log_.flush();
@@ -229,8 +227,7 @@ bool Runner::check_hello(int seat, Clock::time_point deadline, const v1::BotMess
 }
 
 void Runner::write_header() {
-  v1::LogRecord r;
-  v1::LogHeader* h = r.mutable_header();
+  v1::LogHeader* h = log_.add().mutable_header();
   h->set_log_version(wire::kLogVersion);
   h->set_protocol_version(wire::kProtocolVersion);
   h->set_rules_version(wire::kRulesVersion);
@@ -255,12 +252,15 @@ void Runner::write_header() {
     b->set_address(s.bot ? s.bot->address() : s.spec->address);
   }
   h->set_started_at(utc_now());
-  log_write(std::move(r));
 }
 
 bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us) {
   Seat& s = seats_[seat];
-  v1::RefereeMessage m;
+  // The request and its answer are needed only during this call (the stream has nothing in
+  // flight when exchange() returns, whatever the outcome).
+  decision_arena_.Reset();
+  auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
+  auto& answer = *google::protobuf::Arena::CreateMessage<v1::BotMessage>(&decision_arena_);
   v1::TurnRequest* tr = m.mutable_turn_request();
   for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
   s.pending.clear();
@@ -272,7 +272,6 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
 
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  v1::BotMessage answer;
   const IoStatus st = s.stream->exchange(m, &answer, deadline, [this] { flush_log(); });
   const auto elapsed = Clock::now() - sent;
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
@@ -358,14 +357,13 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
 
 void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_count) {
   for (const Event& e : events) {
-    v1::LogRecord r;
     switch (e.kind) {
       case EventKind::kHandStart: {
         line_ = Line{};
         deal_ = e.deal;
         drawn_ = 0;
         result_.hands_played = e.hand_index + 1;
-        v1::LogHandStart* h = r.mutable_hand_start();
+        v1::LogHandStart* h = log_.add().mutable_hand_start();
         h->set_hand_index(static_cast<uint32_t>(e.hand_index));
         for (int seat = 0; seat < n(); ++seat) {
           v1::SeatTiles* st = h->add_hands();
@@ -395,14 +393,13 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
           *mine = hs;
           *mine->mutable_your_tiles() = h->hands(seat).tiles();
         }
-        log_write(std::move(r));
         break;
       }
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
         const v1::PlayEvent pe = wire::play_event(e);
-        v1::LogPlay* lp = r.mutable_play();
+        v1::LogPlay* lp = log_.add().mutable_play();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
         lp->set_seat(pe.seat());
         *lp->mutable_play() = pe.play();
@@ -414,12 +411,11 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
         *lp->mutable_left_end() = wire::to_proto(line_.end(End::kLeft));
         *lp->mutable_right_end() = wire::to_proto(line_.end(End::kRight));
-        log_write(std::move(r));
         for (Seat& s : seats_) *s.pending.emplace_back().mutable_play() = pe;
         break;
       }
       case EventKind::kDraw: {
-        v1::LogDraw* ld = r.mutable_draw();
+        v1::LogDraw* ld = log_.add().mutable_draw();
         ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
         ld->set_seat(static_cast<uint32_t>(e.seat));
         // The core reports the drawn tiles as a set; the deal's order says how they came.
@@ -431,21 +427,19 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
           de->set_count(static_cast<uint32_t>(e.count));
           if (seat == e.seat) *de->mutable_tiles() = ld->tiles();
         }
-        log_write(std::move(r));
         break;
       }
       case EventKind::kPass: {
-        v1::LogPass* lp = r.mutable_pass();
+        v1::LogPass* lp = log_.add().mutable_pass();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
         lp->set_seat(static_cast<uint32_t>(e.seat));
         for (Seat& s : seats_) s.pending.emplace_back().mutable_pass()->set_seat(lp->seat());
-        log_write(std::move(r));
         break;
       }
       case EventKind::kHandEnd: {
         const auto kind = static_cast<HandEndKind>(e.reason);
         if (e.side >= 0) scores_[e.side] += e.points;
-        v1::LogHandEnd* he = r.mutable_hand_end();
+        v1::LogHandEnd* he = log_.add().mutable_hand_end();
         he->set_hand_index(static_cast<uint32_t>(e.hand_index));
         he->set_kind(wire::to_proto(kind));
         he->set_domino_seat(kind == HandEndKind::kDomino ? e.seat : -1);
@@ -477,7 +471,6 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         }
         *end.mutable_scores() = he->scores();
         for (Seat& seat : seats_) *seat.pending.emplace_back().mutable_hand_end() = end;
-        log_write(std::move(r));
         break;
       }
       case EventKind::kMatchEnd:
@@ -491,14 +484,12 @@ void Runner::finish(const State* state) {
     result_.reason = v1::MATCH_END_REASON_ABORTED;
   } else if (result_.fault) {
     result_.reason = v1::MATCH_END_REASON_FAULT;
-    v1::LogRecord r;
-    v1::LogFault* f = r.mutable_fault();
+    v1::LogFault* f = log_.add().mutable_fault();
     f->set_seat(static_cast<uint32_t>(result_.fault->seat));
     f->set_side(static_cast<uint32_t>(side_of(format_, result_.fault->seat)));
     f->set_kind(result_.fault->kind);
     f->set_reason(result_.fault->reason);
     f->set_hand_index(static_cast<uint32_t>(std::max(0, result_.hands_played - 1)));
-    log_write(std::move(r));
   } else if (state && state->is_terminal()) {
     result_.reason = wire::to_proto(state->outcome().reason);
   }
@@ -549,8 +540,7 @@ void Runner::finish(const State* state) {
     s.stream.reset();
   }
 
-  v1::LogRecord r;
-  v1::LogMatchEnd* me = r.mutable_match_end();
+  v1::LogMatchEnd* me = log_.add().mutable_match_end();
   me->set_reason(result_.reason);
   me->set_winner_side(result_.winner_side);
   for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));
@@ -559,7 +549,6 @@ void Runner::finish(const State* state) {
   me->set_duration_ms(static_cast<uint64_t>(result_.duration.count()));
   me->set_fault_seat(result_.fault ? result_.fault->seat : -1);
   if (result_.fault) me->set_fault_kind(result_.fault->kind);
-  log_write(std::move(r));
 
   // Each process's output once, under the first seat it plays.
   std::vector<BotProcess*> done;
@@ -569,11 +558,10 @@ void Runner::finish(const State* state) {
     done.push_back(p);
     const std::string output = p->take_stderr();
     if (output.empty()) continue;
-    v1::LogRecord o;
-    o.mutable_bot_output()->set_seat(static_cast<uint32_t>(seat));
-    o.mutable_bot_output()->set_stderr(output);
-    o.mutable_bot_output()->set_dropped_bytes(dropped_bytes_in(output));
-    log_write(std::move(o));
+    v1::LogBotOutput* o = log_.add().mutable_bot_output();
+    o->set_seat(static_cast<uint32_t>(seat));
+    o->set_stderr(output);
+    o->set_dropped_bytes(dropped_bytes_in(output));
   }
   flush_log();
 }

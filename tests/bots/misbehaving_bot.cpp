@@ -67,7 +67,8 @@ class MisbehavingBot final : public v1::Bot::Service {
       if (in.has_match_start()) {
         out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
         out.mutable_hello()->set_version("1");
-        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
+        out.mutable_hello()->set_protocol_version(
+            g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
         stream->Write(out);
         continue;
       }

@@ -174,8 +174,7 @@ TEST(SdkServer, MatchStartIsAnsweredWithHelloAndFillsMatchInfo) {
 TEST(SdkServer, TurnRequestFromCoreStateGetsLegalPlayWithMatchingIndex) {
   Record r;
   TestServer server(recording(r));
-  for (Format f :
-       kAllFormats) {
+  for (Format f : kAllFormats) {
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       SCOPED_TRACE(std::string(to_string(f)) + " seed " + std::to_string(seed));
       MatchStream s(*server.stub, std::chrono::seconds(10));
@@ -224,8 +223,7 @@ TEST(SdkServer, PlaysWholeMatchesInEveryFormat) {
   Record r;
   TestServer server(recording(r));
   int seats = 0;
-  for (Format f :
-       kAllFormats) {
+  for (Format f : kAllFormats) {
     SCOPED_TRACE(std::string(to_string(f)));
     std::vector<v1::Bot::Stub*> stubs(static_cast<size_t>(num_players(f)), server.stub.get());
     const MatchResult m = referee_match(stubs, f, 11, "full-" + std::string(to_string(f)));
@@ -319,7 +317,8 @@ TEST(SdkServer, InvalidMessagesEndTheStreamWithInvalidArgument) {
       {"pass before hand start", {start, turn_with({pass, hand})}, "event 0: a play, draw or pass"},
       {"tile out of range", {start, bad_tile}, "TurnRequest:"},
       {"hand start twice", {start, turn_with({hand, hand})}, "event 1: hand_start while hand 0"},
-      {"end of another hand", {start, turn_with({hand, end_of_next})},
+      {"end of another hand",
+       {start, turn_with({hand, end_of_next})},
        "event 1: hand_end: hand_index 1 during hand 0"},
   };
   for (const Case& c : cases) {
