@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include <google/protobuf/arena.h>
 #include <grpcpp/grpcpp.h>
 
 #include "allfives/core/rng.h"
@@ -228,18 +229,22 @@ class MatchCall final : public Handler {
 
   void read() {
     step_ = Step::kReading;
-    stream_.Read(&in_, this);
+    // The previous message and answer are done with (handled, and written if there was one).
+    arena_.Reset();
+    in_ = google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&arena_);
+    out_ = google::protobuf::Arena::CreateMessage<v1::BotMessage>(&arena_);
+    stream_.Read(in_, this);
   }
   void handle() {
     bool has_answer = false;
-    const grpc::Status status = session_->handle(in_, received_, &out_, &has_answer);
+    const grpc::Status status = session_->handle(*in_, received_, out_, &has_answer);
     if (!status.ok()) {
       detail::log_line(session_->label() + ": ending the stream: " + status.error_message());
       return finish(status);
     }
     if (has_answer) {
       step_ = Step::kWriting;
-      return stream_.Write(out_, this);
+      return stream_.Write(*out_, this);
     }
     if (session_->finished()) return finish(grpc::Status::OK);
     read();
@@ -256,8 +261,12 @@ class MatchCall final : public Handler {
   bool accepted_ = false;  // counted in Impl::live
   bool entered_ = false;   // counted in Impl::active
   std::optional<detail::MatchSession> session_;
-  v1::RefereeMessage in_;
-  v1::BotMessage out_;
+  // Each message and its answer live in an arena with a first block of its own, so a turn
+  // costs no heap allocation for them.
+  alignas(8) char first_block_[8 * 1024];
+  google::protobuf::Arena arena_{first_block_, sizeof first_block_};
+  v1::RefereeMessage* in_ = nullptr;
+  v1::BotMessage* out_ = nullptr;
   std::chrono::steady_clock::time_point received_;
 };
 
