@@ -201,7 +201,6 @@ EchoScript realistic_script() {
   const Config config = Config::standard(Format::kTwoPlayers);
   State state = State::new_match(config, 42, &events);
   const Event hand_start = events[0];  // the first event of a match starts its first hand
-  const Deal& deal = hand_start.deal;
   for (int i = 0; i < 5 && !state.is_terminal(); ++i) {
     events.clear();
     state.apply(state.legal_plays()[0], &events);
@@ -228,23 +227,11 @@ EchoScript realistic_script() {
   ms->add_seat_names("echo0");
   ms->add_seat_names("echo1");
 
-  v1::HandStart* hs = script.first_turn.mutable_turn_request()->add_events()->mutable_hand_start();
-  hs->set_hand_index(0);
-  wire::add_tiles(deal.hands[seat], hs->mutable_your_tiles());
-  for (int s = 0; s < 2; ++s) hs->add_hand_sizes(static_cast<uint32_t>(deal.hands[s].size()));
-  hs->set_opener_seat(static_cast<uint32_t>(hand_start.seat));
-  const auto rule = static_cast<OpenRule>(hand_start.reason);
-  hs->set_open_rule(wire::to_proto(rule));
-  if (rule != OpenRule::kWinnerChooses)
-    *hs->mutable_open_with() = wire::to_proto(hand_start.open_with);
-  hs->set_boneyard_size(static_cast<uint32_t>(deal.boneyard_size));
-  hs->add_scores(0);
-  hs->add_scores(0);
-
   v1::TurnRequest* tr = script.turn_request.mutable_turn_request();
+  const std::vector<int> scores(2, 0);
   for (const Event& e : events) {
     if (e.kind != EventKind::kPlay) continue;
-    *tr->add_events()->mutable_play() = wire::play_event(e);
+    *tr->add_events() = wire::seat_event(e, seat, Format::kTwoPlayers, scores);
   }
   wire::fill_turn_request(state.view(seat), tr);
   tr->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
@@ -252,10 +239,9 @@ EchoScript realistic_script() {
   // The first turn is the timed one with the hand's start in front of its events (the bots
   // check only the events' order, not that the hand's plays add up).
   v1::TurnRequest* first = script.first_turn.mutable_turn_request();
-  const v1::Event start = first->events(0);
   *first = *tr;
   first->clear_events();
-  *first->add_events() = start;
+  *first->add_events() = wire::seat_event(hand_start, seat, Format::kTwoPlayers, scores);
   for (const v1::Event& e : tr->events()) *first->add_events() = e;
   return script;
 }

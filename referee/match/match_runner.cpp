@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <span>
 #include <thread>
 
 #include "allfives/core/state.h"
@@ -357,6 +358,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
 
 void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_count) {
   for (const Event& e : events) {
+    std::span<const Tile> drawn;  // a draw's tiles in drawing order
     switch (e.kind) {
       case EventKind::kHandStart: {
         line_ = Line{};
@@ -378,40 +380,23 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
         for (int side = 0; side < sides(); ++side)
           h->add_scores(static_cast<uint32_t>(scores_[side]));
-        // Every seat hears the same start, each with its own tiles only.
-        v1::HandStart hs;
-        hs.set_hand_index(h->hand_index());
-        hs.set_opener_seat(h->opener_seat());
-        hs.set_open_rule(h->open_rule());
-        if (h->has_open_with()) *hs.mutable_open_with() = h->open_with();
-        for (int seat = 0; seat < n(); ++seat)
-          hs.add_hand_sizes(static_cast<uint32_t>(e.deal.hands[seat].size()));
-        hs.set_boneyard_size(static_cast<uint32_t>(e.deal.boneyard_size));
-        *hs.mutable_scores() = h->scores();
-        for (int seat = 0; seat < n(); ++seat) {
-          v1::HandStart* mine = seats_[seat].pending.emplace_back().mutable_hand_start();
-          *mine = hs;
-          *mine->mutable_your_tiles() = h->hands(seat).tiles();
-        }
         break;
       }
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        const v1::PlayEvent pe = wire::play_event(e);
         v1::LogPlay* lp = log_.add().mutable_play();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        lp->set_seat(pe.seat());
-        *lp->mutable_play() = pe.play();
-        lp->set_count(pe.count());
-        lp->set_points(pe.points());
-        lp->set_side(pe.side());
+        lp->set_seat(static_cast<uint32_t>(e.seat));
+        *lp->mutable_play() = wire::to_proto(e.play);
+        lp->set_count(static_cast<uint32_t>(e.count));
+        lp->set_points(static_cast<uint32_t>(e.points));
+        lp->set_side(static_cast<uint32_t>(e.side));
         lp->set_side_score(static_cast<uint32_t>(scores_[e.side]));
         lp->set_decision_time_us(decision_us);
         lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
         *lp->mutable_left_end() = wire::to_proto(line_.end(End::kLeft));
         *lp->mutable_right_end() = wire::to_proto(line_.end(End::kRight));
-        for (Seat& s : seats_) *s.pending.emplace_back().mutable_play() = pe;
         break;
       }
       case EventKind::kDraw: {
@@ -419,21 +404,16 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
         ld->set_seat(static_cast<uint32_t>(e.seat));
         // The core reports the drawn tiles as a set; the deal's order says how they came.
-        for (int i = 0; i < e.count; ++i)
-          *ld->add_tiles() = wire::to_proto(deal_.boneyard[drawn_++]);
-        for (int seat = 0; seat < n(); ++seat) {
-          v1::DrawEvent* de = seats_[seat].pending.emplace_back().mutable_draw();
-          de->set_seat(ld->seat());
-          de->set_count(static_cast<uint32_t>(e.count));
-          if (seat == e.seat) *de->mutable_tiles() = ld->tiles();
-        }
+        drawn = std::span<const Tile>(deal_.boneyard)
+                    .subspan(static_cast<size_t>(drawn_), static_cast<size_t>(e.count));
+        drawn_ += e.count;
+        for (Tile t : drawn) *ld->add_tiles() = wire::to_proto(t);
         break;
       }
       case EventKind::kPass: {
         v1::LogPass* lp = log_.add().mutable_pass();
         lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
         lp->set_seat(static_cast<uint32_t>(e.seat));
-        for (Seat& s : seats_) s.pending.emplace_back().mutable_pass()->set_seat(lp->seat());
         break;
       }
       case EventKind::kHandEnd: {
@@ -457,25 +437,14 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         he->set_points(static_cast<uint32_t>(e.points));
         for (int side = 0; side < sides(); ++side)
           he->add_scores(static_cast<uint32_t>(scores_[side]));
-        v1::HandEnd end;  // the same for every seat: all hands are revealed
-        end.set_hand_index(he->hand_index());
-        end.set_kind(he->kind());
-        end.set_domino_seat(he->domino_seat());
-        end.set_winner_side(he->winner_side());
-        end.set_points(he->points());
-        for (int seat = 0; seat < n(); ++seat) {
-          v1::RevealedHand* rh = end.add_hands();
-          rh->set_seat(static_cast<uint32_t>(seat));
-          *rh->mutable_tiles() = he->hands(seat).tiles();
-          rh->set_pips(he->seat_pips(seat));
-        }
-        *end.mutable_scores() = he->scores();
-        for (Seat& seat : seats_) *seat.pending.emplace_back().mutable_hand_end() = end;
         break;
       }
       case EventKind::kMatchEnd:
-        break;  // finish() writes the end of the match
+        continue;  // finish() writes the end of the match and tells the bots
     }
+    // Each seat hears of it with its next message (RULES.md "What a bot may see").
+    for (int seat = 0; seat < n(); ++seat)
+      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_, drawn));
   }
 }
 

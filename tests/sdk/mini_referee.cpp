@@ -71,44 +71,14 @@ v1::RefereeMessage wrap(const v1::MatchStart& m) {
   return r;
 }
 
-v1::Event hand_start_for(const Event& e, int seat, const State& state) {
-  v1::Event r;
-  v1::HandStart* h = r.mutable_hand_start();
-  const Format f = state.format();
-  h->set_hand_index(static_cast<uint32_t>(e.hand_index));
-  wire::add_tiles(e.hands[seat], h->mutable_your_tiles());
-  h->set_opener_seat(static_cast<uint32_t>(e.seat));
-  const auto rule = static_cast<OpenRule>(e.reason);
-  h->set_open_rule(wire::to_proto(rule));
-  if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
-  for (int s = 0; s < num_players(f); ++s)
-    h->add_hand_sizes(static_cast<uint32_t>(e.hands[s].size()));
-  h->set_boneyard_size(e.deal.boneyard_size);
-  for (int side = 0; side < num_sides(f); ++side)
-    h->add_scores(static_cast<uint32_t>(state.score(side)));
-  return r;
+std::vector<int> scores_of(const State& state) {
+  std::vector<int> scores;
+  for (int side = 0; side < num_sides(state.format()); ++side) scores.push_back(state.score(side));
+  return scores;
 }
 
-v1::Event wire_event(const Event& e, int viewer) {
-  v1::Event m;
-  switch (e.kind) {
-    case EventKind::kPlay:
-      *m.mutable_play() = wire::play_event(e);
-      break;
-    case EventKind::kDraw: {
-      v1::DrawEvent* d = m.mutable_draw();
-      d->set_seat(static_cast<uint32_t>(e.seat));
-      d->set_count(static_cast<uint32_t>(e.count));
-      if (e.seat == viewer) wire::add_tiles(e.tiles, d->mutable_tiles());
-      break;
-    }
-    case EventKind::kPass:
-      m.mutable_pass()->set_seat(static_cast<uint32_t>(e.seat));
-      break;
-    default:
-      break;
-  }
-  return m;
+v1::Event hand_start_for(const Event& e, int seat, const State& state) {
+  return wire::seat_event(e, seat, state.format(), scores_of(state));
 }
 
 MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format format,
@@ -145,33 +115,14 @@ MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format forma
     for (const Event& e : events) {
       switch (e.kind) {
         case EventKind::kHandStart:
-          ++result.hands;
-          for (int s = 0; s < n; ++s) pending[s].push_back(hand_start_for(e, s, state));
-          break;
         case EventKind::kPlay:
         case EventKind::kDraw:
         case EventKind::kPass:
-          for (int s = 0; s < n; ++s) pending[s].push_back(wire_event(e, s));
+        case EventKind::kHandEnd:
+          if (e.kind == EventKind::kHandStart) ++result.hands;
+          for (int s = 0; s < n; ++s)
+            pending[s].push_back(wire::seat_event(e, s, format, scores_of(state)));
           break;
-        case EventKind::kHandEnd: {
-          for (int s = 0; s < n; ++s) {
-            v1::HandEnd* h = pending[s].emplace_back().mutable_hand_end();
-            h->set_hand_index(static_cast<uint32_t>(e.hand_index));
-            h->set_kind(wire::to_proto(static_cast<HandEndKind>(e.reason)));
-            h->set_domino_seat(e.seat);
-            h->set_winner_side(e.side);
-            h->set_points(static_cast<uint32_t>(e.points));
-            for (int o = 0; o < n; ++o) {
-              v1::RevealedHand* rh = h->add_hands();
-              rh->set_seat(static_cast<uint32_t>(o));
-              wire::add_tiles(e.hands[o], rh->mutable_tiles());
-              rh->set_pips(static_cast<uint32_t>(e.hands[o].pips()));
-            }
-            for (int side = 0; side < sides; ++side)
-              h->add_scores(static_cast<uint32_t>(state.score(side)));
-          }
-          break;
-        }
         case EventKind::kMatchEnd: {
           const bool ok = send_all([&](int s) {
             v1::RefereeMessage r;

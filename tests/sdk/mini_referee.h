@@ -39,10 +39,10 @@ bool wait_until_serving(const std::string& address, std::chrono::milliseconds ti
 
 v1::MatchStart make_match_start(Format format, int seat, const std::string& match_id);
 v1::RefereeMessage wrap(const v1::MatchStart& m);
+// Every side's score in `state`.
+std::vector<int> scores_of(const State& state);
 // The hand_start Event seat `seat` gets for a kHandStart event of `state`'s match.
 v1::Event hand_start_for(const Event& e, int seat, const State& state);
-// A public event as `viewer` sees it (drawn tiles only for the drawing seat).
-v1::Event wire_event(const Event& e, int viewer);
 
 struct MatchResult {
   std::string error;                   // empty if the match ran to MatchEnd

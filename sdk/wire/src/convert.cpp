@@ -88,6 +88,65 @@ v1::PlayEvent play_event(const Event& e) {
   return m;
 }
 
+v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
+                     std::span<const Tile> drawn) {
+  v1::Event m;
+  const int n = num_players(format);
+  switch (e.kind) {
+    case EventKind::kHandStart: {
+      v1::HandStart* h = m.mutable_hand_start();
+      h->set_hand_index(static_cast<uint32_t>(e.hand_index));
+      add_tiles(e.hands[viewer], h->mutable_your_tiles());
+      h->set_opener_seat(static_cast<uint32_t>(e.seat));
+      const auto rule = static_cast<OpenRule>(e.reason);
+      h->set_open_rule(to_proto(rule));
+      if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = to_proto(e.open_with);
+      for (int s = 0; s < n; ++s) h->add_hand_sizes(static_cast<uint32_t>(e.hands[s].size()));
+      h->set_boneyard_size(static_cast<uint32_t>(e.deal.boneyard_size));
+      for (int v : scores) h->add_scores(static_cast<uint32_t>(v));
+      break;
+    }
+    case EventKind::kPlay:
+      *m.mutable_play() = play_event(e);
+      break;
+    case EventKind::kDraw: {
+      v1::DrawEvent* d = m.mutable_draw();
+      d->set_seat(static_cast<uint32_t>(e.seat));
+      d->set_count(static_cast<uint32_t>(e.count));
+      if (e.seat != viewer) break;
+      if (drawn.empty()) {
+        add_tiles(e.tiles, d->mutable_tiles());
+      } else {
+        for (Tile t : drawn) *d->add_tiles() = to_proto(t);
+      }
+      break;
+    }
+    case EventKind::kPass:
+      m.mutable_pass()->set_seat(static_cast<uint32_t>(e.seat));
+      break;
+    case EventKind::kHandEnd: {
+      v1::HandEnd* h = m.mutable_hand_end();
+      const auto kind = static_cast<HandEndKind>(e.reason);
+      h->set_hand_index(static_cast<uint32_t>(e.hand_index));
+      h->set_kind(to_proto(kind));
+      h->set_domino_seat(kind == HandEndKind::kDomino ? e.seat : -1);
+      h->set_winner_side(e.side);
+      h->set_points(static_cast<uint32_t>(e.points));
+      for (int s = 0; s < n; ++s) {
+        v1::RevealedHand* r = h->add_hands();
+        r->set_seat(static_cast<uint32_t>(s));
+        add_tiles(e.hands[s], r->mutable_tiles());
+        r->set_pips(static_cast<uint32_t>(e.values[s]));
+      }
+      for (int v : scores) h->add_scores(static_cast<uint32_t>(v));
+      break;
+    }
+    case EventKind::kMatchEnd:
+      break;
+  }
+  return m;
+}
+
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out) {
   for (Tile t : s) *out->Add() = to_proto(t);
 }

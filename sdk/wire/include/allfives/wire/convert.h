@@ -5,6 +5,7 @@
 // false with a reason instead of trusting a field.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "allfives/core/state.h"
@@ -30,6 +31,13 @@ v1::LineEnd to_proto(LineEnd e);
 v1::LineTile to_proto(const LinePlay& p);
 // A core play event (kind kPlay) as the public PlayEvent every seat is sent.
 v1::PlayEvent play_event(const Event& e);
+// What seat `viewer` is told of a core event of kind kHandStart, kPlay, kDraw, kPass or
+// kHandEnd (a match's end is the MatchEnd message instead), with RULES.md "What a bot may see"
+// applied: at a hand's start only its own tiles, of another seat's draw only the count, at a
+// hand's end every hand. `scores` are every side's scores once the event is done. The drawer
+// gets its drawn tiles in the order of `drawn` when given (the core knows them as a set).
+v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
+                     std::span<const Tile> drawn = {});
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out);
 
 bool from_proto(const v1::Tile& m, Tile& out, std::string* error);

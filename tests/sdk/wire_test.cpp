@@ -1,0 +1,85 @@
+// wire::seat_event: what each seat is told of a rules-core event (RULES.md "What a bot may
+// see"), the one conversion the referee, the SDK tests' mini referee and the bench share.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "allfives/core/state.h"
+#include "allfives/wire/convert.h"
+
+namespace allfives {
+namespace {
+
+TileSet tiles_of(const google::protobuf::RepeatedPtrField<v1::Tile>& m) {
+  TileSet s;
+  std::string error;
+  EXPECT_TRUE(wire::from_proto(m, s, &error)) << error;
+  return s;
+}
+
+TEST(SeatEvent, HandStartShowsEachSeatOnlyItsOwnTiles) {
+  EventList events;
+  State::new_match(Config::standard(Format::kThreePlayers), 5, &events);
+  const Event& start = events[0];
+  ASSERT_EQ(start.kind, EventKind::kHandStart);
+  const std::vector<int> scores = {0, 0, 0};
+  for (int seat = 0; seat < 3; ++seat) {
+    const v1::Event m = wire::seat_event(start, seat, Format::kThreePlayers, scores);
+    ASSERT_TRUE(m.has_hand_start());
+    const v1::HandStart& h = m.hand_start();
+    EXPECT_EQ(tiles_of(h.your_tiles()), start.deal.hands[seat]);
+    EXPECT_EQ(h.hand_sizes_size(), 3);
+    for (int s = 0; s < 3; ++s) EXPECT_EQ(h.hand_sizes(s), start.deal.hands[s].size());
+    EXPECT_EQ(h.boneyard_size(), start.deal.boneyard_size);
+    EXPECT_EQ(h.opener_seat(), static_cast<uint32_t>(start.seat));
+    EXPECT_EQ(h.scores_size(), 3);
+  }
+}
+
+TEST(SeatEvent, AnotherSeatsDrawIsOnlyACountAndTheDrawerGetsTheDrawingOrder) {
+  Event draw;
+  draw.kind = EventKind::kDraw;
+  draw.seat = 1;
+  draw.count = 2;
+  draw.tiles.add(Tile::of(6, 6));
+  draw.tiles.add(Tile::of(0, 1));
+  const std::vector<int> scores = {0, 0};
+  const Tile order[] = {Tile::of(6, 6), Tile::of(0, 1)};
+
+  const v1::Event other = wire::seat_event(draw, 0, Format::kTwoPlayers, scores, order);
+  ASSERT_TRUE(other.has_draw());
+  EXPECT_EQ(other.draw().count(), 2u);
+  EXPECT_EQ(other.draw().tiles_size(), 0);
+
+  const v1::Event mine = wire::seat_event(draw, 1, Format::kTwoPlayers, scores, order);
+  ASSERT_EQ(mine.draw().tiles_size(), 2);
+  EXPECT_EQ(mine.draw().tiles(0).high(), 6u);  // drawn first, though the set sorts it last
+  EXPECT_EQ(mine.draw().tiles(1).high(), 1u);
+}
+
+TEST(SeatEvent, HandEndRevealsEveryHandWithItsPips) {
+  Event end;
+  end.kind = EventKind::kHandEnd;
+  end.reason = static_cast<uint8_t>(HandEndKind::kBlocked);
+  end.seat = -1;
+  end.side = 1;
+  end.points = 10;
+  end.hands[0].add(Tile::of(6, 5));
+  end.hands[1].add(Tile::of(1, 0));
+  end.values = {11, 1};
+  const std::vector<int> scores = {40, 55};
+  const v1::Event m = wire::seat_event(end, 1, Format::kTwoPlayers, scores);
+  ASSERT_TRUE(m.has_hand_end());
+  const v1::HandEnd& h = m.hand_end();
+  EXPECT_EQ(h.kind(), v1::HAND_END_KIND_BLOCKED);
+  EXPECT_EQ(h.domino_seat(), -1);
+  EXPECT_EQ(h.winner_side(), 1);
+  EXPECT_EQ(h.points(), 10u);
+  ASSERT_EQ(h.hands_size(), 2);
+  EXPECT_EQ(tiles_of(h.hands(0).tiles()), end.hands[0]);  // the other seat's hand, shown
+  EXPECT_EQ(h.hands(0).pips(), 11u);
+  EXPECT_EQ(h.scores(1), 55u);
+}
+
+}  // namespace
+}  // namespace allfives
