@@ -99,7 +99,8 @@ class Runner {
   bool handshake();
   bool check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer);
   void write_header();
-  bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us);
+  // Asks `seat` for its play; says how long it took and how many plays were legal.
+  bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us, int* legal_count);
   void on_events(const EventList& events, uint32_t decision_us, int legal_count);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   void fault_from_io(int seat, IoStatus st, const std::string& doing);
@@ -255,7 +256,8 @@ void Runner::write_header() {
   h->set_started_at(utc_now());
 }
 
-bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us) {
+bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us,
+                      int* legal_count) {
   Seat& s = seats_[seat];
   // The request and its answer are needed only during this call (the stream has nothing in
   // flight when exchange() returns, whatever the outcome).
@@ -267,6 +269,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   s.pending.clear();
   const View view = state.view(seat);
   wire::fill_turn_request(view, tr);
+  *legal_count = view.legal_plays().size();
   const auto limit = spec_.time.move_time + s.bank;
   tr->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
@@ -561,10 +564,10 @@ MatchResult Runner::run() {
       break;
     }
     const int seat = state.seat_to_move();
-    const int legal_count = state.legal_plays().size();
     Play play;
     uint32_t decision_us = 0;
-    if (!ask_play(seat, state, &play, &decision_us)) break;
+    int legal_count = 0;
+    if (!ask_play(seat, state, &play, &decision_us, &legal_count)) break;
     ++result_.decisions;
     events.clear();
     state.apply(play, &events);
