@@ -12,7 +12,9 @@
 //            realistic mid-hand TurnRequest and reading the answer, per round trip (after a
 //            first TurnRequest that brings the hand's start);
 //   echo2    the same, alternating between two streams to the two bots as a 2-player match
-//            does: what the transport alone costs in the referee's pattern.
+//            does: what the transport alone costs in the referee's pattern;
+//   and, once per round, a bare 64-byte ping-pong with a forked child over a socketpair: what a
+//   wake-up costs on this machine without gRPC.
 // Each is measured as wall time, CPU time of this process (all threads) and CPU time of the two
 // bot processes. The order of the three rotates from round to round; the medians over rounds
 // and the ratio of the wall-time medians are printed. The target: referee <= 1.25 x
@@ -26,6 +28,9 @@
 // and compared in the same run, which Google Benchmark's one-benchmark-at-a-time runs do not
 // express. It is a benchmark, not a test, and is not registered with ctest.
 #include <dirent.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -283,6 +288,34 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   return cost;
 }
 
+// A bare round trip of 64 bytes each way over a socketpair between this process and a forked
+// child, with no gRPC at all: what waking another process costs on this machine, the floor
+// under every echo and decision above. Returns µs per round trip.
+double pingpong_us(int count) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) fail("socketpair failed");
+  const pid_t child = fork();
+  if (child < 0) fail("fork failed");
+  char buf[64] = {};
+  if (child == 0) {  // only read, write and _exit: safe after fork in a threaded process
+    close(sv[0]);  // so that the parent's close is the end of the stream
+    while (recv(sv[1], buf, sizeof buf, MSG_WAITALL) == sizeof buf &&
+           write(sv[1], buf, sizeof buf) == sizeof buf) {
+    }
+    _exit(0);
+  }
+  close(sv[1]);
+  const auto start = Clock::now();
+  for (int i = 0; i < count; ++i)
+    if (write(sv[0], buf, sizeof buf) != sizeof buf ||
+        recv(sv[0], buf, sizeof buf, MSG_WAITALL) != sizeof buf)
+      fail("ping-pong failed");
+  const double us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  close(sv[0]);
+  waitpid(child, nullptr, 0);
+  return us / count;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,7 +360,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < 3; ++k) std::printf(" %8s %8s %8s ", "wall", "cpu", "bots");
   std::printf(" %12s\n", "wall ratio");
 
-  std::vector<double> columns[9];
+  std::vector<double> columns[9], pingpong;
   const auto started = Clock::now();
   auto print_row = [](const char* label, const double* row) {
     std::printf("%5s ", label);
@@ -353,6 +386,7 @@ int main(int argc, char** argv) {
       row[3 * k + 2] = cost[k].bots_cpu;
     }
     for (int c = 0; c < 9; ++c) columns[c].push_back(row[c]);
+    if (o.only.empty()) pingpong.push_back(pingpong_us(o.echoes));
     print_row(std::to_string(round + 1).c_str(), row);
   }
   double m[9];
@@ -371,6 +405,10 @@ int main(int argc, char** argv) {
   std::printf("echo2_us_per_round_trip=%.2f  referee/echo2=%.3f  echo2/echo=%.3f\n", m[6],
               m[0] / m[6], m[6] / m[3]);
   std::printf("cpu ratios referee/echo: this process %.3f, bots %.3f\n", m[1] / m[4], m[2] / m[5]);
+  if (!pingpong.empty())
+    std::printf(
+        "bare socketpair ping-pong between two processes, no gRPC: %.1f us per round trip\n",
+        median(pingpong));
   for (auto& b : bots) b->stop(std::chrono::seconds(2));
   return 0;
 }
