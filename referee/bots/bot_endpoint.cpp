@@ -132,9 +132,23 @@ bool BotEndpoint::alive() {
 }
 
 void BotEndpoint::stop(std::chrono::milliseconds grace) {
-  // Close our connection first: a gRPC server shutting down waits for open connections.
-  if (process_) channel_.reset();
+  request_stop();
   if (process_) process_->stop(grace);
+}
+
+void BotEndpoint::request_stop() {
+  if (!process_) return;
+  // Close our connection first: a gRPC server shutting down waits for open connections.
+  channel_.reset();
+  process_->request_stop();
+}
+
+void stop_all(const std::vector<std::unique_ptr<BotEndpoint>>& bots,
+              std::chrono::milliseconds grace) {
+  for (const auto& b : bots)
+    if (b) b->request_stop();
+  for (const auto& b : bots)
+    if (b) b->stop(grace);
 }
 
 }  // namespace allfives::referee

@@ -128,8 +128,7 @@ int run_match(const MatchOptions& o) {
     return 1;
   }
   const MatchResult r = play_match(spec, *log, &stop);
-  for (auto& e : endpoints)
-    if (e) e->stop(std::chrono::milliseconds(2000));
+  stop_all(endpoints, std::chrono::milliseconds(2000));
 
   std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
             << "): ";

@@ -573,6 +573,7 @@ struct BotProcess::Impl {
   bool exited = false;  // the main process has exited (seen with WNOWAIT: not reaped yet)
   bool lost = false;    // someone else reaped it (SIGCHLD ignored, waitpid(-1) elsewhere)
   bool stopped = false;
+  bool term_sent = false;  // the group got its SIGTERM (a second one may mean "exit at once")
   ExitStatus status;
   int guard_w = -1;
 
@@ -739,13 +740,22 @@ std::string BotProcess::take_stderr() {
   return impl_->output.take();
 }
 
+void BotProcess::request_stop() {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.mu);
+  if (impl.stopped || impl.term_sent || impl.check_exited(pid_)) return;
+  ::kill(-pid_, SIGTERM);
+  impl.term_sent = true;
+}
+
 void BotProcess::stop(milliseconds grace) {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.mu);
   if (impl.stopped) return;
 
   if (!impl.check_exited(pid_)) {
-    ::kill(-pid_, SIGTERM);
+    if (!impl.term_sent) ::kill(-pid_, SIGTERM);
+    impl.term_sent = true;
     const auto deadline = Clock::now() + grace;
     auto step = milliseconds(1);
     while (!impl.check_exited(pid_) && Clock::now() < deadline) {

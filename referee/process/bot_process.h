@@ -86,10 +86,14 @@ class BotProcess {
   // LaunchSpec::stderr_cap_bytes). Never blocks on the bot.
   std::string take_stderr();
 
-  // SIGTERM to the whole group; once the main process has exited, or `grace` has passed, SIGKILL
-  // to the whole group (which kills any stragglers); then reaps the bot and its guardian and
-  // collects the rest of the output. Idempotent. Returns within about grace + 1 s.
+  // SIGTERM to the whole group (unless request_stop() sent it); once the main process has
+  // exited, or `grace` has passed, SIGKILL to the whole group (which kills any stragglers);
+  // then reaps the bot and its guardian and collects the rest of the output. Idempotent.
+  // Returns within about grace + 1 s.
   void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  // Sends stop()'s SIGTERM now and returns at once, so that several bots wind down together
+  // before each is stop()ped.
+  void request_stop();
 
  private:
   struct Impl;

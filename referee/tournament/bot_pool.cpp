@@ -60,8 +60,7 @@ void BotPool::shutdown() {
       for (auto& e : s.idle) all.push_back(std::move(e));
     for (Slot& s : slots_) s.idle.clear();
   }
-  // One by one: a well-behaved bot exits at its SIGTERM at once, so the graces rarely add up.
-  for (auto& e : all) e->stop(std::chrono::milliseconds(2000));
+  stop_all(all, std::chrono::milliseconds(2000));
 }
 
 }  // namespace allfives::referee
