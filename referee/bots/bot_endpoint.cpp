@@ -87,9 +87,17 @@ std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::
                                                 const std::string& socket_name,
                                                 std::chrono::milliseconds startup_timeout,
                                                 std::string* error) {
+  const auto deadline = Clock::now() + startup_timeout;
+  std::unique_ptr<BotEndpoint> e = launch(spec, socket_dir, socket_name, error);
+  if (!e || !e->wait_ready(deadline, error)) return nullptr;
+  return e;
+}
+
+std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std::string& socket_dir,
+                                                 const std::string& socket_name,
+                                                 std::string* error) {
   std::unique_ptr<BotEndpoint> e(new BotEndpoint());
   e->spec_ = spec;
-  const auto deadline = Clock::now() + startup_timeout;
   if (spec.started()) {
     e->address_ = "unix:" + socket_dir + "/" + socket_name;
     LaunchSpec launch;
@@ -105,22 +113,22 @@ std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::
   } else {
     e->address_ = spec.address;
   }
-  std::string why;
-  e->channel_ = wait_until_serving(
-      e->address_, deadline, [&] { return e->alive(); }, &why);
-  if (!e->channel_) {
-    if (error) {
-      *error = why;
-      if (e->process_) {
-        if (!e->process_->running()) *error += " (" + e->process_->describe_exit() + ")";
-        e->process_->stop(std::chrono::milliseconds(200));
-        const std::string output = e->process_->take_stderr();
-        if (!output.empty()) *error += "; its output:\n" + output;
-      }
-    }
-    return nullptr;
-  }
   return e;
+}
+
+bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
+  std::string why;
+  channel_ = wait_until_serving(
+      address_, deadline, [this] { return alive(); }, &why);
+  if (channel_) return true;
+  if (error) *error = why;
+  if (process_) {
+    if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
+    process_->stop(std::chrono::milliseconds(200));
+    const std::string output = process_->take_stderr();
+    if (error && !output.empty()) *error += "; its output:\n" + output;
+  }
+  return false;
 }
 
 BotEndpoint::~BotEndpoint() {

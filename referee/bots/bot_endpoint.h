@@ -31,13 +31,20 @@ bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error);
 // A bot ready to play: its channel and, for a started bot, its process.
 class BotEndpoint {
  public:
-  // Starts (or connects to) the bot and waits until its health service says SERVING.
-  // `socket_dir` holds the Unix socket of a started bot. On failure returns nullptr and
-  // explains in `error` (the bot's output is appended when there is some).
+  // Starts (or connects to) the bot and waits until its health service says SERVING:
+  // launch() then wait_ready(). On failure returns nullptr and explains in `error`.
   static std::unique_ptr<BotEndpoint> start(const BotSpec& spec, const std::string& socket_dir,
                                             const std::string& socket_name,
                                             std::chrono::milliseconds startup_timeout,
                                             std::string* error);
+  // Starts the program of a started bot (its Unix socket in `socket_dir`) or notes the address
+  // of a connected one, without waiting, so that several bots start up together. Returns
+  // nullptr and says why if the program cannot be started.
+  static std::unique_ptr<BotEndpoint> launch(const BotSpec& spec, const std::string& socket_dir,
+                                             const std::string& socket_name, std::string* error);
+  // Waits until the bot's health service says SERVING. On failure stops the bot and explains
+  // in `error` (the bot's output is appended when there is some).
+  bool wait_ready(std::chrono::steady_clock::time_point deadline, std::string* error);
   ~BotEndpoint();
 
   const BotSpec& spec() const { return spec_; }

@@ -107,20 +107,27 @@ int run_match(const MatchOptions& o) {
     std::cerr << "referee match: " << why << "\n";
     return 1;
   }
-  std::vector<std::unique_ptr<BotEndpoint>> endpoints;
+  // Every program is started before any is waited for, so the bots start up together.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
+  std::vector<std::unique_ptr<BotEndpoint>> endpoints(static_cast<size_t>(n));
+  std::vector<std::string> errors(static_cast<size_t>(n));
   for (int seat = 0; seat < n; ++seat) {
     std::cerr << "starting seat " << seat << ": " << seats[seat].describe() << "\n";
-    std::string error;
-    endpoints.push_back(
-        BotEndpoint::start(seats[seat], socket_dir->path(), "seat" + std::to_string(seat) + ".sock",
-                           std::chrono::milliseconds(o.startup_timeout_ms), &error));
-    SeatSpec s{&seats[seat], endpoints.back().get(), error};
-    spec.seats.push_back(s);
-    if (!endpoints.back()) std::cerr << "seat " << seat << " failed to start: " << error << "\n";
-    if (stop) break;
+    endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
+                                          "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  while (static_cast<int>(spec.seats.size()) < n)
-    spec.seats.push_back(SeatSpec{&seats[spec.seats.size()], nullptr, "the referee was stopped"});
+  for (int seat = 0; seat < n; ++seat) {
+    if (stop) {
+      endpoints[seat].reset();
+      errors[seat] = "the referee was stopped";
+    } else if (endpoints[seat] && !endpoints[seat]->wait_ready(deadline, &errors[seat])) {
+      endpoints[seat].reset();
+    }
+    if (!endpoints[seat] && !stop)
+      std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
+    spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
+  }
 
   auto log = MatchLog::create(log_path, &why);
   if (!log) {

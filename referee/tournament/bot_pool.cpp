@@ -14,25 +14,40 @@ BotPool::~BotPool() {
   shutdown();
 }
 
-std::unique_ptr<BotEndpoint> BotPool::acquire(int b, std::string* error) {
-  std::string socket_name;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Slot& s = slots_[static_cast<size_t>(b)];
-    while (!s.idle.empty()) {
-      std::unique_ptr<BotEndpoint> e = std::move(s.idle.back());
-      s.idle.pop_back();
-      if (e->alive()) return e;
-      ++s.replaced;  // it died while idle
-    }
-    // snprintf, not string concatenation: GCC 12 warns falsely (-Wrestrict) on the latter here.
-    char name[48];
-    std::snprintf(name, sizeof name, "b%d-%d.sock", b, s.started++);
-    socket_name = name;
+std::unique_ptr<BotEndpoint> BotPool::take_idle(int b, std::string* socket_name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Slot& s = slots_[static_cast<size_t>(b)];
+  while (!s.idle.empty()) {
+    std::unique_ptr<BotEndpoint> e = std::move(s.idle.back());
+    s.idle.pop_back();
+    if (e->alive()) return e;
+    ++s.replaced;  // it died while idle
   }
-  // Starting takes time; other workers may use the pool meanwhile.
-  return BotEndpoint::start(slots_[static_cast<size_t>(b)].spec, socket_dir_, socket_name,
-                            startup_timeout_, error);
+  // snprintf, not string concatenation: GCC 12 warns falsely (-Wrestrict) on the latter here.
+  char name[48];
+  std::snprintf(name, sizeof name, "b%d-%d.sock", b, s.started++);
+  *socket_name = name;
+  return nullptr;
+}
+
+std::vector<std::unique_ptr<BotEndpoint>> BotPool::acquire(const std::vector<int>& bots,
+                                                           std::vector<std::string>* errors) {
+  const auto deadline = std::chrono::steady_clock::now() + startup_timeout_;
+  std::vector<std::unique_ptr<BotEndpoint>> out(bots.size());
+  std::vector<bool> launched(bots.size(), false);
+  errors->assign(bots.size(), "");
+  for (size_t i = 0; i < bots.size(); ++i) {
+    std::string socket_name;
+    out[i] = take_idle(bots[i], &socket_name);
+    if (out[i]) continue;
+    out[i] = BotEndpoint::launch(slots_[static_cast<size_t>(bots[i])].spec, socket_dir_,
+                                 socket_name, &(*errors)[i]);
+    launched[i] = out[i] != nullptr;
+  }
+  // Every new program was started before any is waited for: they start up together.
+  for (size_t i = 0; i < bots.size(); ++i)
+    if (launched[i] && !out[i]->wait_ready(deadline, &(*errors)[i])) out[i].reset();
+  return out;
 }
 
 void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {

@@ -21,8 +21,10 @@ class BotPool {
           std::chrono::milliseconds startup_timeout);
   ~BotPool();
 
-  // An idle instance of bot `b`, or a new one. Null with `error` if it cannot start.
-  std::unique_ptr<BotEndpoint> acquire(int b, std::string* error);
+  // For each bot index in `bots`, an idle instance or a new one; new ones start up together.
+  // Entry i is null, with errors[i] saying why, if bot bots[i] could not start.
+  std::vector<std::unique_ptr<BotEndpoint>> acquire(const std::vector<int>& bots,
+                                                    std::vector<std::string>* errors);
   // Returns an instance after a match. A faulty or dead instance is stopped and will be
   // replaced by a fresh one at the next acquire().
   void release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy);
@@ -38,6 +40,9 @@ class BotPool {
     int started = 0;
     int replaced = 0;
   };
+  // An idle live instance of bot `b`; or null, and the socket name for a new instance.
+  std::unique_ptr<BotEndpoint> take_idle(int b, std::string* socket_name);
+
   std::vector<Slot> slots_;
   std::string socket_dir_;
   std::chrono::milliseconds startup_timeout_;

@@ -103,21 +103,20 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   spec.config = def.config;
   spec.seed = m.seed();
   spec.time = def.time;
-  std::vector<std::unique_ptr<BotEndpoint>> held(static_cast<size_t>(m.seat_bots_size()));
-  for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
-    const int b = bot_index.at(m.seat_bots(seat));
-    std::string why;
-    held[static_cast<size_t>(seat)] = pool.acquire(b, &why);
+  std::vector<int> seat_bots;
+  for (const std::string& name : m.seat_bots()) seat_bots.push_back(bot_index.at(name));
+  std::vector<std::string> why;
+  std::vector<std::unique_ptr<BotEndpoint>> held = pool.acquire(seat_bots, &why);
+  for (size_t seat = 0; seat < seat_bots.size(); ++seat)
     spec.seats.push_back(
-        SeatSpec{&def.bots[static_cast<size_t>(b)], held[static_cast<size_t>(seat)].get(), why});
-  }
+        SeatSpec{&def.bots[static_cast<size_t>(seat_bots[seat])], held[seat].get(), why[seat]});
   const std::string log_file = "matches/" + m.match_id() + ".jsonl";
   auto log = MatchLog::create((fs::path(run.out_dir) / log_file).string(), fatal);
   if (!log) return std::nullopt;
   const MatchResult r = play_match(spec, *log, &stop);
   for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
     const bool faulty = r.fault && r.fault->seat == seat;
-    pool.release(bot_index.at(m.seat_bots(seat)), std::move(held[static_cast<size_t>(seat)]),
+    pool.release(seat_bots[static_cast<size_t>(seat)], std::move(held[static_cast<size_t>(seat)]),
                  !faulty && r.reason != v1::MATCH_END_REASON_ABORTED);
   }
   if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;

@@ -14,9 +14,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <functional>
 #include <string>
-#include <cstddef>
 
 namespace allfives::referee {
 

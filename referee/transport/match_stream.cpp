@@ -1,5 +1,7 @@
 #include "match_stream.h"
 
+#include <sys/stat.h>
+
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -39,8 +41,18 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
                                                   Clock::time_point deadline,
                                                   const std::function<bool()>& alive,
                                                   std::string* error) {
-  auto backoff = std::chrono::milliseconds(5);
+  // A Unix socket's file appears when the server starts listening: watching for it every
+  // millisecond finds that moment far sooner than health checks that back off (a bot takes
+  // about 10-15 ms to start here; the checks at 0, 5, 15 and 35 ms often found it at 35).
   std::string last = "no answer";
+  if (address.rfind("unix:", 0) == 0) {
+    const std::string path = address.substr(5);
+    struct stat st {};
+    while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
+  }
+  auto backoff = std::chrono::milliseconds(5);
   while (Clock::now() < deadline) {
     if (alive && !alive()) {
       if (error) *error = "the bot process exited before it was ready";

@@ -30,7 +30,8 @@ enum class IoStatus {
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
 
 // Polls the standard health service at `address` until it answers SERVING or `deadline`
-// passes (back-off: 5 ms doubling to 200 ms), and returns the channel that got the answer.
+// passes (back-off: 5 ms doubling to 200 ms; for a Unix socket, only once its file exists),
+// and returns the channel that got the answer.
 // Each attempt uses a fresh channel: a channel whose first connection failed (the bot had not
 // opened its socket yet) waits out gRPC's reconnect back-off, a second or more. `alive` is
 // asked between attempts so a bot process that died is not waited for. On failure returns

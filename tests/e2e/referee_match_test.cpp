@@ -192,6 +192,8 @@ TEST(RefereeFaults, ExitDuringStartup) {
 TEST(RefereeFaults, NeverOpensItsSocket) {
   const Match m = play("nosocket", {bad("no-socket"), kRandom}, {"--startup-timeout-ms", "1000"});
   expect_fault(m, v1::FAULT_KIND_STARTUP_FAILURE, "start-up timeout");
+  EXPECT_NE(only(m.log, v1::LogRecord::kFault).fault().reason().find("was never created"),
+            std::string::npos);
 }
 
 TEST(RefereeFaults, StderrFloodIsCappedIntoTheLog) {
