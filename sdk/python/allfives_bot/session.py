@@ -263,11 +263,13 @@ class MatchSession:
                 if d.seat >= n or d.count > 28:
                     raise _invalid(where + "seat or count out of range")
                 out.append(("on_event", DrawEvent(hand_index, d.seat, d.count, _tiles(d.tiles))))
-            else:
+            elif kind == "pass":
                 seat = getattr(m, "pass").seat  # "pass" is a Python keyword
                 if seat >= n:
                     raise _invalid(where + "seat out of range")
                 out.append(("on_event", PassEvent(hand_index, seat)))
+            else:
+                raise _invalid(where + f"unknown kind {kind}")
         return out, (in_hand, hand_index, plays)
 
     def _hand_start(self, m, expected: int, where: str) -> HandStartInfo:
