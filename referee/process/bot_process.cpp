@@ -551,6 +551,18 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
 
 // ---------------------------------------------------------------------------------------------
 
+ExitStatus exit_status_of(int wait_status) {
+  ExitStatus status;
+  if (WIFSIGNALED(wait_status)) {
+    status.signaled = true;
+    status.signal = WTERMSIG(wait_status);
+    status.core_dumped = WCOREDUMP(wait_status);
+  } else {
+    status.code = WEXITSTATUS(wait_status);
+  }
+  return status;
+}
+
 std::string ExitStatus::describe() const {
   if (!signaled) return "exited with code " + std::to_string(code);
   std::string text =

@@ -57,6 +57,9 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+// The status waitpid() reported, as an ExitStatus.
+ExitStatus exit_status_of(int wait_status);
+
 // One running bot program. Not copyable or movable (hold it by unique_ptr). All methods may be
 // called from any thread; stop() holds an internal lock while it waits.
 class BotProcess {

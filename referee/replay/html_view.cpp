@@ -13,10 +13,6 @@ extern const unsigned long kReplayTemplateSize;
 
 namespace {
 
-void json_string(std::string& out, std::string_view s) {
-  append_json_string(out, s);
-}
-
 void json_ints(std::string& out, const int* begin, const int* end) {
   out += '[';
   for (const int* p = begin; p != end; ++p) {
@@ -97,30 +93,30 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   std::string out;
   out.reserve(frames.size() * 200 + 1024);
   out += "{\"match\":{\"id\":";
-  json_string(out, r.header.match_id());
+  append_json_string(out, r.header.match_id());
   out += ",\"format\":";
-  json_string(out, format_label(format));
+  append_json_string(out, format_label(format));
   out += ",\"seed\":";
-  json_string(out, std::to_string(r.header.seed()));
+  append_json_string(out, std::to_string(r.header.seed()));
   out += ",\"target\":" + std::to_string(r.config.target);
   out += ",\"viewer\":" + std::to_string(o.viewer);
   out += ",\"start\":" + std::to_string(o.start);
   out += ",\"finished\":" + std::string(r.finished ? "true" : "false");
   out += ",\"started\":";
-  json_string(out, r.header.started_at());
+  append_json_string(out, r.header.started_at());
   out += "},\"seats\":[";
   for (int seat = 0; seat < n; ++seat) {
     if (seat) out += ',';
     out += "{\"label\":";
-    json_string(out, seat_label(r, seat));
+    append_json_string(out, seat_label(r, seat));
     out += ",\"name\":";
-    json_string(out, seat < r.header.bots_size() ? r.header.bots(seat).display_name() : "");
+    append_json_string(out, seat < r.header.bots_size() ? r.header.bots(seat).display_name() : "");
     out += ",\"side\":" + std::to_string(side_of(format, seat)) + "}";
   }
   out += "],\"sides\":[";
   for (int side = 0; side < num_sides(format); ++side) {
     if (side) out += ',';
-    json_string(out, side_label(r, side));
+    append_json_string(out, side_label(r, side));
   }
   out += "],\"hands\":[";
   // Each hand: its first and last step and how it ended.
@@ -135,7 +131,7 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
     if (!first_hand) out += ',';
     first_hand = false;
     out += "{\"first\":" + std::to_string(i) + ",\"last\":" + std::to_string(last) + ",\"result\":";
-    json_string(out, hand_result(r, frames[last]));
+    append_json_string(out, hand_result(r, frames[last]));
     out += ",\"scores\":";
     json_ints(out, frames[last].scores.data(),
               frames[last].scores.data() + frames[last].scores.size());
@@ -172,12 +168,12 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
     if (f.kind == v1::LogRecord::kHandEnd)
       out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
     out += ",\"t\":";
-    json_string(out, f.text);
+    append_json_string(out, f.text);
     if (!f.notes.empty()) {
       out += ",\"o\":[";
       for (size_t j = 0; j < f.notes.size(); ++j) {
         if (j) out += ',';
-        json_string(out, f.notes[j]);
+        append_json_string(out, f.notes[j]);
       }
       out += ']';
     }

@@ -305,16 +305,17 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
                 << " instance(s) replaced after a fault or crash\n";
 
-  if (failed) {
-    std::cerr << "Finished matches are kept in " << index_path
+  const auto resume_hint = [&](const char* prefix) {
+    std::cerr << prefix << "Finished matches are kept in " << index_path
               << "; continue with: referee tournament " << def.path << " --resume --out "
               << run.out_dir << "\n";
+  };
+  if (failed) {
+    resume_hint("");
     return 1;
   }
   if (stop.load()) {
-    std::cerr << "stopped. Finished matches are kept in " << index_path
-              << "; continue with: referee tournament " << def.path << " --resume --out "
-              << run.out_dir << "\n";
+    resume_hint("stopped. ");
     return 130;
   }
 

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "log/match_log.h"
+#include "process/bot_process.h"
 
 namespace allfives::referee {
 namespace {
@@ -28,12 +29,6 @@ struct Worker {
 void close_fd(int& fd) {
   if (fd >= 0) ::close(fd);
   fd = -1;
-}
-
-std::string describe_status(int status) {
-  if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
-  return "ended";
 }
 
 }  // namespace
@@ -166,9 +161,11 @@ WorkerOutcome run_workers(int workers, size_t job_count,
     while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
     }
     const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if ((!clean && !stop.load()) || w.lost_job)
-      fail("worker process " + std::to_string(w.pid) + " " + describe_status(status) +
-           (w.lost_job ? " in the middle of a match" : ""));
+    if ((!clean && !stop.load()) || w.lost_job) {
+      const ExitStatus how = exit_status_of(status);
+      fail("worker process " + std::to_string(w.pid) + (how.signaled ? " was " : " ") +
+           how.describe() + (w.lost_job ? " in the middle of a match" : ""));
+    }
   }
   return outcome;
 }

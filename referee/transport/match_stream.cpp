@@ -143,13 +143,6 @@ IoStatus MatchStream::wait_started(Clock::time_point deadline) {
   return st;
 }
 
-void MatchStream::start_write(const v1::RefereeMessage& m) {
-  if (broken_) return;
-  stream_->Write(m, tag_of(2));
-  ++pending_;
-  started_ |= bit(2);
-}
-
 void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
   if (broken_) return;
   stream_->Write(m, tag_of(2));

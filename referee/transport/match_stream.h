@@ -42,8 +42,8 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
                                                   std::string* error);
 
 // Operations are started and then waited for together with wait_started(), so several streams
-// progress at once (the match runner shakes hands with, notifies and ends the match with every
-// seat in parallel); exchange() is the one-call form of the turn request and its answer.
+// progress at once (the match runner shakes hands with and ends the match with every seat in
+// parallel); exchange() is the one-call form of the turn request and its answer.
 // gRPC allows one write and one read in flight per stream.
 class MatchStream {
  public:
@@ -63,7 +63,6 @@ class MatchStream {
   std::string finish_status();
   bool broken() const { return broken_; }
 
-  void start_write(const v1::RefereeMessage& m);
   void start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer);
   // Sends `last` as the final message and asks for the bot's end of the stream.
   void start_close(const v1::RefereeMessage& last);

@@ -182,12 +182,6 @@ TEST(View, NoLegalPlaysOnceTheMatchIsOver) {
   }
 }
 
-}  // namespace
-}  // namespace allfives
-
-namespace allfives {
-namespace {
-
 // seen_by keeps what a seat may see of each event and nothing more.
 TEST(SeenBy, HidesOtherSeatsDrawsAndDealtHands) {
   SplitMix64 rng(3);

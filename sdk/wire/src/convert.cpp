@@ -92,11 +92,14 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
                      std::span<const Tile> drawn) {
   v1::Event m;
   const int n = num_players(format);
+  // Every tile comes from seen_by, the one statement of what a seat may see; only the counts
+  // (hand sizes, the boneyard's size) are read from the whole event.
+  const Event seen = seen_by(e, viewer);
   switch (e.kind) {
     case EventKind::kHandStart: {
       v1::HandStart* h = m.mutable_hand_start();
       h->set_hand_index(static_cast<uint32_t>(e.hand_index));
-      add_tiles(e.hands[viewer], h->mutable_your_tiles());
+      add_tiles(seen.hands[viewer], h->mutable_your_tiles());
       h->set_opener_seat(static_cast<uint32_t>(e.seat));
       const auto rule = static_cast<OpenRule>(e.reason);
       h->set_open_rule(to_proto(rule));
@@ -107,15 +110,15 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
       break;
     }
     case EventKind::kPlay:
-      *m.mutable_play() = play_event(e);
+      *m.mutable_play() = play_event(seen);
       break;
     case EventKind::kDraw: {
       v1::DrawEvent* d = m.mutable_draw();
       d->set_seat(static_cast<uint32_t>(e.seat));
       d->set_count(static_cast<uint32_t>(e.count));
-      if (e.seat != viewer) break;
+      if (seen.tiles.empty()) break;  // another seat's draw
       if (drawn.empty()) {
-        add_tiles(e.tiles, d->mutable_tiles());
+        add_tiles(seen.tiles, d->mutable_tiles());
       } else {
         for (Tile t : drawn) *d->add_tiles() = to_proto(t);
       }
@@ -135,7 +138,7 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
       for (int s = 0; s < n; ++s) {
         v1::RevealedHand* r = h->add_hands();
         r->set_seat(static_cast<uint32_t>(s));
-        add_tiles(e.hands[s], r->mutable_tiles());
+        add_tiles(seen.hands[s], r->mutable_tiles());
         r->set_pips(static_cast<uint32_t>(e.values[s]));
       }
       for (int v : scores) h->add_scores(static_cast<uint32_t>(v));
