@@ -445,7 +445,7 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
       case EventKind::kMatchEnd:
         continue;  // finish() writes the end of the match and tells the bots
     }
-    // Each seat hears of it with its next message (RULES.md "What a bot may see").
+    // Each seat hears of it with its next message (docs/RULES.md §15 "What a bot may see").
     for (int seat = 0; seat < n(); ++seat)
       seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_, drawn));
   }

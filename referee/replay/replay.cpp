@@ -877,10 +877,10 @@ bool Checker::header(int line, const v1::LogHeader& h) {
   if (h.target_score() < 1 || h.target_score() > kMaxTarget)
     return fail(line, "header: the log says target_score " + num(h.target_score()) +
                           "; a target must be 1.." + num(kMaxTarget) +
-                          " (RULES.md: " + num(standard_target(config_.format)) + ")");
+                          " (docs/RULES.md: " + num(standard_target(config_.format)) + ")");
   if (h.max_hands() < 1 || h.max_hands() > kMaxHands)
     return fail(line, "header: the log says max_hands " + num(h.max_hands()) + "; it must be 1.." +
-                          num(kMaxHands) + " (RULES.md: 200)");
+                          num(kMaxHands) + " (docs/RULES.md: 200)");
   config_.target = static_cast<int>(h.target_score());
   config_.max_hands = static_cast<int>(h.max_hands());
   seed_ = h.seed();

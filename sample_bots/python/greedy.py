@@ -1,8 +1,8 @@
 """greedy, in Python: plays the legal play that scores the most points right now.
 
 The same bot as sample_bots/greedy/main.cpp, decision for decision: for each legal play it
-counts the open ends the play would leave (View.count_after, RULES.md "Scoring during
-play": a lone tile counts all its pips, otherwise the two ends, a double at an end counting
+counts the open ends the play would leave (View.count_after, docs/RULES.md §7: a lone tile
+counts all its pips, otherwise the two ends, a double at an end counting
 both halves) and keeps the play with the most points. Ties: the heaviest tile first, since
 pips left in hand count for the opponents at the end of the hand; then the first play in
 legal order (the order the referee sends).

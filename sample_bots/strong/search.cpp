@@ -26,7 +26,7 @@ void Tracker::start_match(int seat, Format format) {
 
 namespace {
 
-// The tiles no seat held at the deal, as the open rule tells (RULES.md "Who opens a hand").
+// The tiles no seat held at the deal, as the open rule tells (docs/RULES.md §4 "Who opens a hand").
 TileSet not_dealt_to_anyone(const bot::HandStartInfo& info) {
   TileSet out;
   if (info.open_rule == OpenRule::kWinnerChooses) return out;

@@ -1,5 +1,5 @@
-// RULES.md "The deal": SplitMix64 and Fisher-Yates written out, reproducible everywhere; hand
-// sizes per format; golden deals pinned so any change to the shuffle fails loudly.
+// docs/RULES.md §3 "The deal": SplitMix64 and Fisher-Yates written out, reproducible everywhere;
+// hand sizes per format; golden deals pinned so any change to the shuffle fails loudly.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,5 +1,6 @@
-// RULES.md "A turn": drawing until a playable tile, passing only with an empty boneyard, every
-// boneyard tile drawable, and a block when nobody can play. Drawing is done by apply().
+// docs/RULES.md §5 "Plays and the line" and §8 "Drawing and passing": drawing until a playable
+// tile, passing only with an empty boneyard, every boneyard tile drawable, and a block when nobody
+// can play. Drawing is done by apply().
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -29,7 +30,7 @@ PositionBuilder draw_three() {
   return b;
 }
 
-TEST(Drawing, DrawsOneTileAtATimeUntilAPlayableTile) {
+TEST(RulesExamples, Example18_DrawUntilATileFits) {
   State s = draw_three().rest_to_boneyard().build();
   const int bone_before = s.boneyard_size();
   EventList ev;
@@ -42,6 +43,9 @@ TEST(Drawing, DrawsOneTileAtATimeUntilAPlayableTile) {
   EXPECT_EQ(s.hand(1), S({T(0, 0), T(1, 1), T(0, 1), T(2, 2), T(6, 4)}));
   EXPECT_FALSE(s.boneyard().contains(T(6, 4)));
   EXPECT_EQ(s.seat_to_move(), 1);
+  // The drawn 6-4 is the one tile that fits, on the 4 only.
+  ASSERT_EQ(s.legal_plays().size(), 1);
+  EXPECT_EQ(s.legal_plays()[0], R(T(6, 4)));
 }
 
 TEST(Drawing, DrawnTileIsThenTheOnlyLegalPlay) {

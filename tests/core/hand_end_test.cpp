@@ -1,8 +1,9 @@
-// RULES.md "End of a hand": going out (domino) and blocked hands, as free functions and
-// through State::apply with its events.
+// docs/RULES.md §9 "Going out" and §10 "Blocked hands": going out (domino) and blocked hands, as
+// free functions and through State::apply with its events.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include "allfives/core/rng.h"
@@ -53,7 +54,7 @@ TEST(DominoPoints, PartnersHandNeverCounts) {
 
 // ---- Going out through apply ------------------------------------------------------------------
 
-TEST(GoingOut, PlayCountScoresBeforeTheHandEnd) {
+TEST(RulesExamples, Example23_DominoTwoPlayersPlayScoresFirst) {
   // Line 1-2; seat 0 plays its last tile 2-4 on the 2: ends 1 and 4 = 5. Seat 1 holds 12.
   State s = PositionBuilder(Format::kTwoPlayers)
                 .play(1, T(1, 2))
@@ -81,7 +82,7 @@ TEST(GoingOut, PlayCountScoresBeforeTheHandEnd) {
   EXPECT_EQ(s.hand_index(), 1);
 }
 
-TEST(GoingOut, EachOpponentRoundedSeparatelyThroughApply) {
+TEST(RulesExamples, Example24_DominoThreePlayersEachOpponentRounded) {
   State s = PositionBuilder(Format::kThreePlayers)
                 .play(2, T(3, 4))
                 .hand(0, {T(4, 0)})
@@ -101,7 +102,7 @@ TEST(GoingOut, EachOpponentRoundedSeparatelyThroughApply) {
   EXPECT_EQ(s.score(2), 0);
 }
 
-TEST(GoingOut, PartnersHandNotCountedThroughApply) {
+TEST(RulesExamples, Example26_DominoPartnershipsPartnerNeverCounts) {
   State s = PositionBuilder(Format::kPartnerships)
                 .play(3, T(3, 4))
                 .hand(0, {T(4, 0)})
@@ -121,7 +122,71 @@ TEST(GoingOut, PartnersHandNotCountedThroughApply) {
   EXPECT_EQ(s.score(1), 0);
 }
 
-TEST(GoingOut, PlayReachingTheTargetEndsTheMatchWithoutDominoBonus) {
+// Line 1-2; seat 0 lays its last tile 2-0 on the 2 (ends 1 and 0, count 1, no points) and
+// scores seat 1's remaining tiles, rounded: the hand end's points.
+int two_player_domino_against(std::initializer_list<Tile> opponent) {
+  State s = PositionBuilder(Format::kTwoPlayers)
+                .play(1, T(1, 2))
+                .hand(0, {T(2, 0)})
+                .hand(1, opponent)
+                .rest_to_boneyard()
+                .to_move(0)
+                .build();
+  EventList ev;
+  EXPECT_EQ(s.apply(R(T(2, 0)), &ev), PlayError::kNone);
+  EXPECT_EQ(kinds(ev),
+            (std::vector<EventKind>{EventKind::kPlay, EventKind::kHandEnd, EventKind::kHandStart}));
+  if (ev.size() < 2) return -1;
+  EXPECT_EQ(ev[0].count, 1);
+  EXPECT_EQ(ev[0].points, 0);
+  EXPECT_EQ(ev[1].reason, static_cast<uint8_t>(HandEndKind::kDomino));
+  EXPECT_EQ(ev[1].side, 0);
+  EXPECT_EQ(s.score(0), ev[1].points);
+  EXPECT_EQ(s.score(1), 0);
+  return ev[1].points;
+}
+
+TEST(RulesExamples, Example19_TwoPipsRoundToZero) {
+  EXPECT_EQ(two_player_domino_against({T(1, 1)}), 0);
+}
+
+TEST(RulesExamples, Example20_ThreePipsRoundToFive) {
+  EXPECT_EQ(two_player_domino_against({T(0, 3)}), 5);
+}
+
+TEST(RulesExamples, Example21_SevenPipsRoundToFive) {
+  EXPECT_EQ(two_player_domino_against({T(3, 4)}), 5);
+}
+
+TEST(RulesExamples, Example22_EightPipsRoundToTen) {
+  EXPECT_EQ(two_player_domino_against({T(2, 6)}), 10);
+}
+
+TEST(RulesExamples, Example25_DominoFourPlayers) {
+  // Line 3-4; seat 0 lays its last tile 4-0 on the 4 (ends 3 and 0, count 3). The opponents
+  // hold 3, 8 and 13 pips: 5 + 10 + 15 = 30 (their 24 rounded together would be 25).
+  State s = PositionBuilder(Format::kFourPlayers)
+                .play(3, T(3, 4))
+                .hand(0, {T(4, 0)})
+                .hand(1, {T(1, 2)})
+                .hand(2, {T(2, 6)})
+                .hand(3, {T(6, 6), T(0, 1)})
+                .rest_to_boneyard()
+                .to_move(0)
+                .build();
+  EventList ev;
+  ASSERT_EQ(s.apply(R(T(4, 0)), &ev), PlayError::kNone);
+  ASSERT_GE(ev.size(), 2);
+  EXPECT_EQ(ev[0].count, 3);
+  EXPECT_EQ(ev[0].points, 0);
+  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
+  EXPECT_EQ(ev[1].reason, static_cast<uint8_t>(HandEndKind::kDomino));
+  EXPECT_EQ(ev[1].points, 30);
+  EXPECT_EQ(s.score(0), 30);
+  for (int side = 1; side < 4; ++side) EXPECT_EQ(s.score(side), 0);
+}
+
+TEST(RulesExamples, Example34_LastTileReachingTheTargetGetsNoDominoPoints) {
   // Side 0 has 245; the last tile scores 5 and reaches 250 at once.
   State s = PositionBuilder(Format::kTwoPlayers)
                 .play(1, T(1, 2))
@@ -271,7 +336,7 @@ TEST(BlockResult, TieAboveTheFewestDoesNotMatter) {
   EXPECT_EQ(r.points, 10 + 10 - 5);
 }
 
-TEST(BlockResult, PointsCanBeZero) {
+TEST(RulesExamples, Example32_BlockedWinWorthNothing) {
   // 11 against 12: round5(12) - round5(11) = 10 - 10 = 0, but side 0 still wins the hand.
   const Hands h = {S({T(5, 6)}), S({T(6, 6)}), {}, {}};
   const BlockResult r = block_result(Format::kTwoPlayers, h);
@@ -314,7 +379,7 @@ TEST(BlockResult, MatchesTheFormulaOnRandomHands) {
 
 // ---- Blocked hands through apply ----------------------------------------------------------------
 
-TEST(Blocked, TwoPlayersThroughApply) {
+TEST(RulesExamples, Example27_BlockedTwoPlayers) {
   // Seat 0 keeps 0-0 0-1 0-2 0-3 0-4 1-1 (12); seat 1 the other 78.
   State s = six_block(Format::kTwoPlayers)
                 .hand(0, {T(0, 0), T(0, 1), T(0, 2), T(0, 3), T(0, 4), T(1, 1)})
@@ -337,7 +402,7 @@ TEST(Blocked, TwoPlayersThroughApply) {
   EXPECT_EQ(s.score(1), 0);
 }
 
-TEST(Blocked, ThreePlayersThroughApply) {
+TEST(RulesExamples, Example28_BlockedThreePlayers) {
   // Seat 0 keeps 3, seat 1 13, seat 2 74: 15 + 75 - 5 = 85.
   State s = six_block(Format::kThreePlayers)
                 .hand(0, {T(0, 1), T(0, 2)})
@@ -356,7 +421,30 @@ TEST(Blocked, ThreePlayersThroughApply) {
   EXPECT_EQ(s.score(2), 0);
 }
 
-TEST(Blocked, PartnershipsAddPartnersPipsThroughApply) {
+TEST(RulesExamples, Example29_BlockedFourPlayers) {
+  // 5, 9, 9 and 67 pips: seat 0 scores 10 + 10 + 65 - 5 = 80.
+  State s = six_block(Format::kFourPlayers)
+                .hand(0, {T(0, 2), T(0, 3)})
+                .hand(1, {T(1, 3), T(1, 4)})
+                .hand(2, {T(2, 2), T(2, 3)})
+                .rest_to_hand(3)
+                .build();
+  EventList ev;
+  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
+  ASSERT_GE(ev.size(), 2);
+  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
+  EXPECT_EQ(ev[1].reason, static_cast<uint8_t>(HandEndKind::kBlocked));
+  EXPECT_EQ(ev[1].values[0], 5);
+  EXPECT_EQ(ev[1].values[1], 9);
+  EXPECT_EQ(ev[1].values[2], 9);
+  EXPECT_EQ(ev[1].values[3], 67);
+  EXPECT_EQ(ev[1].side, 0);
+  EXPECT_EQ(ev[1].points, 80);
+  EXPECT_EQ(s.score(0), 80);
+  for (int side = 1; side < 4; ++side) EXPECT_EQ(s.score(side), 0);
+}
+
+TEST(RulesExamples, Example30_BlockedPartnershipsAddPartnersFirst) {
   State s = six_block(Format::kPartnerships)
                 .hand(0, {T(0, 1), T(0, 2)})
                 .hand(1, {T(1, 5), T(2, 4)})
@@ -373,7 +461,7 @@ TEST(Blocked, PartnershipsAddPartnersPipsThroughApply) {
   EXPECT_EQ(s.score(1), 20);
 }
 
-TEST(Blocked, TieForFewestScoresNothingThroughApply) {
+TEST(RulesExamples, Example31_BlockedTieScoresNothing) {
   // 45 against 45.
   State s = six_block(Format::kTwoPlayers)
                 .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
@@ -393,6 +481,11 @@ TEST(Blocked, TieForFewestScoresNothingThroughApply) {
   EXPECT_EQ(s.score(1), 40);
   EXPECT_FALSE(s.is_terminal());
   EXPECT_EQ(s.hand_index(), 1);
+  // Nobody went out: the next hand opens with the highest double (or the heaviest tile).
+  const Opener o = find_opener(Format::kTwoPlayers, deal_hand(Format::kTwoPlayers, 1, 1).hands);
+  EXPECT_NE(s.open_rule(), OpenRule::kWinnerChooses);
+  EXPECT_EQ(s.open_rule(), o.rule);
+  EXPECT_EQ(s.seat_to_move(), o.seat);
 }
 
 TEST(Blocked, ThreePlayerTieForFewestScoresNothingThroughApply) {

@@ -1,5 +1,6 @@
-// RULES.md "End of the match": the target per format, the match ending mid-hand the instant a
-// side reaches it, and the safety valve after max_hands hands (highest score wins, a tie draws).
+// docs/RULES.md §12 "Targets, and the end in the middle of a hand": the target per format, the
+// match ending mid-hand the instant a side reaches it, and the safety valve after max_hands hands
+// (highest score wins, a tie draws).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -40,7 +41,7 @@ TEST(Target, TwoHundredFiftyForTwoSidesTwoHundredForThreeOrFour) {
   }
 }
 
-TEST(MatchEnd, EndsMidHandTheInstantASideReachesTheTarget) {
+TEST(RulesExamples, Example33_TargetReachedMidHand) {
   State s =
       ten_point_play(Format::kTwoPlayers).rest_to_boneyard().score(0, 240).score(1, 100).build();
   const TileSet hand1 = s.hand(1);
@@ -88,7 +89,7 @@ TEST(MatchEnd, JustBelowTheTargetPlayGoesOn) {
   EXPECT_EQ(kinds(ev), (std::vector<EventKind>{EventKind::kPlay, EventKind::kDraw}));
 }
 
-TEST(MatchEnd, ThreeAndFourPlayersEndAtTwoHundred) {
+TEST(RulesExamples, Example35_ThreeOrFourPlayersWinAtTwoHundred) {
   for (Format f : {Format::kThreePlayers, Format::kFourPlayers}) {
     State s = ten_point_play(f).rest_to_boneyard().score(0, 190).score(2, 195).build();
     ASSERT_EQ(s.apply(R(T(3, 4))), PlayError::kNone);
@@ -206,7 +207,7 @@ TEST(HandLimit, MatchEndsAfterMaxHandsHands) {
   }
 }
 
-TEST(HandLimit, TiedHighestScoreIsADraw) {
+TEST(RulesExamples, Example36_SafetyValveTieIsADraw) {
   // The last allowed hand ends in a tied block (45 against 45) with the scores level.
   State s = six_block(Format::kTwoPlayers)
                 .config(Config{Format::kTwoPlayers, 250, 3})

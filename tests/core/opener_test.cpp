@@ -1,5 +1,5 @@
-// RULES.md "Who opens a hand": the highest double, else the heaviest tile (higher half breaks a
-// tie in pips), and the player who went out choosing freely.
+// docs/RULES.md §4 "Who opens a hand": the highest double, else the heaviest tile (higher half
+// breaks a tie in pips), and the player who went out choosing freely.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -32,7 +32,7 @@ uint64_t seed_without_double(Format f, int hand_index, uint64_t from = 0) {
 
 // ---- find_opener ------------------------------------------------------------------------------
 
-TEST(FindOpener, HighestDoubleOpens) {
+TEST(RulesExamples, Example16_HighestDoubleOpens) {
   const Hands h = {S({T(3, 3), T(6, 5)}), S({T(5, 5), T(0, 1)}), S({T(4, 4), T(6, 4)}), {}};
   const Opener o = find_opener(Format::kThreePlayers, h);
   EXPECT_EQ(o.seat, 1);
@@ -67,7 +67,7 @@ TEST(FindOpener, HeaviestTileWhenNobodyHoldsADouble) {
   EXPECT_EQ(o.rule, OpenRule::kHeaviestTile);
 }
 
-TEST(FindOpener, EqualPipsTheHigherHalfOpens) {
+TEST(RulesExamples, Example17_HeaviestTileOpensHigherHalfBreaksTies) {
   // 6-3 before 5-4 (9 pips each), whichever seat comes first.
   Hands h = {S({T(5, 4), T(0, 1)}), S({T(6, 3), T(0, 2)}), {}, {}};
   Opener o = find_opener(Format::kTwoPlayers, h);

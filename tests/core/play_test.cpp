@@ -1,5 +1,6 @@
-// Legal plays and the refusal of illegal ones (RULES.md "A turn"): every refused play leaves the
-// state exactly as it was and appends no event.
+// Legal plays and the refusal of illegal ones (docs/RULES.md §5 "Plays and the line" and §8
+// "Drawing and passing"): every refused play leaves the state exactly as it was and appends no
+// event.
 #include <gtest/gtest.h>
 
 #include <set>

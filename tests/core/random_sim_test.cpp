@@ -1,5 +1,5 @@
 // OpenSpiel-style RandomSimTest: thousands of random matches in every format, checking the
-// core's invariants after every step against the rule book (RULES.md) rather than against the
+// core's invariants after every step against the rule book (docs/RULES.md) rather than against the
 // core's own bookkeeping wherever that is practical.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// RULES.md "Scoring during play" and "Rounding": every worked example, on the bare Line and
-// through State::apply (the points reach the player's side).
+// docs/RULES.md §7 "The count and the points it makes" and "Rounding": every worked example, on the
+// bare Line and through State::apply (the points reach the player's side).
 #include <gtest/gtest.h>
 
 #include <utility>
@@ -110,7 +110,8 @@ TEST(PointsForCount, NonMultipleScoresNothing) {
   }
 }
 
-// ---- The worked examples of RULES.md, on the line -------------------------------------------
+// ---- The worked examples of docs/RULES.md, on the line
+// -------------------------------------------
 
 TEST(LineCount, EmptyLineCountsNothing) {
   EXPECT_EQ(Line{}.count(), 0);
@@ -196,7 +197,7 @@ TEST(LineCount, DoubleAtTheRightEndCountsBothHalves) {
   EXPECT_EQ(line.count(), 1 + 3 + 3);
 }
 
-TEST(LineCount, DoubleOpenerCountsBothHalvesUntilCoveredOnItsOtherSide) {
+TEST(RulesExamples, Example11_OpeningDoubleCountsUntilCoveredOnBothSides) {
   Line line = make_line({{T(4, 4), End::kLeft}, {T(4, 1), End::kLeft}});
   EXPECT_EQ(line.count(), 1 + 8);  // the opener is still an end, crosswise
   line.place(T(4, 6), End::kRight, 0);
@@ -219,37 +220,37 @@ TEST(LineCount, OpeningTileLiesLowHalfLeft) {
 
 // ---- The worked examples, through State::apply ------------------------------------------------
 
-TEST(PlayScoring, LeadDoubleFiveScoresTen) {
+TEST(RulesExamples, Example01_OpeningDoubleFiveScoresTen) {
   const Event e = play_after({}, L(T(5, 5)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, OpeningSixFourScoresTen) {
+TEST(RulesExamples, Example02_OpeningSixFourScoresTen) {
   const Event e = play_after({}, L(T(6, 4)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, OpeningDoubleSixCountsTwelveAndScoresNothing) {
+TEST(RulesExamples, Example03_OpeningDoubleSixCountsTwelveScoresNothing) {
   const Event e = play_after({}, L(T(6, 6)));
   EXPECT_EQ(e.count, 12);
   EXPECT_EQ(e.points, 0);
 }
 
-TEST(PlayScoring, FiveBlankOnDoubleFiveScoresTen) {
+TEST(RulesExamples, Example04_FiveBlankOnTheOpeningDoubleFive) {
   const Event e = play_after({{T(5, 5), End::kLeft}}, R(T(5, 0)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, DoubleBlankOnTheBlankScoresTen) {
+TEST(RulesExamples, Example05_DoubleBlankMakesDoublesAtBothEnds) {
   const Event e = play_after({{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}}, R(T(0, 0)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, FiveSixOnDoubleFiveCountsSixAndScoresNothing) {
+TEST(RulesExamples, Example06_CoveringTheOpeningDoubleCountsSix) {
   const Event e = play_after(
       {{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}, {T(0, 0), End::kRight}}, L(T(5, 6)));
   EXPECT_EQ(e.count, 6);
@@ -266,25 +267,38 @@ TEST(PlayScoring, BlankFourOnDoubleBlankScoresTen) {
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, DoubleFourOnEndsTwoAndFourScoresTen) {
+TEST(RulesExamples, Example08_DoubleAtOneEnd) {
   const Event e = play_after({{T(2, 4), End::kLeft}}, R(T(4, 4)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, FourThreeOnTheFourScoresFive) {
+TEST(RulesExamples, Example09_PlayOnTheDoubleCountsItsOuterHalf) {
   const Event e = play_after({{T(2, 4), End::kLeft}, {T(4, 4), End::kRight}}, R(T(4, 3)));
   EXPECT_EQ(e.count, 5);
   EXPECT_EQ(e.points, 5);
 }
 
-TEST(PlayScoring, TwoBlankAgainstDoubleFiveScoresTen) {
+TEST(RulesExamples, Example10_DoublesAtBothEnds) {
+  // 2-3 opens (count 5); 3-3 on the 3: 2 + 6 = 8; 2-2 on the 2: 4 + 6 = 10.
+  const Event open = play_after({}, L(T(2, 3)));
+  EXPECT_EQ(open.count, 5);
+  EXPECT_EQ(open.points, 5);
+  const Event one = play_after({{T(2, 3), End::kLeft}}, R(T(3, 3)));
+  EXPECT_EQ(one.count, 8);
+  EXPECT_EQ(one.points, 0);
+  const Event both = play_after({{T(2, 3), End::kLeft}, {T(3, 3), End::kRight}}, L(T(2, 2)));
+  EXPECT_EQ(both.count, 10);
+  EXPECT_EQ(both.points, 10);
+}
+
+TEST(RulesExamples, Example12_DoubleFiveAgainstABlank) {
   const Event e = play_after({{T(5, 5), End::kLeft}, {T(5, 2), End::kRight}}, R(T(2, 0)));
   EXPECT_EQ(e.count, 10);
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, DoubleSixAgainstThreeScoresFifteen) {
+TEST(RulesExamples, Example13_DoubleSixAndThreeMakeFifteen) {
   const Event e = play_after({{T(6, 3), End::kLeft}}, R(T(6, 6)));
   EXPECT_EQ(e.count, 15);
   EXPECT_EQ(e.points, 15);
@@ -308,7 +322,27 @@ TEST(PlayScoring, DoubleOpenerStaysAnEndCountingBothHalves) {
   EXPECT_EQ(e.points, 10);
 }
 
-TEST(PlayScoring, CountOfZeroScoresNothing) {
+TEST(RulesExamples, Example15_TileFittingBothEndsIsTheMoversChoice) {
+  // 3-6 opens (ends 3 and 6), 6-5 on the 6: ends 3 and 5; 3-5 fits both.
+  const std::vector<std::pair<Tile, End>> prefix = {{T(3, 6), End::kLeft}, {T(6, 5), End::kRight}};
+  State s = PositionBuilder(Format::kTwoPlayers)
+                .play(0, T(3, 6))
+                .play(1, T(6, 5), End::kRight)
+                .hand(0, {T(3, 5), T(0, 0)})
+                .rest_to_hand(1)
+                .to_move(0)
+                .build();
+  EXPECT_TRUE(s.legal_plays().contains(L(T(3, 5))));
+  EXPECT_TRUE(s.legal_plays().contains(R(T(3, 5))));
+  const Event left = play_after(prefix, L(T(3, 5)));  // ends 5 and 5
+  EXPECT_EQ(left.count, 10);
+  EXPECT_EQ(left.points, 10);
+  const Event right = play_after(prefix, R(T(3, 5)));  // ends 3 and 3
+  EXPECT_EQ(right.count, 6);
+  EXPECT_EQ(right.points, 0);
+}
+
+TEST(RulesExamples, Example14_CountOfZeroScoresNothing) {
   // 0-0 opens: a count of 0, which is not a positive multiple of five.
   const Event e = play_after({}, L(T(0, 0)));
   EXPECT_EQ(e.count, 0);
@@ -328,8 +362,9 @@ TEST(PlayScoring, NonMultipleOfFiveScoresNothing) {
   EXPECT_EQ(e2.points, 0);
 }
 
-TEST(PlayScoring, WorkedSequenceAccumulatesForEachSide) {
-  // The whole chain of RULES.md: 5-5 (10), 5-0 (10), 0-0 (10), 5-6 (6), 0-4 (10).
+TEST(RulesExamples, Example07_BlankFourOnTheDoubleBlank) {
+  // The whole chain of docs/RULES.md examples 1 and 4-7: 5-5 (10), 5-0 (10), 0-0 (10), 5-6 (6), 0-4
+  // (10).
   State s = PositionBuilder(Format::kTwoPlayers)
                 .hand(0, {T(5, 5), T(0, 0), T(0, 4), T(1, 1)})
                 .hand(1, {T(5, 0), T(5, 6), T(1, 2)})

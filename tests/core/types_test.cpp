@@ -1,4 +1,4 @@
-// RULES.md "Equipment and seats": the double-six set, tile sets, formats, seats and sides.
+// docs/RULES.md §2 "Seats and sides": the double-six set, tile sets, formats, seats and sides.
 #include <gtest/gtest.h>
 
 #include <set>

@@ -1,5 +1,5 @@
-// RULES.md "What a bot may see": a seat's own hand, other seats only as counts, legal plays only
-// for the seat to move, and nothing that depends on tiles the seat cannot see.
+// docs/RULES.md §15 "What a bot may see": a seat's own hand, other seats only as counts, legal
+// plays only for the seat to move, and nothing that depends on tiles the seat cannot see.
 #include <gtest/gtest.h>
 
 #include "allfives/core/rng.h"

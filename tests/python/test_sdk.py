@@ -1,4 +1,4 @@
-"""Unit tests of the Python bot SDK without a referee: the end count of RULES.md's worked
+"""Unit tests of the Python bot SDK without a referee: the end count of docs/RULES.md's worked
 examples, and MatchSession driven by hand-made protocol messages.
 
 Run by ctest (python_sdk_unit) as build/python/run_bot -m unittest discover -s tests/python.
@@ -23,7 +23,7 @@ def view_of(line, left=None, right=None, legal=()):
 
 
 class CountTest(unittest.TestCase):
-    """RULES.md "Scoring during play", worked examples."""
+    """docs/RULES.md §7 "The count and the points it makes", worked examples."""
 
     def test_a_lone_tile_counts_all_its_pips(self):
         empty = view_of([])

@@ -1,4 +1,4 @@
-// wire::seat_event: what each seat is told of a rules-core event (RULES.md "What a bot may
+// wire::seat_event: what each seat is told of a rules-core event (docs/RULES.md §15 "What a bot may
 // see"), the one conversion the referee, the SDK tests' mini referee and the bench share.
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 
 Everything here is plain Python (named tuples, enums, dataclasses) built by the SDK from the
 protocol messages of proto/allfives/v1/bot.proto; a bot never touches protobuf. The rules
-are those of RULES.md ("allfives-1"): a double-six set, two open ends, no spinner.
+are those of docs/RULES.md ("allfives-1"): a double-six set, two open ends, no spinner.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class Format(enum.IntEnum):
 
 
 class OpenRule(enum.IntEnum):
-    """How the opener of a hand was chosen (RULES.md "Who opens a hand")."""
+    """How the opener of a hand was chosen (docs/RULES.md §4 "Who opens a hand")."""
 
     HIGHEST_DOUBLE = 1  # must open with the highest double held
     HEAVIEST_TILE = 2  # nobody held a double: must open with the heaviest tile
@@ -59,7 +59,7 @@ class MatchEndReason(enum.IntEnum):
 
 
 class FaultKind(enum.IntEnum):
-    """The faults of RULES.md "Faults"; any of them forfeits the match."""
+    """The faults of docs/RULES.md §14 "Faults and forfeits"; any of them forfeits the match."""
 
     NONE = 0
     TIMEOUT = 1
@@ -231,7 +231,7 @@ class MatchEndInfo:
 
 @dataclass(frozen=True)
 class View:
-    """Everything this seat may see when it must play (RULES.md "What a bot may see").
+    """Everything this seat may see when it must play (docs/RULES.md §15 "What a bot may see").
 
     ``legal_plays`` is never empty, in the referee's fixed order (by tile, LEFT before
     RIGHT); ``choose_play`` answers with one of them or with its index.
@@ -265,7 +265,7 @@ class View:
         return self.left_end if end == End.LEFT else self.right_end
 
     def count_after(self, play: Play) -> int:
-        """The end count if this seat made ``play`` now (RULES.md "Scoring during play").
+        """The end count if this seat made ``play`` now (docs/RULES.md §7 "The count and the points it makes").
 
         A lone tile counts all its pips; otherwise each end counts its value, and a double
         lying at an end counts both halves (a double opener stays a double end on the side

@@ -20,10 +20,10 @@ from .model import (Clock, DrawEvent, End, FaultKind, Format, HandEndInfo, HandE
                     OpenRule, PassEvent, Play, PlayEvent, Tile, View)
 from .stubs import bot_pb2, common_pb2
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = common_pb2.PROTOCOL_VERSION_CURRENT  # common.proto, the one place it is written
 RULES_VERSION = "allfives-1"
 
-# Seats and sides per format (RULES.md "Equipment and seats").
+# Seats and sides per format (docs/RULES.md §2 "Seats and sides").
 _PLAYERS = {Format.TWO_PLAYERS: 2, Format.THREE_PLAYERS: 3, Format.FOUR_PLAYERS: 4,
             Format.PARTNERSHIPS: 4}
 

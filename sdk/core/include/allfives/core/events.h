@@ -11,7 +11,7 @@
 
 namespace allfives {
 
-// How a hand's opener was chosen (RULES.md "Who opens a hand").
+// How a hand's opener was chosen (docs/RULES.md §4 "Who opens a hand").
 enum class OpenRule : uint8_t {
   kHighestDouble,  // first hand or after a block: the highest double must open
   kHeaviestTile,   // same, but nobody held a double: the heaviest tile must open
@@ -55,8 +55,8 @@ struct Event {
   Deal deal{};  // kHandStart: the full deal, with the boneyard order (for the log only)
 };
 
-// The event as seat `viewer` may see it (RULES.md "What a bot may see"): another seat's drawn
-// tiles, other seats' dealt hands and the boneyard's order are removed; hand and match ends
+// The event as seat `viewer` may see it (docs/RULES.md §15 "What a bot may see"): another seat's
+// drawn tiles, other seats' dealt hands and the boneyard's order are removed; hand and match ends
 // stay whole, since every hand is shown then.
 Event seen_by(const Event& e, int viewer);
 

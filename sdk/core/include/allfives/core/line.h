@@ -9,7 +9,7 @@
 namespace allfives {
 
 // One open end: the value a tile must match, and whether a double lies crosswise there
-// (then it counts both halves, RULES.md "Scoring during play").
+// (then it counts both halves, docs/RULES.md §7 "The count and the points it makes").
 struct LineEnd {
   uint8_t value = 0;
   bool is_double = false;

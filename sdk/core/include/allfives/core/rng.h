@@ -2,7 +2,7 @@
 //
 // Both are written out here because std::shuffle and std::uniform_int_distribution give
 // different results on different standard libraries, and a seed must mean the same deal
-// everywhere (RULES.md "The deal").
+// everywhere (docs/RULES.md §3 "The deal").
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 // must choose a play) or at the end of the match. Nothing here allocates, does I/O or keeps
 // global state; the referee and every bot's simulations use this same code.
 //
-// Decisions where RULES.md is silent (a tournament director's calls):
+// The calls where traditional rule sets are silent (docs/RULES.md §16 gives the reasons):
 // - The opening play's end is irrelevant and is recorded as the left end; its low half lies
 //   on the left.
 // - A tile that fits both ends is offered once per end, even where the two ends look alike:
@@ -138,7 +138,7 @@ class State {
   // seat must decide again or the match ends. Appends what happened to `events` if given.
   PlayError apply(Play p, EventList* events = nullptr);
 
-  // What `seat` may see now, and nothing more (RULES.md "What a bot may see").
+  // What `seat` may see now, and nothing more (docs/RULES.md §15 "What a bot may see").
   View view(int seat) const;
 
   friend bool operator==(const State&, const State&) = default;

@@ -1,7 +1,7 @@
 // Small value types of the All Fives rules core: tiles, tile sets, ends, plays, formats.
 //
 // Everything here is a few bytes, trivially copyable and allocation-free, so a whole game
-// state copies with one memcpy (see state.h). The rule book is shared/RULES.md.
+// state copies with one memcpy (see state.h). The rule book is docs/RULES.md.
 #pragma once
 
 #include <array>
@@ -166,11 +166,12 @@ constexpr int side_of(Format f, int seat) {
 constexpr int partner_of(Format f, int seat) {
   return f == Format::kPartnerships ? (seat + 2) % 4 : -1;
 }
-// RULES.md "The deal": 7 each with 2 players, 5 each otherwise.
+// docs/RULES.md §3 "The deal": 7 each with 2 players, 5 each otherwise.
 constexpr int hand_size(Format f) {
   return f == Format::kTwoPlayers ? 7 : 5;
 }
-// RULES.md "End of the match": 250 for two sides, 200 for 3 or 4 individual players.
+// docs/RULES.md §12 "Targets, and the end in the middle of a hand": 250 for two sides, 200 for 3 or
+// 4 individual players.
 constexpr int standard_target(Format f) {
   return num_sides(f) == 2 ? 250 : 200;
 }
@@ -182,14 +183,14 @@ inline constexpr int kMaxHandLimit = 30000;
 // The immutable description of a match (OpenSpiel's "game"): a format and its limits.
 struct Config {
   Format format = Format::kTwoPlayers;
-  int target = 250;     // points a side needs to win; RULES.md fixes it per format
-  int max_hands = 200;  // the safety valve of RULES.md
+  int target = 250;     // points a side needs to win; docs/RULES.md §12 fixes it per format
+  int max_hands = 200;  // the safety valve, docs/RULES.md §13
 
   static constexpr Config standard(Format f) { return Config{f, standard_target(f), 200}; }
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
 
-// RULES.md "Rounding": remainders 1 and 2 round down, 3 and 4 round up.
+// docs/RULES.md §11 "Rounding": remainders 1 and 2 round down, 3 and 4 round up.
 constexpr int round5(int x) {
   return (x + 2) / 5 * 5;
 }

@@ -14,9 +14,8 @@
 
 namespace allfives::wire {
 
-// 2: hand starts and ends travel as Events inside the next TurnRequest or MatchEnd (1 sent
-// them as messages of their own).
-inline constexpr uint32_t kProtocolVersion = 2;
+// The protocol version, as common.proto defines it (the one place it is written).
+inline constexpr uint32_t kProtocolVersion = v1::PROTOCOL_VERSION_CURRENT;
 inline constexpr const char* kRulesVersion = "allfives-1";
 inline constexpr uint32_t kLogVersion = 1;
 
@@ -32,8 +31,8 @@ v1::LineTile to_proto(const LinePlay& p);
 // A core play event (kind kPlay) as the public PlayEvent every seat is sent.
 v1::PlayEvent play_event(const Event& e);
 // What seat `viewer` is told of a core event of kind kHandStart, kPlay, kDraw, kPass or
-// kHandEnd (a match's end is the MatchEnd message instead), with RULES.md "What a bot may see"
-// applied: at a hand's start only its own tiles, of another seat's draw only the count, at a
+// kHandEnd (a match's end is the MatchEnd message instead), with docs/RULES.md §15 "What a bot may
+// see" applied: at a hand's start only its own tiles, of another seat's draw only the count, at a
 // hand's end every hand. `scores` are every side's scores once the event is done. The drawer
 // gets its drawn tiles in the order of `drawn` when given (the core knows them as a set).
 v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
