@@ -6,7 +6,7 @@ Run by ctest (python_sdk_unit) as build/python/run_bot -m unittest discover -s t
 
 import unittest
 
-from allfives.v1 import bot_pb2, common_pb2
+from allfives_bot.protocol import bot_pb2, common_pb2
 from allfives_bot import rng
 from allfives_bot import Bot, End, LineEnd, LineTile, OpenRule, Play, Tile, View
 from allfives_bot.session import MatchSession, SessionError

@@ -14,8 +14,10 @@ Write a class with one method and hand it to ``run()``::
 
 ``run()`` parses the standard flags (``--listen``, ``--seed``), serves the protocol of
 proto/allfives/v1/bot.proto over gRPC and makes one bot object per match, so a bot never has
-to think about threads. Start it with ``build/python/run_bot my_bot.py --listen ...``, which
-puts this package and the generated stubs on the Python path; sdk/README.md has the rest.
+to think about threads. Install the package (``pip install sdk/python``, see sdk/README.md)
+and run the file: ``python3 my_bot.py --listen ADDRESS``, or ``allfives-bot my_bot.py --listen
+ADDRESS`` (the runner, also ``python3 -m allfives_bot``). In a build of the repository,
+``build/python/run_bot my_bot.py --listen ...`` runs it without installing anything.
 """
 
 from .bot import Bot

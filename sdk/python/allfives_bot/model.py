@@ -265,7 +265,7 @@ class View:
         return self.left_end if end == End.LEFT else self.right_end
 
     def count_after(self, play: Play) -> int:
-        """The end count if this seat made ``play`` now (docs/RULES.md §7 "The count and the points it makes").
+        """The end count if this seat made ``play`` now (docs/RULES.md §7).
 
         A lone tile counts all its pips; otherwise each end counts its value, and a double
         lying at an end counts both halves (a double opener stays a double end on the side
