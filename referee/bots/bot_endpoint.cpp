@@ -63,6 +63,7 @@ bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
   const auto space = text.find_first_of(" \t");
   if (eq != std::string::npos && (space == std::string::npos || eq < space) && eq > 0) {
     spec.display_name = text.substr(0, eq);
+    spec.named = true;
     rest = text.substr(eq + 1);
   }
   if (rest.find_first_not_of(" \t") == std::string::npos) {

@@ -15,7 +15,10 @@ namespace allfives::referee {
 
 // How a user names a bot: a display name plus either a command line or an address.
 struct BotSpec {
+  // The name the user gave (NAME=, a tournament's name), else the program's file name or the
+  // address; a bot the user did not name goes by the name of its Hello once it has answered.
   std::string display_name;
+  bool named = false;                // display_name is the user's
   std::vector<std::string> command;  // argv; the referee appends "--listen ADDRESS"
   std::string address;               // host:port or unix:PATH, when connecting instead
   bool started() const { return !command.empty(); }
@@ -25,7 +28,8 @@ struct BotSpec {
 // Reads "[NAME=]COMMAND" or "[NAME=]ADDRESS". An address is unix:PATH or host:port (no
 // spaces, a port after the last ':'); anything else is a command line, split on spaces with
 // '...' and "..." quoting. Without NAME the display name is the program's file name or the
-// address. Returns false and says why for an empty or badly quoted spec.
+// address until the bot's Hello names it. Returns false and says why for an empty or badly
+// quoted spec.
 bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error);
 
 // A bot ready to play: its channel and, for a started bot, its process.

@@ -44,10 +44,9 @@ std::string default_match_id() {
   return buf;
 }
 
-std::string side_label(Format f, int side, const std::vector<BotSpec>& seats) {
-  if (f != Format::kPartnerships) return seats[static_cast<size_t>(side)].display_name;
-  return seats[static_cast<size_t>(side)].display_name + " + " +
-         seats[static_cast<size_t>(side + 2)].display_name;
+std::string side_label(Format f, int side, const std::vector<std::string>& names) {
+  if (f != Format::kPartnerships) return names[static_cast<size_t>(side)];
+  return names[static_cast<size_t>(side)] + " + " + names[static_cast<size_t>(side + 2)];
 }
 
 int run_match(const MatchOptions& o) {
@@ -136,6 +135,12 @@ int run_match(const MatchOptions& o) {
   }
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
+  // What the log calls each seat: the user's name, else the bot's own (from its Hello).
+  std::vector<std::string> names;
+  for (int seat = 0; seat < n; ++seat)
+    names.push_back(seat < static_cast<int>(r.hellos.size())
+                        ? seat_display_name(seats[seat], r.hellos[seat])
+                        : seats[seat].display_name);
 
   std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
             << "): ";
@@ -155,17 +160,17 @@ int run_match(const MatchOptions& o) {
   }
   std::cout << " after " << r.hands_played << " hands, " << r.decisions << " decisions\n";
   for (int side = 0; side < static_cast<int>(r.scores.size()); ++side) {
-    std::cout << "  side " << side << " (" << side_label(format, side, seats)
+    std::cout << "  side " << side << " (" << side_label(format, side, names)
               << "): " << r.scores[side];
     if (!r.placements.empty()) std::cout << "  place " << r.placements[side];
     std::cout << "\n";
   }
   if (r.fault)
-    std::cout << "Fault: seat " << r.fault->seat << " (" << seats[r.fault->seat].display_name
-              << "), " << describe(r.fault->kind) << ": " << r.fault->reason << "\n";
+    std::cout << "Fault: seat " << r.fault->seat << " (" << names[r.fault->seat] << "), "
+              << describe(r.fault->kind) << ": " << r.fault->reason << "\n";
   if (r.reason != v1::MATCH_END_REASON_ABORTED)
     std::cout << (r.winner_side >= 0 ? "Winner: side " + std::to_string(r.winner_side) + " (" +
-                                           side_label(format, r.winner_side, seats) + ")"
+                                           side_label(format, r.winner_side, names) + ")"
                                      : std::string("Draw"))
               << "\n";
   std::cout << "Log: " << log->path() << "\n";
@@ -181,7 +186,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "match",
       "Play one match between bot programs (or bots at addresses) and log every move.\n"
       "Each BOT is [NAME=]COMMAND (started by the referee, which appends --listen ADDRESS) or\n"
-      "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving).");
+      "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving). Without NAME a bot\n"
+      "goes by the name it gives in its Hello.");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
       ->expected(2, 4);

@@ -32,6 +32,10 @@ std::string describe(v1::FaultKind k) {
   }
 }
 
+std::string seat_display_name(const BotSpec& spec, const BotHello& hello) {
+  return spec.named || hello.name.empty() ? spec.display_name : hello.name;
+}
+
 std::vector<int> placements(const std::vector<int>& scores, int faulting_side) {
   const int n = static_cast<int>(scores.size());
   std::vector<int> place(n, 1);
@@ -247,7 +251,7 @@ void Runner::write_header() {
     v1::LogBot* b = h->add_bots();
     b->set_seat(static_cast<uint32_t>(seat));
     b->set_side(static_cast<uint32_t>(side_of(format_, seat)));
-    b->set_display_name(s.spec->display_name);
+    b->set_display_name(seat_display_name(*s.spec, s.hello));
     b->set_name(s.hello.name);
     b->set_version(s.hello.version);
     if (s.spec->started()) b->set_command(s.spec->describe());

@@ -52,6 +52,10 @@ struct BotHello {
   std::string version;
 };
 
+// The name a seat goes by in the log and the results: the user's name for the bot if given,
+// else the name in its Hello, else the program's file name or the address.
+std::string seat_display_name(const BotSpec& spec, const BotHello& hello);
+
 struct MatchResult {
   v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
   int winner_side = -1;         // -1: a draw or no result

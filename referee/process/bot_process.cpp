@@ -37,6 +37,7 @@
 #include <cerrno>
 #include <condition_variable>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -798,6 +799,13 @@ void BotProcess::stop(milliseconds grace) {
   }
   impl.stopped = true;
   impl.finish_reader();
+}
+
+std::optional<std::string> find_program(const std::string& name, const std::string& base_dir,
+                                        std::string* error) {
+  const char* path_env = std::getenv("PATH");
+  return resolve_program(name, path_env ? path_env : "/usr/local/bin:/usr/bin:/bin", base_dir,
+                         error);
 }
 
 }  // namespace allfives::referee

@@ -46,6 +46,12 @@ struct LaunchSpec {
   size_t stderr_cap_bytes = 64 * 1024;
 };
 
+// Finds a program the way BotProcess::start() will: a name with a '/' is a path, a relative one
+// taken from `base_dir` (the current folder if empty); a bare name is looked up in the
+// referee's PATH. Returns the absolute path of an executable file, or nullopt and why.
+std::optional<std::string> find_program(const std::string& name, const std::string& base_dir,
+                                        std::string* error);
+
 // How a process ended.
 struct ExitStatus {
   bool signaled = false;     // false: exited normally with `code`

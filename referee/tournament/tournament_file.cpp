@@ -2,7 +2,6 @@
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -44,39 +43,13 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-// Resolves a program the way the referee will start it: a name without '/' is looked up in
-// PATH; a path is taken relative to the tournament file's folder.
-bool resolve_program(const std::string& program, const fs::path& base, std::string& out,
-                     std::string& why) {
-  if (program.find('/') == std::string::npos) {
-    const char* path_env = std::getenv("PATH");
-    std::stringstream dirs(path_env ? path_env : "/usr/bin:/bin");
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      const fs::path candidate = fs::path(dir.empty() ? "." : dir) / program;
-      if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate)) {
-        out = program;
-        return true;
-      }
-    }
-    why = "program '" + program + "' is not in PATH";
-    return false;
-  }
-  const fs::path p = fs::path(program).is_absolute() ? fs::path(program) : base / program;
-  std::error_code ec;
-  if (!fs::exists(p, ec)) {
-    why = "program " + p.lexically_normal().string() + " does not exist" +
-          (fs::path(program).is_absolute()
-               ? ""
-               : " (relative paths start at the tournament file's folder)");
-    return false;
-  }
-  if (fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) {
-    why = "program " + p.lexically_normal().string() + " is not executable";
-    return false;
-  }
-  out = fs::absolute(p).lexically_normal().string();
-  return true;
+// A word of a bot's command line after the program, or an entry of its args, is a path when it
+// contains a '/' and is not a flag; a relative one is read from the tournament file's folder,
+// like the program, so a file and its bots can move together.
+std::string resolve_argument(const std::string& arg, const fs::path& base) {
+  if (arg.find('/') == std::string::npos || arg.starts_with('-')) return arg;
+  const fs::path p(arg);
+  return p.is_absolute() ? arg : (base / p).lexically_normal().string();
 }
 
 }  // namespace
@@ -154,19 +127,25 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     if (b.command().empty() == b.address().empty())
       return fail(where + "bot '" + b.name() + "' needs exactly one of command or address");
     BotSpec spec;
-    spec.display_name = b.name();
     if (!b.address().empty()) {
       if (!parse_bot_spec(b.address(), spec, &why) || spec.started())
         return fail(where + "bot '" + b.name() +
                     "': address must be unix:PATH or host:port, not '" + b.address() + "'");
-      spec.display_name = b.name();
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
-      spec.display_name = b.name();
-      if (!resolve_program(spec.command[0], base, spec.command[0], why))
-        return fail(where + "bot '" + b.name() + "': " + why);
-      for (const std::string& a : b.args()) spec.command.push_back(a);
+      const auto program = find_program(spec.command[0], base.string(), &why);
+      if (!program)
+        return fail(where + "bot '" + b.name() + "': " + why +
+                    (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
+                         ? " (relative paths start at the tournament file's folder)"
+                         : ""));
+      spec.command[0] = fs::path(*program).lexically_normal().string();
+      for (size_t w = 1; w < spec.command.size(); ++w)
+        spec.command[w] = resolve_argument(spec.command[w], base);
+      for (const std::string& a : b.args()) spec.command.push_back(resolve_argument(a, base));
     }
+    spec.display_name = b.name();
+    spec.named = true;
     t.bots.push_back(spec);
   }
 

@@ -110,6 +110,13 @@ class MisbehavingBot final : public v1::Bot::Service {
               a->mutable_play()->set_end(v1::END_LEFT);
             }
           }
+      } else if (g_opt.mode == "reversed-tiles") {
+        // Every answer names the first legal play with its halves the other way round (low
+        // first), which common.proto allows: a tile has no orientation.
+        const v1::Play& first = t.legal_plays(0);
+        a->mutable_play()->mutable_tile()->set_high(first.tile().low());
+        a->mutable_play()->mutable_tile()->set_low(first.tile().high());
+        a->mutable_play()->set_end(first.end());
       } else if (now && g_opt.mode == "malformed") {
         a->mutable_play()->mutable_tile()->set_high(9);
         a->mutable_play()->mutable_tile()->set_low(9);

@@ -117,6 +117,36 @@ TEST(RefereeMatch, PartnershipsWithOneBotPerSide) {
   expect_log_follows_rules(m.log);
 }
 
+TEST(RefereeMatch, BotsWithoutANameGoByTheNameInTheirHello) {
+  // The programs are greedy_bot and random_bot; their Hellos say "greedy" and "random".
+  const Match m = play("hello-names", {kGreedy, "mine=" + kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& h = only(m.log, v1::LogRecord::kHeader).header();
+  EXPECT_EQ(h.bots(0).display_name(), "greedy");
+  EXPECT_EQ(h.bots(1).display_name(), "mine");  // a name the user gives wins
+  EXPECT_EQ(h.bots(1).name(), "random");
+  EXPECT_NE(m.run.output.find("side 0 (greedy)"), std::string::npos) << m.run.output;
+  EXPECT_NE(m.run.output.find("side 1 (mine)"), std::string::npos) << m.run.output;
+}
+
+// common.proto: a tile in an answer may name its halves in either order.
+TEST(RefereeMatch, ReversedTileInAnAnswerIsTheSameTile) {
+  const Match m = play("reversed", {bad("reversed-tiles"), kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  for (const auto& r : m.log) EXPECT_FALSE(r.has_fault()) << r.fault().reason();
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_TARGET);
+  int reversed = 0;  // plays of seat 0 whose answer was reversed: every non-double
+  for (const auto& r : m.log) {
+    if (!r.has_play() || r.play().seat() != 0) continue;
+    const v1::Tile& t = r.play().play().tile();
+    EXPECT_GE(t.high(), t.low()) << "the log spells every tile high half first";
+    reversed += t.high() != t.low();
+  }
+  EXPECT_GT(reversed, 0);
+  expect_log_follows_rules(m.log);
+}
+
 TEST(RefereeMatch, ConnectsToABotStartedByTheTest) {
   const std::string dir = temp_dir("connect");
   referee::LaunchSpec spec;

@@ -177,12 +177,57 @@ TEST(TournamentFile, UnknownKeyNamesTheLine) {
 }
 
 TEST(TournamentFile, MissingProgram) {
-  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(1) +
-                   "bots {\n  name: \"ghost\"\n  command: \"./nowhere\"\n}\n",
-               "4:", "does not exist");
+  expect_error(
+      "format: FORMAT_TWO_PLAYERS\n" + bots(1) +
+          "bots {\n  name: \"ghost\"\n  command: \"./nowhere\"\n}\n",
+      "4:", "No such file or directory (relative paths start at the tournament file's folder)");
   expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(1) +
                    "bots { name: \"x\" command: \"./not_executable.sh\" }\n",
                "3:", "not executable");
+}
+
+// tournament.proto: a program or argument with a '/' is a path from the file's folder, a bare
+// name is looked up in PATH, flags and plain words are passed as written.
+TEST(TournamentFile, PathsAreReadFromTheFilesFolder) {
+  FileFixture f;
+  fs::create_directories(f.dir / "sub");
+  fs::copy_file(f.dir / "bot.sh", f.dir / "sub" / "inner.sh");
+  TournamentDef t;
+  std::string error;
+  // The referee runs from elsewhere: relative paths must not depend on the current folder.
+  const fs::path cwd = fs::current_path();
+  fs::current_path(fs::temp_directory_path());
+  const bool ok = f.load(
+      "format: FORMAT_TWO_PLAYERS\n"
+      "bots { name: \"a\" command: \"sub/inner.sh ./data/weights.bin --depth=3/4 plain\" "
+      "args: \"../models/m.onnx\" args: \"--seed\" args: \"7\" args: \"/abs/file\" }\n"
+      "bots { name: \"b\" command: \"sh\" args: \"bot.sh\" args: \"./bot.sh\" }\n",
+      t, error);
+  fs::current_path(cwd);
+  ASSERT_TRUE(ok) << error;
+  const fs::path dir = f.dir;
+  const std::vector<std::string> a = {(dir / "sub/inner.sh").string(),
+                                      (dir / "data/weights.bin").string(),
+                                      "--depth=3/4",
+                                      "plain",
+                                      (dir.parent_path() / "models/m.onnx").string(),
+                                      "--seed",
+                                      "7",
+                                      "/abs/file"};
+  EXPECT_EQ(t.bots[0].command, a);
+  // A bare program name is found in PATH; a bare argument stays as written (it is not a path
+  // by this rule), "./bot.sh" is.
+  ASSERT_EQ(t.bots[1].command.size(), 3u);
+  EXPECT_TRUE(fs::path(t.bots[1].command[0]).is_absolute()) << t.bots[1].command[0];
+  EXPECT_EQ(fs::path(t.bots[1].command[0]).filename(), "sh");
+  EXPECT_EQ(t.bots[1].command[1], "bot.sh");
+  EXPECT_EQ(t.bots[1].command[2], (dir / "bot.sh").string());
+}
+
+TEST(TournamentFile, BareProgramNotInPath) {
+  expect_error("format: FORMAT_TWO_PLAYERS\n" + bots(1) +
+                   "bots { name: \"x\" command: \"no-such-allfives-bot\" }\n",
+               "3:", "not found in PATH");
 }
 
 TEST(TournamentFile, DuplicateName) {
