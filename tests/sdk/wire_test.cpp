@@ -1,5 +1,6 @@
-// wire::seat_event: what each seat is told of a rules-core event (docs/RULES.md §15 "What a bot may
-// see"), the one conversion the referee, the SDK tests' mini referee and the bench share.
+// wire::seat_event: what each seat is told of a rules-core event (docs/RULES.md §15 "What a bot
+// may see"), the one conversion the referee, the SDK tests' mini referee and the bench share;
+// and what a turn request says of the line.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -79,6 +80,48 @@ TEST(SeatEvent, HandEndRevealsEveryHandWithItsPips) {
   EXPECT_EQ(tiles_of(h.hands(0).tiles()), end.hands[0]);  // the other seat's hand, shown
   EXPECT_EQ(h.hands(0).pips(), 11u);
   EXPECT_EQ(h.scores(1), 55u);
+}
+
+// bot.proto "The line and the count": an opening double shows its value at both ends, crosswise
+// at both, until a tile covers a side; tiles are sent high half first.
+TEST(TurnRequest, OpeningDoubleShowsAtBothEndsUntilCovered) {
+  const Tile five_five = Tile::of(5, 5), five_zero = Tile::of(5, 0);
+  Position p;
+  p.config = Config::standard(Format::kTwoPlayers);
+  p.hands[0].add(Tile::of(0, 1));
+  p.hands[0].add(Tile::of(2, 3));
+  p.hands[1].add(five_zero);
+  p.hands[1].add(Tile::of(6, 6));
+  for (Tile t : TileSet::all() - p.hands[0] - p.hands[1]) {
+    if (t != five_five) p.boneyard[p.boneyard_size++] = t;
+  }
+  p.line[p.line_size++] = LinePlay{five_five, 0, End::kLeft};
+  p.seat_to_move = 1;
+  State state = State::new_match(p.config, 1);
+  std::string error;
+  ASSERT_TRUE(State::from_position(p, 1, state, &error)) << error;
+
+  v1::TurnRequest opened;
+  wire::fill_turn_request(state.view(1), &opened);
+  EXPECT_EQ(opened.left_end().value(), 5u);
+  EXPECT_TRUE(opened.left_end().is_double());
+  EXPECT_EQ(opened.right_end().value(), 5u);
+  EXPECT_TRUE(opened.right_end().is_double());
+  EXPECT_EQ(opened.end_count(), 10u);  // a lone tile: all its pips
+  ASSERT_EQ(opened.line_size(), 1);
+  EXPECT_EQ(opened.line(0).end(), v1::END_LEFT);
+
+  ASSERT_EQ(state.apply(Play{five_zero, End::kRight}), PlayError::kNone);
+  v1::TurnRequest covered;
+  wire::fill_turn_request(state.view(0), &covered);
+  EXPECT_EQ(covered.left_end().value(), 5u);
+  EXPECT_TRUE(covered.left_end().is_double());  // the opener still lies crosswise there
+  EXPECT_EQ(covered.right_end().value(), 0u);
+  EXPECT_FALSE(covered.right_end().is_double());
+  EXPECT_EQ(covered.end_count(), 10u);  // 5 + 5 + 0
+  ASSERT_EQ(covered.line_size(), 2);
+  EXPECT_EQ(covered.line(1).tile().high(), 5u);  // high half first, whatever the orientation
+  EXPECT_EQ(covered.line(1).tile().low(), 0u);
 }
 
 }  // namespace
