@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "match/match_runner.h"
+#include "match/match_result.h"
 
 namespace allfives::referee {
 namespace {

@@ -5,6 +5,7 @@
 
 #include "allfives/wire/convert.h"
 #include "log/log_reader.h"
+#include "match/match_result.h"
 
 namespace allfives::referee {
 
@@ -214,22 +215,6 @@ std::string scores_words(const V& v, int n) {
     out += num(v[i]);
   }
   return "[" + out + "]";
-}
-
-// Places per side, 1 = first: by score, equal scores sharing a place, a faulting side last.
-std::array<int, kMaxPlayers> places(const std::array<int, kMaxPlayers>& scores, int sides,
-                                    int faulting_side) {
-  std::array<int, kMaxPlayers> place{};
-  for (int a = 0; a < sides; ++a) {
-    if (a == faulting_side) {
-      place[a] = sides;
-      continue;
-    }
-    place[a] = 1;
-    for (int b = 0; b < sides; ++b)
-      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
-  }
-  return place;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -739,7 +724,8 @@ bool Checker::match_end(int line, const v1::LogMatchEnd& m) {
     if (m.placements_size() != 0) d.add("placements", scores_words(m.placements()), "none");
     d.num("winner_side", m.winner_side(), -1);
   } else {
-    const auto place = places(scores_, sides_, faulting_side);
+    std::array<int, kMaxPlayers> place{};
+    placements(std::span(scores_.data(), static_cast<size_t>(sides_)), faulting_side, place);
     bool same = m.placements_size() == sides_;
     for (int s = 0; same && s < sides_; ++s)
       same = m.placements(s) == static_cast<uint32_t>(place[s]);
