@@ -381,13 +381,7 @@ class FastReader {
       }
       case FieldDescriptor::CPPTYPE_BOOL: {
         bool v;
-        if (literal("true")) {
-          v = true;
-        } else if (literal("false")) {
-          v = false;
-        } else {
-          return false;
-        }
+        if (!boolean(v)) return false;
         rep ? r->AddBool(m, f, v) : r->SetBool(m, f, v);
         return true;
       }
