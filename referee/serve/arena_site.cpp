@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <boost/asio/steady_timer.hpp>
 #include <cstdio>
 #include <ctime>
@@ -145,14 +146,18 @@ std::string page(const std::string& title, const std::string& crumbs, const std:
          "</main></body></html>\n";
 }
 
-std::string fixed(double v, int digits) {
+// Numbers as `referee standings` prints them (standings.cpp), "-0" shown as "0".
+std::string fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return "0";
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);
+  return s;
 }
-std::string signed_fixed(double v, int digits) {
-  const std::string s = fixed(v, digits);
-  return s[0] == '-' || s == fixed(0, digits) ? s : "+" + s;
+std::string signed_fixed(double v, int decimals) {
+  std::string s = fixed(v, decimals);
+  return s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s;
 }
 
 std::string format_words(v1::Format f) {
@@ -603,7 +608,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
       return text_response(404, "cannot be read");
     Replay replay;
     LogError error;
-    const bool ok = load_replay(text, *real, replay, error);
+    const bool ok = load_replay(text, *real, replay, error);  // else: the steps before the error
     if (viewer >= num_players(replay.config.format))
       return text_response(400, "this match has no seat " + seat);
     const std::vector<Frame> frames = build_frames(replay, viewer);
@@ -622,7 +627,8 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
     HtmlOptions h;
     h.viewer = viewer;
     h.start = replay.finished ? 0 : static_cast<int>(frames.size()) - 1;
-    if (!replay.finished && ok)
+    // A log without its end is followed: while its match is played it grows.
+    if (!replay.finished)
       h.live_url = "/live/" + std::to_string(root) + "/" + url_encode_path(relative_to(r, *real)) +
                    "?seat=" + (viewer >= 0 ? std::to_string(viewer) : "");
     return HttpResponse{
