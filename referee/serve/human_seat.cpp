@@ -155,6 +155,7 @@ struct HumanSeat::Impl {
 
   // Terminal: the log frames already shown.
   int tty_shown = 0;
+  std::string tty_typed;  // typed ahead: lines not yet used
 
   long long ms_left_locked() const {
     if (table.to_move != table.seat || table.legal.empty()) return 0;
@@ -388,7 +389,7 @@ Play HumanSeat::Impl::decide_tty(const View& view, std::chrono::steady_clock::ti
   }
   out += "\n";
   std::cout << out << std::flush;
-  std::string typed;
+  std::string& typed = tty_typed;
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
@@ -397,19 +398,22 @@ Play HumanSeat::Impl::decide_tty(const View& view, std::chrono::steady_clock::ti
       std::this_thread::sleep_until(until + std::chrono::milliseconds(550));
       return legal[0];
     }
-    if (typed.empty())
+    if (typed.find('\n') == std::string::npos)
       std::cout << "Play 1-" << legal.size() << " (" << (left.count() + 999) / 1000
                 << " s left): " << std::flush;
-    pollfd p{STDIN_FILENO, POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (r <= 0) continue;
-    char buf[256];
-    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
-    if (n <= 0) {  // stdin closed: nobody can answer any more
-      std::this_thread::sleep_until(until + std::chrono::milliseconds(550));
-      return legal[0];
+    if (typed.find('\n') == std::string::npos) {
+      pollfd p{STDIN_FILENO, POLLIN, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1000)));
+      if (r <= 0) continue;
+      char buf[256];
+      const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+      if (n <= 0) {  // stdin closed: nobody can answer any more
+        std::cout << "\nNo more input: the seat waits for its time to run out.\n" << std::flush;
+        std::this_thread::sleep_until(until + std::chrono::milliseconds(550));
+        return legal[0];
+      }
+      typed.append(buf, static_cast<size_t>(n));
     }
-    typed.append(buf, static_cast<size_t>(n));
     size_t nl;
     while ((nl = typed.find('\n')) != std::string::npos) {
       const std::string line = typed.substr(0, nl);

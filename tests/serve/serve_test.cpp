@@ -412,3 +412,40 @@ TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTime) {
 
 }  // namespace
 }  // namespace allfives::e2e
+
+namespace allfives::e2e {
+namespace {
+
+// The terminal seat: plays typed as numbers on standard input (here always "1", the first
+// play offered); the table is drawn as `referee replay --seat 0` draws it.
+TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
+  const std::string dir = temp_dir("human-tty");
+  const std::string log = dir + "/tty.jsonl";
+  const std::string out = dir + "/out.txt";
+  const RunResult r = run({"/bin/sh", "-c",
+                           "yes 1 | head -2000 | '" + kReferee + "' match --seed 5 --log '" + log +
+                               "' human-tty '" + kGreedy + "' > '" + out + "' 2>&1"},
+                          120s);
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  const std::string shown = slurp(out);
+  const auto records = read_log(log);
+  expect_log_follows_rules(records);
+  EXPECT_EQ(records[0].header().bots(0).display_name(), "human");
+  EXPECT_EQ(only(records, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+  EXPECT_NE(shown.find("Your plays:  1) "), std::string::npos) << shown;
+  // The first table shown is the replay's frame of the hand's start, as seat 0 saw it (the
+  // rule above it differs only in the step count: the log was one line long then).
+  const RunResult replay = run({kReferee, "replay", log, "--seat", "0", "--print", "--hand", "1",
+                                "--play", "0", "--color", "never"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  const std::string frame = between(replay.output, "── Hand 1 · start", "\n  scores:");
+  const std::string frame_body = frame.substr(frame.find('\n'));
+  ASSERT_FALSE(frame_body.empty());
+  EXPECT_NE(shown.find(frame_body), std::string::npos) << frame_body << "\n----\n"
+                                                       << shown.substr(0, 2000);
+  // Seat 1's tiles are never listed while its hand is on: only "(hidden)".
+  EXPECT_NE(shown.find("(hidden)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace allfives::e2e
