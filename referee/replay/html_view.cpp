@@ -100,7 +100,10 @@ std::string html_hands_json(const Replay& r, const std::vector<Frame>& frames) {
     if (!first_hand) out += ',';
     first_hand = false;
     out += "{\"first\":" + std::to_string(i) + ",\"last\":" + std::to_string(last) + ",\"result\":";
-    append_json_string(out, hand_result(r, frames[last]));
+    // A hand without its end in an unfinished log is still being played (or was cut off).
+    append_json_string(out, frames[last].kind != v1::LogRecord::kHandEnd && !r.finished
+                                ? std::string("in play")
+                                : hand_result(r, frames[last]));
     out += ",\"scores\":";
     json_ints(out, frames[last].scores.data(),
               frames[last].scores.data() + frames[last].scores.size());

@@ -128,7 +128,7 @@ TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
   while (std::chrono::steady_clock::now() < end) {
     const std::string step = b->eval("+document.getElementById('state').dataset.step");
     if (!step.empty() && step != "null") steps_seen.insert(std::stoi(step));
-    if (!shot && steps_seen.size() > 40) shot = b->screenshot(kOut + "/serve-live.png");
+    if (!shot && steps_seen.size() > 12) shot = b->screenshot(kOut + "/serve-live.png");
     if (b->eval("document.body.dataset.live") == "\"ended\"") break;
     std::this_thread::sleep_for(60ms);
   }
