@@ -6,8 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <boost/asio/steady_timer.hpp>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <map>
@@ -161,12 +161,10 @@ std::string signed_fixed(double v, int decimals) {
 }
 
 std::string format_words(v1::Format f) {
-  Format core;
   if (f == v1::FORMAT_TWO_PLAYERS) return format_label(Format::kTwoPlayers);
   if (f == v1::FORMAT_THREE_PLAYERS) return format_label(Format::kThreePlayers);
   if (f == v1::FORMAT_FOUR_PLAYERS) return format_label(Format::kFourPlayers);
   if (f == v1::FORMAT_PARTNERSHIPS) return format_label(Format::kPartnerships);
-  (void)core;
   return "mixed formats";
 }
 
@@ -405,9 +403,49 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
   }
 };
 
+// A folder's index.jsonl read and its standings computed once per version of the file (its
+// size and modification time): pages of a tournament are asked for far more often than it
+// changes, and reading an index is most of a page's cost.
+struct ArenaSite::Indexes {
+  struct Entry {
+    off_t size = -1;
+    struct timespec mtime {};
+    bool ok = false;
+    std::string error;
+    std::vector<v1::IndexEntry> entries;
+    Standings standings;
+  };
+  static constexpr size_t kMaxFolders = 256;
+  std::map<std::string, std::shared_ptr<const Entry>> by_path;
+
+  std::shared_ptr<const Entry> get(const std::string& path) {
+    struct stat st {};
+    const bool exists = ::stat(path.c_str(), &st) == 0;
+    auto it = by_path.find(path);
+    if (it != by_path.end() && it->second->size == (exists ? st.st_size : -1) &&
+        it->second->mtime.tv_sec == st.st_mtim.tv_sec &&
+        it->second->mtime.tv_nsec == st.st_mtim.tv_nsec)
+      return it->second;
+    auto e = std::make_shared<Entry>();
+    e->size = exists ? st.st_size : -1;
+    if (exists) e->mtime = st.st_mtim;
+    std::vector<std::string> notes;
+    e->ok = read_index(path, false, e->entries, notes, &e->error);
+    if (e->ok) {
+      e->standings = compute_standings(e->entries);
+      for (const std::string& n : notes) e->standings.notes.push_back(n);
+    }
+    if (by_path.size() >= kMaxFolders) by_path.clear();
+    by_path[path] = e;
+    return e;
+  }
+};
+
 ArenaSite::ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots,
                      SiteOptions options)
-    : roots_(std::move(roots)), live_(std::make_shared<Live>(ioc, options.poll_interval)) {}
+    : roots_(std::move(roots)),
+      live_(std::make_shared<Live>(ioc, options.poll_interval)),
+      indexes_(std::make_shared<Indexes>()) {}
 
 ArenaSite::~ArenaSite() {
   live_->timer.cancel();
@@ -458,15 +496,12 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
         "(index)</th></tr>";
     const std::vector<Folder> folders = find_folders(roots_);
     for (const Folder& f : folders) {
-      std::vector<v1::IndexEntry> entries;
-      std::vector<std::string> notes;
-      std::string error;
-      const bool indexed = read_index(f.real + "/index.jsonl", false, entries, notes, &error);
+      const auto index = indexes_->get(f.real + "/index.jsonl");
       std::string name = roots_[static_cast<size_t>(f.root)].given;
       if (!f.rel.empty()) name += "/" + f.rel;
       body += "<tr><td class=\"l\"><a href=\"" + folder_url(f) + "\">" + html_escape(name) +
               "</a></td><td>" + std::to_string(list_names(f.logs, false).size()) + "</td><td>" +
-              (indexed ? std::to_string(entries.size()) : "unreadable") + "</td></tr>";
+              (index->ok ? std::to_string(index->entries.size()) : "unreadable") + "</td></tr>";
     }
     body += "</table>";
     if (folders.empty())
@@ -487,14 +522,10 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
     const auto folder =
         is_dir(*real) ? as_folder(root, relative_to(r, *real), *real) : std::nullopt;
     if (!folder) return text_response(404, "not a tournament folder");
-    std::vector<v1::IndexEntry> entries;
-    std::vector<std::string> notes;
-    std::string error;
-    const std::string index_path = *real + "/index.jsonl";
-    if (!read_index(index_path, false, entries, notes, &error))
-      return text_response(500, "the index cannot be read: " + error);
-    Standings standings = compute_standings(entries);
-    for (const std::string& n : notes) standings.notes.push_back(n);
+    const auto index = indexes_->get(*real + "/index.jsonl");
+    if (!index->ok) return text_response(500, "the index cannot be read: " + index->error);
+    const std::vector<v1::IndexEntry>& entries = index->entries;
+    const Standings& standings = index->standings;
     if (json) {
       HttpResponse res{200, "application/json", standings_json(standings), {}, nullptr};
       return res;

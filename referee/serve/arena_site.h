@@ -34,11 +34,13 @@ class ArenaSite {
   ~ArenaSite();
   HttpResponse handle(const HttpRequest& request);
 
-  struct Live;  // the followed logs (arena_site.cpp)
+  struct Live;     // the followed logs (arena_site.cpp)
+  struct Indexes;  // each folder's index as last read, kept until the file changes
 
  private:
   std::vector<ServedRoot> roots_;
   std::shared_ptr<Live> live_;
+  std::shared_ptr<Indexes> indexes_;
 };
 
 }  // namespace allfives::referee::serve

@@ -146,7 +146,7 @@ struct HumanSeat::Impl {
   std::optional<int> chosen;  // the index into table.legal the person picked
   bool person_seen = false;
   std::vector<std::shared_ptr<EventSink>> sinks;
-  bool shutting_down = false;
+  std::atomic<bool> shutting_down{false};  // the match is over or aborted: stop waiting
 
   boost::asio::io_context ioc{1};
   std::unique_ptr<HttpServer> http;
@@ -177,6 +177,12 @@ struct HumanSeat::Impl {
   void note_locked(std::string text) {
     table.events.push_back(std::move(text));
     while (table.events.size() > 14) table.events.pop_front();
+  }
+
+  // Sleeps until `t`, or until the match is stopped.
+  void wait_out(std::chrono::steady_clock::time_point t) {
+    std::unique_lock lock(mu);
+    cv.wait_until(lock, t, [&] { return shutting_down.load(); });
   }
 
   HttpResponse handle(const HttpRequest& req);
@@ -338,15 +344,17 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
     table.legal = PlayList{};
     return p;
   }
-  std::lock_guard lock(mu);
+  std::unique_lock lock(mu);
   pick = chosen;
   table.to_move = -1;
   table.legal = PlayList{};
   if (!pick) {
+    if (shutting_down) return view.legal_plays()[0];  // nobody is waiting for the answer
     // The person let the clock run out: answer late, so the referee records the timeout.
     note_locked("Your time ran out.");
     publish_locked();
-    std::this_thread::sleep_until(clock.hard_deadline() + std::chrono::milliseconds(400));
+    cv.wait_until(lock, clock.hard_deadline() + std::chrono::milliseconds(400),
+                  [&] { return shutting_down.load(); });
     return view.legal_plays()[0];
   }
   publish_locked();
@@ -393,9 +401,10 @@ Play HumanSeat::Impl::decide_tty(const View& view, std::chrono::steady_clock::ti
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         until - std::chrono::steady_clock::now());
+    if (shutting_down) return legal[0];  // the match was stopped
     if (left.count() <= 0) {
       std::cout << "\nYour time ran out.\n" << std::flush;
-      std::this_thread::sleep_until(until + std::chrono::milliseconds(550));
+      wait_out(until + std::chrono::milliseconds(550));
       return legal[0];
     }
     if (typed.find('\n') == std::string::npos)
@@ -409,7 +418,7 @@ Play HumanSeat::Impl::decide_tty(const View& view, std::chrono::steady_clock::ti
       const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
       if (n <= 0) {  // stdin closed: nobody can answer any more
         std::cout << "\nNo more input: the seat waits for its time to run out.\n" << std::flush;
-        std::this_thread::sleep_until(until + std::chrono::milliseconds(550));
+        wait_out(until + std::chrono::milliseconds(550));
         return legal[0];
       }
       typed.append(buf, static_cast<size_t>(n));
