@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -151,8 +152,9 @@ std::string pair_of(const v1::Tile& t) {
 
 TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   const std::string log = temp_dir("browser-human") + "/human.jsonl";
-  Child referee({kReferee, "match", "--seed", "21", "--log", log, "--serve", "127.0.0.1:0",
-                 "--move-time-ms", "20000", "human", "greedy=" + kGreedy});
+  Child referee({kReferee, "match", "--seed", "21", "--match-id", "browser-human", "--log", log,
+                 "--serve", "127.0.0.1:0", "--move-time-ms", "20000", "human",
+                 "greedy=" + kGreedy});
   const std::string line = referee.wait_for_line("http://", 10s);
   ASSERT_FALSE(line.empty()) << referee.output();
   const std::string url = line.substr(line.find("http://"));
@@ -160,6 +162,7 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(url));
   int clicks = 0, end_choices = 0;
+  std::vector<std::pair<std::string, std::string>> clicked;  // tile, end chosen ("" if none)
   bool shot = false;
   const auto end = std::chrono::steady_clock::now() + 180s;
   while (std::chrono::steady_clock::now() < end) {
@@ -174,19 +177,37 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
     const std::string pick =
         b->eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
     ASSERT_TRUE(b->click("button.tile.legal[data-tile=" + pick + "]")) << pick;
+    std::string end_chosen;
     if (b->eval("getComputedStyle(document.getElementById('ends')).display") == "\"flex\"") {
+      end_chosen = end_choices % 2 ? "left" : "right";
       ASSERT_TRUE(b->click(end_choices % 2 ? "#endLeft" : "#endRight"));
       ++end_choices;
     }
+    clicked.emplace_back(parse_json_value(pick).string_value(), end_chosen);
     ++clicks;
     ASSERT_TRUE(b->wait_for("document.getElementById('state').dataset.seq !== " + seq, 20s));
   }
   ASSERT_EQ(referee.wait_exit(30s), 0) << referee.output();
   EXPECT_TRUE(b->wait_for("document.getElementById('state').dataset.over === '1'", 5s));
   EXPECT_GT(clicks, 10);
+  std::cout << clicks << " plays clicked, " << end_choices << " of them with an end chosen\n";
   const auto records = read_log(log);
   expect_log_follows_rules(records);
   const auto& match_end = only(records, v1::LogRecord::kMatchEnd).match_end();
+  // Each click made the play it showed: the tile clicked, on the end chosen.
+  EXPECT_GT(end_choices, 0) << "this match (fixed seed and id) offers tiles that fit both ends";
+  size_t k = 0;
+  for (const auto& r : records) {
+    if (!r.has_play() || r.play().seat() != 0) continue;
+    ASSERT_LT(k, clicked.size());
+    EXPECT_EQ(pair_of(r.play().play().tile()), clicked[k].first) << "play " << k;
+    if (!clicked[k].second.empty()) {
+      EXPECT_EQ(r.play().play().end(), clicked[k].second == "left" ? v1::END_LEFT : v1::END_RIGHT)
+          << "play " << k;
+    }
+    ++k;
+  }
+  EXPECT_EQ(k, clicked.size());
   EXPECT_EQ(match_end.fault_seat(), -1) << "every click must have been a legal play in time";
   // The person's tiles in each hand (dealt and drawn) and everyone's, from the log.
   std::map<int, std::set<std::string>> mine, others;
