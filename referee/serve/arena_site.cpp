@@ -299,6 +299,10 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
     std::string hands;
     bool finished = false;
     std::vector<Watcher> watchers;
+    // Re-reading a log costs time in proportion to its length, so a long one is checked less
+    // often: after a re-read that took d, not again before 10 d have passed (at most a tenth
+    // of a core per followed log, however long the match).
+    std::chrono::steady_clock::time_point next_check{};
   };
   Live(boost::asio::io_context& ioc, std::chrono::milliseconds interval)
       : timer(ioc), interval(interval) {}
@@ -312,6 +316,15 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
     struct stat st {};
     if (::stat(f.path.c_str(), &st) != 0 || st.st_size == f.size) return f.steps.size();
     f.size = st.st_size;
+    const auto started = std::chrono::steady_clock::now();
+    struct Throttle {
+      Follower& f;
+      std::chrono::steady_clock::time_point started;
+      ~Throttle() {
+        const auto now = std::chrono::steady_clock::now();
+        f.next_check = now + 10 * (now - started);
+      }
+    } throttle{f, started};
     std::string text;
     if (!read_file(f.path, kMaxLogFileBytes, text, true)) return f.steps.size();
     Replay replay;
@@ -381,6 +394,10 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
       std::erase_if(f.watchers, [](const Watcher& w) { return w.sink->closed(); });
       if (f.watchers.empty()) {
         it = followers.erase(it);
+        continue;
+      }
+      if (std::chrono::steady_clock::now() < f.next_check) {
+        ++it;
         continue;
       }
       const size_t before = f.steps.size();
