@@ -110,7 +110,7 @@ TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
   const std::string log = dir + "/live.jsonl";
   Server s = serve(dir);
   Child match({kReferee, "match", "--seed", "12", "--log", log,
-               "slow=" + kBadBot + " --mode slow --ms 40", "greedy=" + kGreedy});
+               "slow=" + kBadBot + " --mode slow --ms 60", "greedy=" + kGreedy});
   for (int i = 0; i < 300; ++i) {
     std::ifstream in(log);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
