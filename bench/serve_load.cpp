@@ -86,6 +86,7 @@ struct Load {
   std::atomic<bool> stop{false};
   std::atomic<long> requests{0}, bad{0}, messages{0}, finished_watchers{0};
   std::vector<std::thread> threads;
+  double request_seconds = 0;  // how long the page requests went on
 };
 
 }  // namespace
@@ -174,7 +175,8 @@ int main(int argc, char** argv) {
         });
       load.threads.emplace_back([&] {
         const auto period = std::chrono::microseconds(1000000 / std::max(1, rate));
-        auto next = std::chrono::steady_clock::now();
+        const auto began = std::chrono::steady_clock::now();
+        auto next = began;
         for (long i = 0; !load.stop && i < 200L * 120; ++i) {
           const int status = http_get(port, pages[static_cast<size_t>(i) % pages.size()]).status;
           ++load.requests;
@@ -182,6 +184,8 @@ int main(int argc, char** argv) {
           next += period;
           std::this_thread::sleep_until(next);
         }
+        load.request_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       });
     }
     const double server_cpu_before = cpu_ms(server.pid());
@@ -210,7 +214,7 @@ int main(int argc, char** argv) {
       std::printf(
           "  watchers to the end %ld/%d, %ld messages; %ld page requests (%.0f/s), %ld not 200",
           load.finished_watchers.load(), watchers, load.messages.load(), load.requests.load(),
-          load.requests / wall, load.bad.load());
+          load.requests / load.request_seconds, load.bad.load());
     std::printf("; server CPU %.0f ms\n", server_cpu);
     std::filesystem::remove(log);
   }
