@@ -435,6 +435,32 @@ struct ArenaSite::Indexes {
   static constexpr size_t kMaxFolders = 256;
   std::map<std::string, std::shared_ptr<const Entry>> by_path;
 
+  // The same for logs the index does not hold (a folder of `referee match` logs, a match
+  // being played): each is read whole, so only once per version.
+  struct Summary {
+    off_t size = -1;
+    struct timespec mtime {};
+    LogSummary summary;
+  };
+  static constexpr size_t kMaxSummaries = 20000;
+  std::map<std::string, Summary> summaries;
+
+  const LogSummary& summary(const std::string& path) {
+    struct stat st {};
+    ::stat(path.c_str(), &st);
+    auto it = summaries.find(path);
+    if (it != summaries.end() && it->second.size == st.st_size &&
+        it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
+        it->second.mtime.tv_nsec == st.st_mtim.tv_nsec)
+      return it->second.summary;
+    if (summaries.size() >= kMaxSummaries) summaries.clear();
+    Summary& s = summaries[path];
+    s.size = st.st_size;
+    s.mtime = st.st_mtim;
+    s.summary = summarize_log(path);
+    return s.summary;
+  }
+
   std::shared_ptr<const Entry> get(const std::string& path) {
     struct stat st {};
     const bool exists = ::stat(path.c_str(), &st) == 0;
@@ -585,7 +611,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
                   fault_kind_word(e.fault_kind()) + ": " + html_escape(e.fault_reason()) +
                   "</span>";
       } else {
-        const LogSummary s = summarize_log(log_real);
+        const LogSummary& s = indexes_->summary(log_real);
         n_seats = s.seats.size();
         for (size_t k = 0; k < s.seats.size(); ++k)
           seats += (k ? ", " : "") + html_escape(s.seats[k]);
