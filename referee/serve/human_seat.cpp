@@ -540,7 +540,11 @@ HumanSeat::~HumanSeat() {
   if (impl_->http) {
     impl_->ioc.stop();
     impl_->http_thread.join();
+    // The pages' connections belong to the io_context: they must go while it still exists.
+    std::lock_guard lock(impl_->mu);
+    impl_->sinks.clear();
   }
+  impl_->http.reset();
 }
 
 std::string HumanSeat::url() const {
