@@ -6,9 +6,9 @@
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
 #include "cli/serve_command.h"
+#include "cli/standings_command.h"
 #include "cli/tournament_command.h"
 #include "cli/verify_command.h"
-#include "tournament/standings_command.h"
 
 int main(int argc, char** argv) {
   using namespace allfives;

@@ -14,9 +14,11 @@
 #include <optional>
 
 #include "log/json_text.h"
-#include "match/match_runner.h"
+#include "log/log_reader.h"
+#include "match/match_result.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
+#include "replay/frames.h"
 #include "replay/terminal_view.h"
 #include "tournament/index_file.h"
 #include "tournament/standings.h"
@@ -190,7 +192,7 @@ std::string standings_html(const Standings& s) {
     const char* sep = " ";
     for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
       if (b.forfeits[k] == 0) continue;
-      forfeits += sep + fault_kind_word(k) + " " + std::to_string(b.forfeits[k]);
+      forfeits += sep + describe(static_cast<v1::FaultKind>(k)) + " " + std::to_string(b.forfeits[k]);
       sep = ", ";
     }
     forfeits += "</div>";
@@ -608,7 +610,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
         hands = std::to_string(e.hands_played());
         if (e.fault_seat() >= 0)
           fault = "<span class=\"fault\">seat " + std::to_string(e.fault_seat()) + " " +
-                  fault_kind_word(e.fault_kind()) + ": " + html_escape(e.fault_reason()) +
+                  describe(e.fault_kind()) + ": " + html_escape(e.fault_reason()) +
                   "</span>";
       } else {
         const LogSummary& s = indexes_->summary(log_real);
@@ -625,7 +627,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
           hands = std::to_string(s.end->hands_played());
           if (s.end->fault_seat() >= 0)
             fault = "<span class=\"fault\">seat " + std::to_string(s.end->fault_seat()) + " " +
-                    fault_kind_word(s.end->fault_kind()) + "</span>";
+                    describe(s.end->fault_kind()) + "</span>";
         } else if (seen_recently(log_real, 60)) {
           result = "<span class=\"live\">● playing now</span>";
         } else {

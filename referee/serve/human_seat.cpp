@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "log/json_text.h"
+#include "replay/frames.h"
 #include "replay/replay.h"
 #include "replay/terminal_view.h"
 #include "serve/http_server.h"

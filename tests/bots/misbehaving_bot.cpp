@@ -26,9 +26,9 @@
 #include <string>
 #include <thread>
 
-#include "allfives/bot/health_service.h"
 #include "allfives/v1/bot.grpc.pb.h"
 #include "allfives/wire/convert.h"
+#include "health_service.h"
 
 namespace v1 = allfives::v1;
 
@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
       std::ofstream(g_opt.pid_file, std::ios::app) << child << " " << getpgrp() << "\n";
   }
   MisbehavingBot service;
-  allfives::bot::HealthService health;
+  allfives::test::HealthService health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
