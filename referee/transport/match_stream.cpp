@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "process/utf8_text.h"
 
 namespace allfives::referee {
 namespace {
@@ -13,6 +14,7 @@ namespace {
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
 // Operations are tagged with small numbers; wait() takes a set of them as bits.
+constexpr int kWrite = 2, kRead = 3, kWriteLast = 4, kFinish = 5, kFinishAfterCancel = 6;
 void* tag_of(int n) {
   return reinterpret_cast<void*>(static_cast<intptr_t>(n));
 }
@@ -28,12 +30,62 @@ gpr_timespec to_gpr(Clock::time_point t) {
                       gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
 }
 
+const char* code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_CODE";
+  }
+}
+
 }  // namespace
+
+std::string describe(const grpc::Status& status) {
+  std::string out = "gRPC status ";
+  out += code_name(status.error_code());
+  out += " (" + std::to_string(static_cast<int>(status.error_code())) + ")";
+  if (!status.error_message().empty()) out += ": " + valid_utf8(status.error_message());
+  return out;
+}
 
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   grpc::ChannelArguments args;
   // One bot connection per channel: matches must not share a TCP connection with others.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -96,8 +148,62 @@ MatchStream::~MatchStream() {
   }
 }
 
+void MatchStream::start_read() {
+  stream_->Read(&incoming_[1 - answer_], tag_of(kRead));
+  reading_ = true;
+  ++pending_;
+}
+
+void MatchStream::on_event(void* tag, bool ok) {
+  --pending_;
+  const auto n = static_cast<int>(reinterpret_cast<intptr_t>(tag));
+  if (n == kRead) {
+    reading_ = false;
+    if (!ok) {
+      // The bot's side of the stream is over: expected after the last message, else a break.
+      if (!closing_) broken_ = true;
+      return;
+    }
+    if (closing_ || cancelled_) return;  // after the match, or abandoned: ignored
+    if (!asked_) {
+      unasked_ = true;
+      broken_ = true;
+      return;
+    }
+    asked_ = false;
+    answer_ = 1 - answer_;
+    done_ |= bit(kRead);
+    // Read ahead at once: whatever arrives before the next request is unasked.
+    if (!broken_) start_read();
+    return;
+  }
+  if (!ok) {
+    broken_ = true;
+    return;
+  }
+  if (n >= 0 && n < 32) done_ |= bit(n);
+}
+
+void MatchStream::poll() {
+  void* got = nullptr;
+  bool ok = false;
+  // A deadline in the past still lets gRPC read what the socket holds once.
+  while (pending_ > 0 && queue_.AsyncNext(&got, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC)) ==
+                             grpc::CompletionQueue::GOT_EVENT)
+    on_event(got, ok);
+}
+
+IoStatus MatchStream::check() {
+  if (!broken_) poll();
+  if (unasked_) return IoStatus::kUnasked;
+  return broken_ ? IoStatus::kClosed : IoStatus::kOk;
+}
+
 IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
-  while (tags != 0) {
+  for (;;) {
+    if (unasked_) return IoStatus::kUnasked;
+    if (broken_) return IoStatus::kClosed;
+    if ((tags & ~done_) == 0) return IoStatus::kOk;
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -107,18 +213,9 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
-      case grpc::CompletionQueue::GOT_EVENT: {
-        --pending_;
-        const auto n = reinterpret_cast<intptr_t>(got);
-        if (n < 0 || n >= 32 || !(tags & bit(static_cast<int>(n))))
-          continue;  // a late completion of an abandoned operation
-        if (!ok) {
-          broken_ = true;
-          return IoStatus::kClosed;
-        }
-        tags &= ~bit(static_cast<int>(n));
+      case grpc::CompletionQueue::GOT_EVENT:
+        on_event(got, ok);
         continue;
-      }
       case grpc::CompletionQueue::TIMEOUT:
         if (Clock::now() >= deadline) {
           broken_ = true;
@@ -131,83 +228,87 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
         return IoStatus::kClosed;
     }
   }
-  return IoStatus::kOk;
 }
 
 IoStatus MatchStream::wait_started(Clock::time_point deadline) {
   const unsigned tags = started_;
   started_ = 0;
-  if (broken_) return IoStatus::kClosed;
   const IoStatus st = wait(tags, deadline);
-  if (st == IoStatus::kOk && (tags & bit(5))) finished_ = true;
+  done_ &= ~tags;
+  if (st == IoStatus::kOk && (tags & bit(kFinish))) finished_ = true;
   return st;
 }
 
-void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
+void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
-  stream_->Write(m, tag_of(2));
-  stream_->Read(answer, tag_of(3));
-  pending_ += 2;
-  started_ |= bit(2) | bit(3);
+  // A message already here was sent before this request: unasked.
+  if (reading_) poll();
+  if (broken_) return;
+  asked_ = true;
+  done_ &= ~(bit(kWrite) | bit(kRead));
+  stream_->Write(m, tag_of(kWrite));
+  ++pending_;
+  // Only the first request starts a Read here; after that one is always in flight.
+  if (!reading_) start_read();
+  started_ |= bit(kWrite) | bit(kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
   if (broken_) return;
-  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(4));
-  stream_->Finish(&status_, tag_of(5));
+  if (reading_) poll();
+  if (broken_) return;
+  closing_ = true;
+  done_ &= ~(bit(kWriteLast) | bit(kFinish));
+  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(kWriteLast));
+  stream_->Finish(&status_, tag_of(kFinish));
   finish_requested_ = true;
   pending_ += 2;
-  started_ |= bit(4) | bit(5);
+  started_ |= bit(kWriteLast) | bit(kFinish);
 }
 
-IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
-                               Clock::time_point deadline, const std::function<void()>& meanwhile) {
-  start_exchange(m, answer);
+IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
+                               const std::function<void()>& meanwhile) {
+  start_exchange(m);
   if (meanwhile) meanwhile();
   return wait_started(deadline);
 }
 
-std::string MatchStream::finish_status() {
+grpc::Status MatchStream::finish_status() {
   if (!finished_ && stream_) {
-    // The peer ended the stream: Finish() reports its status without cancelling first.
+    // The bot ended the stream or the connection broke: Finish() gets the status the bot (or
+    // gRPC) ended it with, without cancelling first; it comes at once if the call is over.
+    if (!finish_requested_) {
+      stream_->Finish(&status_, tag_of(kFinish));
+      finish_requested_ = true;
+      ++pending_;
+    }
+    const auto until = Clock::now() + std::chrono::seconds(1);
     while (pending_ > 0) {
       void* got;
       bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) !=
-          grpc::CompletionQueue::GOT_EVENT)
-        break;
-      --pending_;
+      if (queue_.AsyncNext(&got, &ok, to_gpr(until)) != grpc::CompletionQueue::GOT_EVENT) break;
+      on_event(got, ok);
     }
-    if (pending_ == 0 && !finish_requested_) {
-      stream_->Finish(&status_, tag_of(5));
-      finish_requested_ = true;
-      void* got;
-      bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) ==
-          grpc::CompletionQueue::GOT_EVENT)
-        finished_ = true;
-      else
-        ++pending_;
-    }
+    if (pending_ == 0) finished_ = true;
   }
   cancel_and_drain();
-  if (status_.ok()) return "";
-  return "status " + std::to_string(status_.error_code()) + ": " + status_.error_message();
+  return status_;
 }
 
 // Ends the call for good and waits for every operation in flight, so nothing completes into
 // a destroyed stream. Finish() after a cancel returns promptly with the final status.
 void MatchStream::cancel_and_drain() {
   if (finished_ || !stream_) return;
+  cancelled_ = true;
   context_.TryCancel();
   while (pending_ > 0) {
     void* got;
     bool ok;
     if (!queue_.Next(&got, &ok)) return;
-    --pending_;
+    on_event(got, ok);
   }
   if (!finish_requested_) {
-    stream_->Finish(&status_, tag_of(6));
+    stream_->Finish(&status_, tag_of(kFinishAfterCancel));
     finish_requested_ = true;
     void* got;
     bool ok;

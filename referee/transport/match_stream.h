@@ -25,9 +25,19 @@ enum class IoStatus {
   kClosed,   // the stream ended or broke; see MatchStream::finish_status()
   kTimeout,  // the deadline passed first; the stream was cancelled
   kStopped,  // the referee is stopping (the stop flag was raised)
+  kUnasked,  // the bot sent a message while no request was outstanding; see unasked()
 };
 
+// The largest message a bot may send, as bot.proto states: a larger one fails the stream with
+// RESOURCE_EXHAUSTED (gRPC's own default, set explicitly so it is one stated number).
+constexpr int kMaxBotMessageBytes = 4 << 20;
+
+// A channel to a bot, receiving at most kMaxBotMessageBytes per message.
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
+
+// "gRPC status CANCELLED (1): <message>", the message escaped to valid UTF-8 (it comes from
+// the bot or its library).
+std::string describe(const grpc::Status& status);
 
 // Polls the standard health service at `address` until it answers SERVING or `deadline`
 // passes (back-off: 5 ms doubling to 200 ms; for a Unix socket, only once its file exists),
@@ -45,6 +55,13 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
 // progress at once (the match runner shakes hands with and ends the match with every seat in
 // parallel); exchange() is the one-call form of the turn request and its answer.
 // gRPC allows one write and one read in flight per stream.
+//
+// Unasked answers: from the first request on, a Read is always in flight, so whatever the
+// bot sends is received when it arrives, asked for or not. A message that arrives while no
+// request is outstanding (a second answer to one request, an answer before the request) is
+// kept as unasked() and ends the stream's use with kUnasked; it is never taken as the answer
+// to the next request. The referee looks for one without waiting (check()) before it sends
+// each request; as the Read is already in flight, that costs no extra gRPC operation.
 class MatchStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
@@ -54,17 +71,26 @@ class MatchStream {
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
 
-  // Sends `m` and reads the answer, with the Read started together with the Write so one
-  // wait collects both. `meanwhile` (may be empty) runs once both are handed to gRPC and
-  // before waiting: the caller's own work (writing the log) then overlaps the bot's.
-  IoStatus exchange(const v1::RefereeMessage& m, v1::BotMessage* answer, Clock::time_point deadline,
+  // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
+  // runs once the request is handed to gRPC and before waiting: the caller's own work
+  // (writing the log) then overlaps the bot's.
+  IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
                     const std::function<void()>& meanwhile = {});
-  // After kClosed: the status the stream ended with ("" if it ended cleanly).
-  std::string finish_status();
+  // The answer to the last request, after its wait returned kOk (until the next request).
+  const v1::BotMessage& answer() const { return incoming_[answer_]; }
+  // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
+  // if the stream ended or broke, else kOk.
+  IoStatus check();
+  // After kUnasked: the message nobody asked for.
+  const v1::BotMessage& unasked() const { return incoming_[1 - answer_]; }
+  // After kClosed: the status the stream ended with (OK if the bot ended it cleanly).
+  grpc::Status finish_status();
   bool broken() const { return broken_; }
 
-  void start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer);
-  // Sends `last` as the final message and asks for the bot's end of the stream.
+  // Sends a request (nothing if an unasked message came first: the wait then says kUnasked).
+  void start_exchange(const v1::RefereeMessage& m);
+  // Sends `last` as the final message and asks for the bot's end of the stream. A message the
+  // bot sends after it is ignored: the match is over.
   void start_close(const v1::RefereeMessage& last);
   // Waits for every operation started and not yet waited for.
   IoStatus wait_started(Clock::time_point deadline);
@@ -73,6 +99,11 @@ class MatchStream {
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
   // Waits until every operation in `tags` (a bit per tag number) has completed.
   IoStatus wait(unsigned tags, Clock::time_point deadline);
+  // Takes the completions already queued, without waiting.
+  void poll();
+  // Records one completion: what it means depends on whether a request is outstanding.
+  void on_event(void* tag, bool ok);
+  void start_read();
   void cancel_and_drain();
 
   const std::atomic<bool>* stop_;
@@ -80,6 +111,16 @@ class MatchStream {
   grpc::CompletionQueue queue_;
   std::unique_ptr<v1::Bot::Stub> stub_;
   std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::RefereeMessage, v1::BotMessage>> stream_;
+  // The answer to the last request and the message being read next, in turn: the next Read
+  // is started as soon as an answer arrives, into the other one.
+  v1::BotMessage incoming_[2];
+  int answer_ = 0;                 // which of incoming_ holds the last answer
+  bool reading_ = false;           // a Read into incoming_[1 - answer_] is in flight
+  bool asked_ = false;             // a request was sent and its answer has not arrived
+  bool unasked_ = false;           // a message arrived while nothing was asked
+  bool closing_ = false;           // the last message was sent; the stream's end is expected
+  bool cancelled_ = false;         // the call is being cancelled: start nothing new
+  unsigned done_ = 0;              // tags (bits) completed and not yet waited for
   bool broken_ = false;            // an operation failed; only finish remains
   bool finish_requested_ = false;  // Finish() was called (it may be called once)
   bool finished_ = false;          // the call is over and nothing is in flight
