@@ -209,11 +209,9 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
       return;
     default:
       // The bot aborted or reset its stream, its handler failed, or the connection broke.
-      set_fault(
-          seat, v1::FAULT_KIND_DISCONNECT,
-          "the stream broke while " + doing + ", the bot " +
-              (s.bot && s.bot->process() ? "process still running" : "reached at its address") +
-              " (" + describe(status) + ")");
+      set_fault(seat, v1::FAULT_KIND_DISCONNECT,
+                "the stream ended with an error while " + doing + " (" + describe(status) + ")" +
+                    (s.bot && s.bot->process() ? "; the bot process is still running" : ""));
       return;
   }
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "e2e/e2e_util.h"
+#include "tournament/index_file.h"
 
 namespace allfives::e2e {
 namespace {
@@ -95,11 +96,14 @@ TEST(ProtocolAbuse, AnAnswerBeforeAnyRequestIsAViolation) {
 
 TEST(ProtocolAbuse, AbortingTheStreamWhileAliveIsADisconnectNotACrash) {
   const Match m = play("abort", {bad("abort-stream", 3), kRandom});
+  // gRPC words the status message; its code and the rest of the reason are the referee's.
   const std::string prefix =
-      "the stream broke while waiting for a play, the bot process still running (gRPC status "
-      "CANCELLED (1)";
+      "the stream ended with an error while waiting for a play (gRPC status CANCELLED (1): ";
+  const std::string suffix = "; the bot process is still running";
   const auto& f = only(m.log, v1::LogRecord::kFault).fault();
   EXPECT_EQ(f.reason().substr(0, prefix.size()), prefix) << f.reason();
+  ASSERT_GE(f.reason().size(), suffix.size());
+  EXPECT_EQ(f.reason().substr(f.reason().size() - suffix.size()), suffix) << f.reason();
   expect_fault(m, v1::FAULT_KIND_DISCONNECT, f.reason());
   EXPECT_EQ(plays_by(m, 0), 2);
 }
@@ -108,8 +112,8 @@ TEST(ProtocolAbuse, AFailingHandlerIsADisconnectWithItsStatus) {
   // The status message ends in a byte that is not UTF-8: kept, escaped.
   const Match m = play("error", {bad("error-status", 3), kRandom});
   expect_fault(m, v1::FAULT_KIND_DISCONNECT,
-               "the stream broke while waiting for a play, the bot process still running (gRPC "
-               "status INTERNAL (13): the handler failed on purpose \\xff)");
+               "the stream ended with an error while waiting for a play (gRPC status INTERNAL "
+               "(13): the handler failed on purpose \\xff); the bot process is still running");
   EXPECT_EQ(m.run.output.find("UTF-8"), std::string::npos) << m.run.output;
 }
 
@@ -117,7 +121,7 @@ TEST(ProtocolAbuse, AMessageOverTheSizeLimitIsAMalformedAnswerNamingTheLimit) {
   const Match m = play("oversized", {bad("oversized", 3), kRandom});
   const std::string prefix =
       "sent a message over the size limit of 4 MiB (4194304 bytes) while waiting for a play "
-      "(gRPC status RESOURCE_EXHAUSTED (8)";
+      "(gRPC status RESOURCE_EXHAUSTED (8): ";
   const auto& f = only(m.log, v1::LogRecord::kFault).fault();
   EXPECT_EQ(f.reason().substr(0, prefix.size()), prefix) << f.reason();
   expect_fault(m, v1::FAULT_KIND_MALFORMED_ANSWER, f.reason());
@@ -159,6 +163,34 @@ TEST(ProtocolAbuse, WhenOneSeatFailsToStartOnlyItIsReported) {
   EXPECT_NE(m.run.output.find("seat 0 failed to start"), std::string::npos) << m.run.output;
   EXPECT_EQ(m.run.output.find("seat 1 failed"), std::string::npos) << m.run.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/seat1")) << "seat 1 was sent a message";
+}
+
+TEST(ProtocolAbuse, InATournamentABotThatCannotStartIsTheOnlyOneReported) {
+  // "broken" exits at once in every match; "honest" starts fine and must never hear of a match
+  // that cannot begin, nor be blamed or replaced.
+  const std::string d = temp_dir("quiet-tournament");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"quiet\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"broken\" command: \"" << kBadBot
+                      << "\" args: \"--mode\" args: \"exit-at-startup\" }\n"
+                      << "bots { name: \"honest\" command: \"" << kBadBot
+                      << "\" args: \"--record\" args: \"" << d << "/honest\" }\n"
+                      << "matches_per_pairing: 2\nseed: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", d + "/out", "-j", "1"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(referee::read_index(d + "/out/index.jsonl", false, entries, notes, &error)) << error;
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << e.fault_reason();
+    EXPECT_EQ(e.match().seat_bots(e.fault_seat()), "broken");
+    EXPECT_NE(e.fault_reason().find("exited with code 7"), std::string::npos) << e.fault_reason();
+  }
+  EXPECT_FALSE(std::filesystem::exists(d + "/honest")) << "honest was sent a message";
+  EXPECT_EQ(r.output.find("bot honest:"), std::string::npos) << r.output;
 }
 
 }  // namespace
