@@ -173,8 +173,6 @@ void MatchStream::on_event(void* tag, bool ok) {
     asked_ = false;
     answer_ = 1 - answer_;
     done_ |= bit(kRead);
-    // Read ahead at once: whatever arrives before the next request is unasked.
-    if (!broken_) start_read();
     return;
   }
   if (!ok) {
@@ -193,8 +191,14 @@ void MatchStream::poll() {
     on_event(got, ok);
 }
 
+void MatchStream::look() {
+  if (broken_ || closing_ || !opened_) return;
+  if (!reading_) start_read();
+  poll();
+}
+
 IoStatus MatchStream::check() {
-  if (!broken_) poll();
+  look();
   if (unasked_) return IoStatus::kUnasked;
   return broken_ ? IoStatus::kClosed : IoStatus::kOk;
 }
@@ -242,20 +246,21 @@ IoStatus MatchStream::wait_started(Clock::time_point deadline) {
 void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
   // A message already here was sent before this request: unasked.
-  if (reading_) poll();
+  look();
   if (broken_) return;
   asked_ = true;
   done_ &= ~(bit(kWrite) | bit(kRead));
   stream_->Write(m, tag_of(kWrite));
   ++pending_;
-  // Only the first request starts a Read here; after that one is always in flight.
-  if (!reading_) start_read();
+  // The first request's Read follows its Write (a corked call starts with its first message).
+  if (!opened_) start_read();
+  opened_ = true;
   started_ |= bit(kWrite) | bit(kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
   if (broken_) return;
-  if (reading_) poll();
+  look();
   if (broken_) return;
   closing_ = true;
   done_ &= ~(bit(kWriteLast) | bit(kFinish));
