@@ -1,10 +1,7 @@
-#include "match_stream.h"
+#include "transport/match_stream.h"
 
-#include <sys/stat.h>
+#include <algorithm>
 
-#include <thread>
-
-#include "grpc/health/v1/health.grpc.pb.h"
 #include "process/utf8_text.h"
 
 namespace allfives::referee {
@@ -13,21 +10,23 @@ namespace {
 // Waits are cut into slices so a raised stop flag is noticed quickly.
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
-// Operations are tagged with small numbers; wait() takes a set of them as bits.
-constexpr int kWrite = 2, kRead = 3, kWriteLast = 4, kFinish = 5, kFinishAfterCancel = 6;
-void* tag_of(int n) {
-  return reinterpret_cast<void*>(static_cast<intptr_t>(n));
-}
-constexpr unsigned bit(int n) {
-  return 1u << n;
-}
+// The operations a stream starts. Each is its own completion-queue tag, and a set of them is a
+// bit mask, so one wait can collect a write and a read together.
+enum class Op : intptr_t {
+  kStart = 0,          // StartCall: the null tag; nothing waits for it
+  kWrite,              // a message to the bot
+  kRead,               // the bot's answer (or a message nobody asked for)
+  kWriteLast,          // the final message
+  kFinish,             // the bot's end of the stream
+  kFinishAfterCancel,  // the end of the stream after a cancel
+};
+constexpr int kNumOps = static_cast<int>(Op::kFinishAfterCancel) + 1;
 
-// gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
-// changes), so they go over as gRPC's own monotonic clock.
-gpr_timespec to_gpr(Clock::time_point t) {
-  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(t - Clock::now());
-  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                      gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
+void* tag_of(Op op) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(op));
+}
+constexpr unsigned bit(Op op) {
+  return 1u << static_cast<int>(op);
 }
 
 const char* code_name(grpc::StatusCode code) {
@@ -81,51 +80,6 @@ std::string describe(const grpc::Status& status) {
   return out;
 }
 
-std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
-  grpc::ChannelArguments args;
-  // One bot connection per channel: matches must not share a TCP connection with others.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-}
-
-std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
-                                                  Clock::time_point deadline,
-                                                  const std::function<bool()>& alive,
-                                                  std::string* error) {
-  // A Unix socket's file appears when the server starts listening: watching for it every
-  // millisecond finds that moment far sooner than health checks that back off (a bot takes
-  // about 10-15 ms to start here; the checks at 0, 5, 15 and 35 ms often found it at 35).
-  std::string last = "no answer";
-  if (address.rfind("unix:", 0) == 0) {
-    const std::string path = address.substr(5);
-    struct stat st {};
-    while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
-  }
-  auto backoff = std::chrono::milliseconds(5);
-  while (Clock::now() < deadline) {
-    if (alive && !alive()) {
-      if (error) *error = "the bot process exited before it was ready";
-      return nullptr;
-    }
-    std::shared_ptr<grpc::Channel> channel = make_channel(address);
-    auto stub = grpc::health::v1::Health::NewStub(channel);
-    grpc::ClientContext ctx;
-    ctx.set_deadline(to_gpr(std::min(deadline, Clock::now() + std::chrono::milliseconds(500))));
-    grpc::health::v1::HealthCheckRequest req;
-    grpc::health::v1::HealthCheckResponse resp;
-    const grpc::Status st = stub->Check(&ctx, req, &resp);
-    if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
-    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
-    std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
-  }
-  if (error) *error = "not serving before the start-up timeout (last: " + last + ")";
-  return nullptr;
-}
-
 std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
                                                 const std::atomic<bool>* stop) {
   std::unique_ptr<MatchStream> s(new MatchStream(stop));
@@ -135,7 +89,7 @@ std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
   // round of its own (and StartCall has nothing to wait for).
   s->context_.set_initial_metadata_corked(true);
   s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
-  s->stream_->StartCall(nullptr);
+  s->stream_->StartCall(tag_of(Op::kStart));
   return s;
 }
 
@@ -149,15 +103,17 @@ MatchStream::~MatchStream() {
 }
 
 void MatchStream::start_read() {
-  stream_->Read(&incoming_[1 - answer_], tag_of(kRead));
+  stream_->Read(&incoming_[1 - answer_], tag_of(Op::kRead));
   reading_ = true;
   ++pending_;
 }
 
 void MatchStream::on_event(void* tag, bool ok) {
   --pending_;
-  const auto n = static_cast<int>(reinterpret_cast<intptr_t>(tag));
-  if (n == kRead) {
+  const auto n = reinterpret_cast<intptr_t>(tag);
+  if (n < 0 || n >= kNumOps) return;
+  const auto op = static_cast<Op>(n);
+  if (op == Op::kRead) {
     reading_ = false;
     if (!ok) {
       // The bot's side of the stream is over: expected after the last message, else a break.
@@ -172,14 +128,14 @@ void MatchStream::on_event(void* tag, bool ok) {
     }
     asked_ = false;
     answer_ = 1 - answer_;
-    done_ |= bit(kRead);
+    done_ |= bit(Op::kRead);
     return;
   }
   if (!ok) {
     broken_ = true;
     return;
   }
-  if (n >= 0 && n < 32) done_ |= bit(n);
+  done_ |= bit(op);
 }
 
 void MatchStream::poll() {
@@ -203,11 +159,11 @@ IoStatus MatchStream::check() {
   return broken_ ? IoStatus::kClosed : IoStatus::kOk;
 }
 
-IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
+IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
   for (;;) {
     if (unasked_) return IoStatus::kUnasked;
     if (broken_) return IoStatus::kClosed;
-    if ((tags & ~done_) == 0) return IoStatus::kOk;
+    if ((ops & ~done_) == 0) return IoStatus::kOk;
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -235,11 +191,11 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
 }
 
 IoStatus MatchStream::wait_started(Clock::time_point deadline) {
-  const unsigned tags = started_;
+  const unsigned ops = started_;
   started_ = 0;
-  const IoStatus st = wait(tags, deadline);
-  done_ &= ~tags;
-  if (st == IoStatus::kOk && (tags & bit(kFinish))) finished_ = true;
+  const IoStatus st = wait(ops, deadline);
+  done_ &= ~ops;
+  if (st == IoStatus::kOk && (ops & bit(Op::kFinish))) finished_ = true;
   return st;
 }
 
@@ -249,13 +205,13 @@ void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   look();
   if (broken_) return;
   asked_ = true;
-  done_ &= ~(bit(kWrite) | bit(kRead));
-  stream_->Write(m, tag_of(kWrite));
+  done_ &= ~(bit(Op::kWrite) | bit(Op::kRead));
+  stream_->Write(m, tag_of(Op::kWrite));
   ++pending_;
   // The first request's Read follows its Write (a corked call starts with its first message).
   if (!opened_) start_read();
   opened_ = true;
-  started_ |= bit(kWrite) | bit(kRead);
+  started_ |= bit(Op::kWrite) | bit(Op::kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
@@ -263,12 +219,12 @@ void MatchStream::start_close(const v1::RefereeMessage& last) {
   look();
   if (broken_) return;
   closing_ = true;
-  done_ &= ~(bit(kWriteLast) | bit(kFinish));
-  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(kWriteLast));
-  stream_->Finish(&status_, tag_of(kFinish));
+  done_ &= ~(bit(Op::kWriteLast) | bit(Op::kFinish));
+  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(Op::kWriteLast));
+  stream_->Finish(&status_, tag_of(Op::kFinish));
   finish_requested_ = true;
   pending_ += 2;
-  started_ |= bit(kWriteLast) | bit(kFinish);
+  started_ |= bit(Op::kWriteLast) | bit(Op::kFinish);
 }
 
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
@@ -283,7 +239,7 @@ grpc::Status MatchStream::finish_status() {
     // The bot ended the stream or the connection broke: Finish() gets the status the bot (or
     // gRPC) ended it with, without cancelling first; it comes at once if the call is over.
     if (!finish_requested_) {
-      stream_->Finish(&status_, tag_of(kFinish));
+      stream_->Finish(&status_, tag_of(Op::kFinish));
       finish_requested_ = true;
       ++pending_;
     }
@@ -313,7 +269,7 @@ void MatchStream::cancel_and_drain() {
     on_event(got, ok);
   }
   if (!finish_requested_) {
-    stream_->Finish(&status_, tag_of(kFinishAfterCancel));
+    stream_->Finish(&status_, tag_of(Op::kFinishAfterCancel));
     finish_requested_ = true;
     void* got;
     bool ok;
