@@ -44,10 +44,12 @@ std::string describe(const grpc::Status& status);
 // without waiting; only then does it write. So whatever arrived before a request was sent is
 // unasked, wherever it waited.
 //
-// Why the next Read is not opened as soon as an answer arrives: gRPC (1.51) answers a Read
-// opened after data was consumed with an immediate HTTP/2 WINDOW_UPDATE frame of its own,
-// which wakes the bot for nothing (measured: about 4 us of CPU per decision on each side).
-// Opened just before the request, the frame leaves a moment ahead of it.
+// The price: a Read opened with nothing to write alongside makes gRPC (1.51) send an HTTP/2
+// WINDOW_UPDATE frame on its own, a few microseconds of CPU per decision on each side
+// (bench/referee_vs_echo.cpp), whether it is opened right after an answer or just before the
+// next request (here, as that is where it is needed). Opening it after the request's Write,
+// as gRPC would coalesce, cannot tell an old message from the answer: even the order of
+// completions once put an honest bot's answer before its request's write.
 class MatchStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
