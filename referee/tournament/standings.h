@@ -25,6 +25,14 @@
 //   C H^-1 C, with H the negated Hessian (prior included, so it is invertible) and C the
 //   centring projection I - 11'/n. Pairwise games of one 3-4 player match are not independent,
 //   so there the intervals are somewhat too narrow.
+// * Pairings (statistics.h, docs/STATISTICS.md): for every two bots that met, the difference
+//   between them from the higher ranked bot's side. With two sides, over their mirrored pairs
+//   (the pentanomial counts); with 3-4 players, or matches that are not (yet) in pairs, over
+//   their pairwise games (wins, draws, losses). Elo with its 95% interval, normalized Elo, LOS;
+//   "cannot be told apart" when the interval includes 0.
+// * Statistical ties in the ranking: a bot is marked when the Bradley-Terry fit cannot tell it
+//   from the bot ranked just above or below it (the 95% interval of their rating difference,
+//   from the fit's covariance, includes 0).
 // Entries without a result (reason ABORTED) or inconsistent with their format are skipped and
 // noted.
 #pragma once
@@ -34,6 +42,8 @@
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
+#include "tournament/pairs.h"
+#include "tournament/statistics.h"
 
 namespace allfives::referee {
 
@@ -54,6 +64,7 @@ struct BotStanding {
   double game_score = 0;  // pairwise wins + draws / 2
   double elo = 0;         // mean over the bots is 0
   double elo_ci95 = 0;    // half width of the 95% interval
+  bool tied = false;      // cannot be told apart from a neighbour in the ranking (see above)
   double avg_points_for() const { return matches ? points_for / matches : 0; }
   double avg_points_against() const { return matches ? points_against / matches : 0; }
 };
@@ -65,6 +76,15 @@ struct HeadToHead {
   int games() const { return wins + losses + draws; }
 };
 
+// Two bots that met, from the first's side.
+struct PairingStats {
+  std::string bot, opponent;
+  bool pentanomial = false;  // over mirrored pairs; else over pairwise games
+  Pentanomial pairs;         // if pentanomial
+  Trinomial games;           // pairwise games (always filled)
+  EloEstimate estimate;      // from pairs if pentanomial, else from games
+};
+
 struct Standings {
   std::string tournament_name;                 // of the first entry
   std::string tournament_hash;                 // of the first entry
@@ -74,6 +94,8 @@ struct Standings {
   // cross[i][j]: pairwise games of bots[i] against bots[j] (i's wins-losses-draws).
   std::vector<std::vector<HeadToHead>> cross;
   std::vector<std::string> notes;  // entries skipped and why
+  // Every two bots that met, the higher ranked first, in rank order.
+  std::vector<PairingStats> pairings;
 };
 
 // Standings built one finished match at a time, so a long tournament needs memory for its
@@ -88,6 +110,7 @@ class StandingsAccumulator {
   std::map<std::string, BotStanding> rows_;
   // Pairwise games by name pair (first's wins-losses-draws).
   std::map<std::pair<std::string, std::string>, HeadToHead> pairs_;
+  PairBook mirrored_;  // two-side matches grouped into mirrored pairs
   bool first_ = true;
 };
 
@@ -106,7 +129,11 @@ std::string standings_csv(const Standings& s);
 // A JSON document with the tournament, the rows, the head-to-head pairs and the notes.
 std::string standings_json(const Standings& s);
 
-// Writes DIR/standings.txt, DIR/standings.csv and DIR/standings.json (creating DIR).
+// One header line, then one row per pairing (Standings.pairings).
+std::string pairings_csv(const Standings& s);
+
+// Writes DIR/standings.txt, DIR/standings.csv, DIR/pairings.csv and DIR/standings.json
+// (creating DIR).
 bool write_standings_files(const std::string& dir, const Standings& s, std::string* error);
 
 }  // namespace allfives::referee
