@@ -109,7 +109,8 @@ int bots_per_pairing(Format f) {
   return f == Format::kPartnerships ? 2 : num_players(f);
 }
 
-bool load_tournament(const std::string& path, TournamentDef& out, std::string* error) {
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
+                     const std::function<void(v1::Tournament&)>& adjust) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
@@ -129,6 +130,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (!parser.ParseFromString(buffer.str(), &t.proto)) return fail(errors.describe(path));
 
   v1::Tournament& p = t.proto;
+  if (adjust) adjust(p);
   const auto* d = v1::Tournament::descriptor();
   // "FILE:LINE: why" for a field (line of its first occurrence, or of the file's end).
   auto at = [&](const char* field) {

@@ -46,7 +46,10 @@ struct TournamentDef {
 };
 
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
-bool load_tournament(const std::string& path, TournamentDef& out, std::string* error);
+// `adjust` (optional) changes the message as parsed, before any check or default: command-line
+// flags that stand for fields of the file.
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
+                     const std::function<void(v1::Tournament&)>& adjust = {});
 
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);
