@@ -306,6 +306,9 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
     return false;
   }
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - s.move_time);
+  DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
+  timing.add(*decision_us, static_cast<uint64_t>(limit.count()) * 1000);
+  timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
 
   if (!answer.has_play()) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
@@ -552,6 +555,7 @@ MatchResult Runner::run() {
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
+  result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
 
   const bool ok = handshake();
   write_header();

@@ -14,6 +14,7 @@
 #include "allfives/v1/common.pb.h"
 #include "bots/bot_endpoint.h"
 #include "log/match_log.h"
+#include "match/decision_timing.h"
 
 namespace allfives::referee {
 
@@ -65,7 +66,8 @@ struct MatchResult {
   int hands_played = 0;
   int decisions = 0;
   std::chrono::milliseconds duration{0};
-  std::vector<BotHello> hellos;  // per seat
+  std::vector<BotHello> hellos;        // per seat
+  std::vector<DecisionTiming> timing;  // per seat: its decision times
 };
 
 std::string describe(v1::FaultKind k);  // "timeout", "crash", ...

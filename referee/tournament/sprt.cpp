@@ -65,7 +65,7 @@ bool SprtMonitor::add(const v1::IndexEntry& e) {
   const auto pairing = book_.add(e);
   if (!pairing || (pairing->first != candidate_ && pairing->second != candidate_)) return over_;
   pairs_ = book_.of(candidate_);
-  llr_ = sprt_llr(pairs_, setup_.params.elo0, setup_.params.elo1);
+  llr_ = sprt_llr_exact(pairs_, setup_.params.elo0, setup_.params.elo1);
   if (over_) return true;
   decision_ = sprt_decide(llr_, setup_.params);
   if (decision_ != SprtDecision::kContinue ||

@@ -323,6 +323,32 @@ std::string json_number(double v, int decimals) {
   return std::isfinite(v) ? fixed(v, decimals) : "null";
 }
 
+std::string timing_csv(const DecisionTiming& t) {
+  std::string out = std::to_string(t.decisions);
+  for (const double ms : {t.mean_us() / 1000, t.quantile_us(0.5) / 1000, t.quantile_us(0.99) / 1000,
+                          t.max_us / 1000.0}) {
+    out += ',';
+    out += fixed(ms, 3);
+  }
+  out += ',';
+  out += std::to_string(t.max_bank_used_ms);
+  out += ',';
+  out += std::to_string(t.near_deadline);
+  return out;
+}
+
+std::string timing_json(const DecisionTiming& t) {
+  std::string out = "{\"decisions\": ";
+  out += std::to_string(t.decisions);
+  out += ", \"mean_ms\": " + fixed(t.mean_us() / 1000, 3);
+  out += ", \"median_ms\": " + fixed(t.quantile_us(0.5) / 1000, 3);
+  out += ", \"p99_ms\": " + fixed(t.quantile_us(0.99) / 1000, 3);
+  out += ", \"max_ms\": " + fixed(t.max_us / 1000.0, 3);
+  out += ", \"max_bank_used_ms\": " + std::to_string(t.max_bank_used_ms);
+  out += ", \"near_deadline\": " + std::to_string(t.near_deadline) + "}";
+  return out;
+}
+
 std::string counts_text(const PairingStats& p) {
   if (!p.pentanomial)
     return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
@@ -366,6 +392,20 @@ void StandingsAccumulator::add(const v1::IndexEntry& e) {
     return;
   }
   mirrored_.add(e);
+  if (e.timing_size() == e.match().seat_bots_size())
+    for (int seat = 0; seat < e.timing_size(); ++seat) {
+      const v1::SeatTiming& st = e.timing(seat);
+      DecisionTiming t;
+      t.decisions = st.decisions();
+      t.total_us = st.total_us();
+      t.max_us = st.max_us();
+      t.near_deadline = st.near_deadline();
+      t.max_bank_used_ms = st.bank_used_ms();
+      for (int i = 0; i < st.bucket_size() && i < st.bucket_count_size(); ++i)
+        t.buckets[st.bucket(i)] += st.bucket_count(i);
+      BotStanding& r = rows_[e.match().seat_bots(seat)];
+      r.timing.merge(t);
+    }
   if (first_) {
     s_.tournament_name = e.tournament_name();
     s_.tournament_hash = e.tournament_hash();
@@ -580,6 +620,33 @@ std::string format_standings_table(const Standings& s) {
     }
   }
 
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; })) {
+    out << "\nDecision times (ms)\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"Bot", "Decisions", "Mean", "Median", "p99", "Max", "Most bank used", "Near deadline"}};
+    for (const BotStanding& b : s.bots) {
+      const DecisionTiming& t = b.timing;
+      if (t.decisions == 0) continue;
+      rows.push_back({b.name, std::to_string(t.decisions), fixed(t.mean_us() / 1000, 2),
+                      fixed(t.quantile_us(0.5) / 1000, 2), fixed(t.quantile_us(0.99) / 1000, 2),
+                      fixed(t.max_us / 1000.0, 2), std::to_string(t.max_bank_used_ms),
+                      std::to_string(t.near_deadline)});
+    }
+    std::vector<size_t> tw(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) tw[c] = std::max(tw[c], width(row[c]));
+    for (const auto& row : rows) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        line += c == 0 ? pad_right(row[c], tw[c]) : pad_left(row[c], tw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
   if (!s.pairings.empty()) {
     out << "\nPairings (the first bot's side; Elo [95% interval], normalized Elo ± 95%, "
            "likelihood of superiority)\n";
@@ -614,6 +681,10 @@ std::string format_standings_table(const Standings& s) {
   if (std::any_of(s.bots.begin(), s.bots.end(), [](const BotStanding& b) { return b.tied; }))
     out << "=: cannot be told apart from a neighbour in the ranking (the 95% interval of their "
            "Elo\ndifference includes 0): the order between them may be noise.\n";
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; }))
+    out << "Decision times: median and p99 to within 4.5%; most bank used: in one match; near "
+           "deadline:\ndecisions that took 90% or more of the move time plus the bank left.\n";
   if (!s.pairings.empty())
     out << "Pairings: over mirrored pairs (the same deals, seats swapped), counted by the first "
            "bot's\npair score 0/½/1/1½/2, or over pairwise games (W-L-D) where there are no "
@@ -629,7 +700,8 @@ std::string standings_csv(const Standings& s) {
     if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + fault_kind_word(k);
   out +=
       ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
-      "elo_ci95,statistical_tie\n";
+      "elo_ci95,statistical_tie,decisions,mean_decision_ms,median_decision_ms,p99_decision_ms,"
+      "max_decision_ms,max_bank_used_ms,near_deadline\n";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
     out += std::to_string(i + 1) + "," + csv_field(b.name) + "," + std::to_string(b.matches) + "," +
@@ -640,7 +712,7 @@ std::string standings_csv(const Standings& s) {
     out += "," + fixed(b.points_for, 0) + "," + fixed(b.points_against, 2) + "," +
            fixed(b.avg_points_for(), 2) + "," + fixed(b.avg_points_against(), 2) + "," +
            std::to_string(b.games) + "," + fixed(b.game_score, 1) + "," + fixed(b.elo, 1) + "," +
-           fixed(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") + "\n";
+           fixed(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") + "," + timing_csv(b.timing) + "\n";
   }
   return out;
 }
@@ -673,7 +745,8 @@ std::string standings_json(const Standings& s) {
            ", \"games\": " + std::to_string(b.games) +
            ", \"game_score\": " + fixed(b.game_score, 1) + ", \"elo\": " + fixed(b.elo, 1) +
            ", \"elo_ci95\": " + fixed(b.elo_ci95, 1) +
-           ", \"statistical_tie\": " + (b.tied ? "true" : "false") + "}";
+           ", \"statistical_tie\": " + (b.tied ? "true" : "false") +
+           ", \"timing\": " + timing_json(b.timing) + "}";
   }
   out += s.bots.empty() ? "],\n" : "\n  ],\n";
   out += "  \"head_to_head\": [";

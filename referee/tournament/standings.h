@@ -33,6 +33,10 @@
 // * Statistical ties in the ranking: a bot is marked when the Bradley-Terry fit cannot tell it
 //   from the bot ranked just above or below it (the 95% interval of their rating difference,
 //   from the fit's covariance, includes 0).
+// * Decision times: from the entries' per-seat timing summaries (IndexEntry.timing), merged per
+//   bot: mean, median and 99th percentile (from the summaries' histograms, exact to 4.5%), max,
+//   the most time bank used in one match, and the decisions that took 90% or more of the time
+//   the bot had for them.
 // Entries without a result (reason ABORTED) or inconsistent with their format are skipped and
 // noted.
 #pragma once
@@ -42,6 +46,7 @@
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
+#include "match/decision_timing.h"
 #include "tournament/pairs.h"
 #include "tournament/statistics.h"
 
@@ -65,6 +70,7 @@ struct BotStanding {
   double elo = 0;         // mean over the bots is 0
   double elo_ci95 = 0;    // half width of the 95% interval
   bool tied = false;      // cannot be told apart from a neighbour in the ranking (see above)
+  DecisionTiming timing;  // over every seat it held (entries' SeatTiming; see below)
   double avg_points_for() const { return matches ? points_for / matches : 0; }
   double avg_points_against() const { return matches ? points_against / matches : 0; }
 };

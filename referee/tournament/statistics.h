@@ -76,6 +76,14 @@ enum class SprtDecision { kContinue, kAcceptH0, kAcceptH1 };
 // 0.001 pairs so that var > 0 (as fastchess does). 0 without pairs.
 double sprt_llr(const Pentanomial& p, double elo0, double elo1);
 
+// The same log-likelihood ratio without the normal approximation (what a tournament uses): N
+// times the mean log ratio of the two distributions closest to the observed one (maximum
+// likelihood) whose normalized Elo is elo1, resp. elo0 (Van den Bergh's notes, section 4.1;
+// fishtest and fastchess compute it so today). It agrees with sprt_llr once there are enough
+// pairs, and stays sober with few: 3 pairs won twice each give sprt_llr +4.9 (a decision at
+// the usual bounds for nElo [0, 20]) but this +0.23.
+double sprt_llr_exact(const Pentanomial& p, double elo0, double elo1);
+
 SprtDecision sprt_decide(double llr, const SprtParams& params);
 
 // "H0 accepted", "H1 accepted", "continue".

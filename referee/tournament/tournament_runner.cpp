@@ -51,6 +51,18 @@ v1::IndexEntry index_entry(const TournamentRun& run, const v1::ScheduledMatch& m
   e.set_tournament_hash(run.def.hash);
   e.set_format(wire::to_proto(run.def.config.format));
   e.set_tournament_name(run.def.proto.name());
+  for (const DecisionTiming& t : r.timing) {
+    v1::SeatTiming* st = e.add_timing();
+    st->set_decisions(t.decisions);
+    st->set_total_us(t.total_us);
+    st->set_max_us(t.max_us);
+    st->set_near_deadline(t.near_deadline);
+    st->set_bank_used_ms(t.max_bank_used_ms);
+    for (const auto& [bucket, count] : t.buckets) {
+      st->add_bucket(bucket);
+      st->add_bucket_count(count);
+    }
+  }
   return e;
 }
 

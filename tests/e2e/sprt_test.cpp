@@ -78,9 +78,9 @@ TEST(Sprt, StrongCandidateAgainstGreedyAcceptsH1) {
 }
 
 // Two instances of the same deterministic bot: a mirrored pair always splits 1-1, so the pairs
-// carry no evidence of a difference and H0 is accepted (after about 890 pairs for nElo
-// [0, 20]: the LLR falls by (t1 - t0)^2 / 2 a pair, t1 = 20 sqrt(2) ln 10 / 800). A low target
-// score keeps each match short; it does not change how many pairs the test needs.
+// carry no evidence of a difference and H0 is accepted (after about 450 pairs for nElo
+// [0, 20]; docs/STATISTICS.md). A low target score keeps each match short; it does not change
+// how many pairs the test needs.
 TEST(Sprt, IdenticalGreedyBotsAcceptH0) {
   const std::string d = temp_dir("sprt-h0");
   const std::string file = d + "/t.txtpb";

@@ -130,6 +130,28 @@ TEST(Statistics, SprtLlrAndBounds) {
   EXPECT_EQ(sprt_llr(Pentanomial{}, 0, 5), 0.0);
 }
 
+// The exact (maximum likelihood) LLR agrees with the normal approximation when there are many
+// pairs, and does not jump to a decision on a handful of one-sided pairs.
+TEST(Statistics, ExactLlrAgreesWithTheApproximationAndStaysSoberOnFewPairs) {
+  // Near the hypotheses (true nElo about 5 here, 20,000 pairs) the two agree closely; far
+  // from them (the fixed cases, nElo 70 and more) only in sign and rough size.
+  const Pentanomial near{{800, 3560, 11220, 3620, 800}};
+  EXPECT_NEAR(sprt_llr_exact(near, 0, 10), sprt_llr(near, 0, 10),
+              0.03 * std::abs(sprt_llr(near, 0, 10)));
+  for (const Expected& c : kCases) {
+    SCOPED_TRACE(::testing::PrintToString(c.counts.n));
+    EXPECT_NEAR(sprt_llr_exact(c.counts, 0, 5), c.llr_0_5, 0.3 * std::abs(c.llr_0_5) + 0.01);
+  }
+  const Pentanomial three_wins{{0, 0, 0, 0, 3}};
+  const SprtParams p{0, 20, 0.05, 0.05};
+  EXPECT_GT(sprt_llr(three_wins, 0, 20), p.upper_bound()) << "the approximation decides";
+  EXPECT_GT(sprt_llr_exact(three_wins, 0, 20), 0.1);
+  EXPECT_LT(sprt_llr_exact(three_wins, 0, 20), p.upper_bound()) << "the exact LLR does not";
+  // Identical bots: every pair split; the evidence still accumulates toward H0.
+  EXPECT_LT(sprt_llr_exact(Pentanomial{{0, 0, 900, 0, 0}}, 0, 20), p.lower_bound());
+  EXPECT_GT(sprt_llr_exact(Pentanomial{{0, 0, 300, 0, 0}}, 0, 20), p.lower_bound());
+}
+
 TEST(Statistics, EdgeCases) {
   // Every pair won twice: the score is 1, Elo is infinite above, the interval has no spread.
   const EloEstimate all = estimate(Pentanomial{{0, 0, 0, 0, 7}});
@@ -177,8 +199,10 @@ struct Rates {
 };
 
 // `runs` SPRTs of (elo0, elo1) on pairs drawn from `p`, each run to its decision.
+using LlrFunction = double (*)(const Pentanomial&, double, double);
+
 Rates simulate(const std::array<double, 5>& p, const SprtParams& params, int runs,
-               std::mt19937_64& rng) {
+               std::mt19937_64& rng, LlrFunction llr) {
   std::discrete_distribution<int> outcome(p.begin(), p.end());
   Rates r;
   for (int run = 0; run < runs; ++run) {
@@ -186,7 +210,7 @@ Rates simulate(const std::array<double, 5>& p, const SprtParams& params, int run
     SprtDecision d = SprtDecision::kContinue;
     while (d == SprtDecision::kContinue && counts.pairs() < 1000000) {
       ++counts.n[static_cast<size_t>(outcome(rng))];
-      d = sprt_decide(sprt_llr(counts, params.elo0, params.elo1), params);
+      d = sprt_decide(llr(counts, params.elo0, params.elo1), params);
     }
     r.h0 += d == SprtDecision::kAcceptH0;
     r.h1 += d == SprtDecision::kAcceptH1;
@@ -206,9 +230,9 @@ TEST(Statistics, SimulatedSprtErrorRates) {
   const SprtParams params{0, 10, 0.05, 0.05};
   const std::array<double, 5> equal = {0.04, 0.18, 0.56, 0.18, 0.04};  // typical mirrored pairs
   std::mt19937_64 rng(2026);
-  const Rates same = simulate(equal, params, 1000, rng);
-  const Rates better = simulate(with_nelo(equal, params.elo1), params, 1000, rng);
-  const Rates between = simulate(with_nelo(equal, 5), params, 1000, rng);
+  const Rates same = simulate(equal, params, 1000, rng, sprt_llr);
+  const Rates better = simulate(with_nelo(equal, params.elo1), params, 1000, rng, sprt_llr);
+  const Rates between = simulate(with_nelo(equal, 5), params, 1000, rng, sprt_llr);
   std::printf(
       "SPRT nElo [0, 10], alpha = beta = 0.05, 1000 runs each:\n"
       "  equal bots:      H0 accepted %.3f (target 0.95), H1 %.3f, mean %.0f pairs\n"
@@ -222,6 +246,25 @@ TEST(Statistics, SimulatedSprtErrorRates) {
   EXPECT_LE(better.h0, 0.08);
   EXPECT_GT(between.h1, 0.3);
   EXPECT_LT(between.h1, 0.7);
+}
+
+// The same for the exact LLR, which tournaments use, with nElo [0, 20] (a quarter of the
+// pairs, so that its costlier LLR keeps the test to seconds).
+TEST(Statistics, SimulatedExactSprtErrorRates) {
+  const SprtParams params{0, 20, 0.05, 0.05};
+  const std::array<double, 5> equal = {0.04, 0.18, 0.56, 0.18, 0.04};
+  std::mt19937_64 rng(2027);
+  const Rates same = simulate(equal, params, 1000, rng, sprt_llr_exact);
+  const Rates better = simulate(with_nelo(equal, params.elo1), params, 1000, rng, sprt_llr_exact);
+  std::printf(
+      "exact SPRT nElo [0, 20], alpha = beta = 0.05, 1000 runs each:\n"
+      "  equal bots:      H0 accepted %.3f (target 0.95), H1 %.3f, mean %.0f pairs\n"
+      "  true nElo 20:    H1 accepted %.3f (target 0.95), H0 %.3f, mean %.0f pairs\n",
+      same.h0, same.h1, same.mean_pairs, better.h1, better.h0, better.mean_pairs);
+  EXPECT_GE(same.h0, 0.92);
+  EXPECT_LE(same.h1, 0.08);
+  EXPECT_GE(better.h1, 0.92);
+  EXPECT_LE(better.h0, 0.08);
 }
 
 TEST(Pairs, MirroredMatchesMakeOnePairScoredFromBothSides) {
