@@ -502,6 +502,13 @@ Standings StandingsAccumulator::finish() const {
   });
   for (size_t i = 0; i + 1 < s.bots.size(); ++i)
     if (tied(s.bots[i].name, s.bots[i + 1].name)) s.bots[i].tied = s.bots[i + 1].tied = true;
+  if (!fit.covariance.empty()) {
+    s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
+    for (size_t i = 0; i < s.bots.size(); ++i)
+      for (size_t j = 0; j < s.bots.size(); ++j)
+        s.elo_covariance[i][j] = fit.covariance[index[s.bots[i].name]][index[s.bots[j].name]] *
+                                 kEloPerNatural * kEloPerNatural;
+  }
   s.cross.assign(s.bots.size(), std::vector<HeadToHead>(s.bots.size()));
   for (size_t i = 0; i < s.bots.size(); ++i)
     for (size_t j = 0; j < s.bots.size(); ++j) {
@@ -535,6 +542,25 @@ Standings StandingsAccumulator::finish() const {
                       " match(es) without their mirrored partner are left out of the pair "
                       "statistics");
   return s;
+}
+
+bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error) {
+  size_t a = s.bots.size();
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    if (s.bots[i].name == name) a = i;
+  if (a == s.bots.size()) {
+    if (error) *error = "the anchor '" + name + "' is not a bot of these standings";
+    return false;
+  }
+  const double shift = elo - s.bots[a].elo;
+  const auto& c = s.elo_covariance;
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    s.bots[i].elo += shift;
+    if (c.size() == s.bots.size())
+      s.bots[i].elo_ci95 = kZ95 * std::sqrt(std::max(0.0, c[i][i] + c[a][a] - 2 * c[i][a]));
+  }
+  s.anchor = name + " = " + fixed(elo, 0);
+  return true;
 }
 
 Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
@@ -678,6 +704,9 @@ std::string format_standings_table(const Standings& s) {
          "Elo: Bradley-Terry fit over pairwise games (each pair of bots in a match; a draw "
          "is half\na win), mean 0, ± a 95% interval; prior: "
       << fixed(kEloPriorDraws, 0) << " virtual draw per bot against a 0-rated opponent.\n";
+  if (!s.anchor.empty())
+    out << "Anchored: " << s.anchor
+        << " instead of mean 0; each ± is the interval of the difference to the anchor.\n";
   if (std::any_of(s.bots.begin(), s.bots.end(), [](const BotStanding& b) { return b.tied; }))
     out << "=: cannot be told apart from a neighbour in the ranking (the 95% interval of their "
            "Elo\ndifference includes 0): the order between them may be noise.\n";
@@ -724,6 +753,7 @@ std::string standings_json(const Standings& s) {
   out += "  \"format\": " + json_string(v1::Format_Name(s.format)) + ",\n";
   out += "  \"matches\": " + std::to_string(s.matches) + ",\n";
   out += "  \"elo_prior_draws\": " + fixed(kEloPriorDraws, 2) + ",\n";
+  out += "  \"anchor\": " + json_string(s.anchor) + ",\n";
   out += "  \"bots\": [";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];

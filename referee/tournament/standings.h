@@ -102,7 +102,15 @@ struct Standings {
   std::vector<std::string> notes;  // entries skipped and why
   // Every two bots that met, the higher ranked first, in rank order.
   std::vector<PairingStats> pairings;
+  // Covariance of the ratings (Elo^2), in the order of `bots`: for intervals of differences.
+  std::vector<std::vector<double>> elo_covariance;
+  std::string anchor;  // "NAME = ELO" if anchor_ratings() was applied, else ""
 };
+
+// Shifts the ratings so that bot `name` has `elo` (instead of a mean of 0), and makes every
+// interval the interval of the difference to that bot (the anchor's own is 0). False with the
+// reason if there is no such bot.
+bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error);
 
 // Standings built one finished match at a time, so a long tournament needs memory for its
 // bots and pairs only, not for its matches. The result does not depend on the order of add().

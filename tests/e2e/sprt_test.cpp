@@ -1,7 +1,8 @@
 // End-to-end tests of the bot author's loop: an SPRT that stops early with H1 (the strong bot
 // as candidate against greedy) and with H0 (two identical greedy bots), a resumed decided test
-// that plays nothing more, and a finished tournament that grows by appended bots without
-// replaying its matches (removing a bot is refused).
+// that plays nothing more, a finished tournament that grows by appended bots without replaying
+// its matches (removing a bot is refused), ratings across tournaments with an anchor, time odds
+// and decision times.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -135,6 +136,79 @@ TEST(Tournament, AppendedBotsPlayOnlyTheirNewPairings) {
   EXPECT_NE(r.output.find("Bot 2 was 'random', now 'random_b'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("appended"), std::string::npos) << r.output;
   EXPECT_EQ(index_of(out).size(), 12u);
+}
+
+std::string two_bot_file(const std::string& dir, const std::string& name, const std::string& format,
+                         const std::string& second, const std::string& extra = "") {
+  const std::string file = dir + "/" + name + ".txtpb";
+  std::ofstream(file) << "name: \"" << name << "\"\nformat: " << format << "\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"" << second << "\" command: \"" << ALLFIVES_RANDOM_BOT
+                      << "\" args: \"--seed\" args: \"" << second.size() << "\" }\n"
+                      << "matches_per_pairing: 4\nseed: 8\n"
+                      << extra;
+  return file;
+}
+
+// Two tournaments (a ladder: the same greedy against two random bots) rated as one pool,
+// anchored on one bot; a third of another format is refused.
+TEST(Standings, DifferentTournamentsRateTogetherWithAnAnchor) {
+  const std::string d = temp_dir("ladder");
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "week1", "FORMAT_TWO_PLAYERS", "random"), d + "/w1").exit_code, 0);
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "week2", "FORMAT_TWO_PLAYERS", "random_v2"), d + "/w2").exit_code,
+      0);
+  const RunResult r = run(
+      {kReferee, "standings", d + "/w1", d + "/w2", "--anchor", "random=0", "--out", d + "/all"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("rated 2 tournament definitions together"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("Anchored: random = 0"), std::string::npos) << r.output;
+  for (const char* bot : {"greedy", "random_v2", "random"})
+    EXPECT_NE(r.output.find(bot), std::string::npos) << bot;
+  EXPECT_NE(read_file(d + "/all/standings.json").find("\"anchor\": \"random = 0\""),
+            std::string::npos);
+
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "pairs", "FORMAT_PARTNERSHIPS", "random"), d + "/p").exit_code, 0);
+  const RunResult mixed = run({kReferee, "standings", d + "/w1", d + "/p"});
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.output;
+  EXPECT_NE(mixed.output.find("different formats"), std::string::npos) << mixed.output;
+  const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", "nobody=3"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+}
+
+// A bot's own time control reaches its seat (the log's header records it per seat), and every
+// index entry carries each seat's decision times, which the standings and the replay show.
+TEST(Tournament, TimeOddsAndDecisionTimes) {
+  const std::string d = temp_dir("odds");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"odds\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT
+                      << "\" move_time_ms: 300 time_bank_ms: 700 }\n"
+                      << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT << "\" }\n"
+                      << "matches_per_pairing: 2\nmove_time_ms: 1500\ntime_bank_ms: 4000\n";
+  const RunResult r = tournament(file, d + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Decision times (ms)"), std::string::npos) << r.output;
+  const auto entries = index_of(d + "/out");
+  ASSERT_EQ(entries.size(), 2u);
+  for (const v1::IndexEntry& e : entries) {
+    ASSERT_EQ(e.timing_size(), 2);
+    for (int seat = 0; seat < 2; ++seat) EXPECT_GT(e.timing(seat).decisions(), 0u);
+    const auto log = read_log(d + "/out/" + e.log_file());
+    const v1::LogHeader& h = only(log, v1::LogRecord::kHeader).header();
+    for (const v1::LogBot& b : h.bots()) {
+      const bool greedy = b.display_name() == "greedy";
+      EXPECT_EQ(b.move_time_ms(), greedy ? 300u : 1500u) << b.display_name();
+      EXPECT_EQ(b.time_bank_ms(), greedy ? 700u : 4000u) << b.display_name();
+    }
+  }
+  const RunResult replay =
+      run({kReferee, "replay", d + "/out/" + entries[0].log_file(), "--print"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("(decided in "), std::string::npos);
 }
 
 }  // namespace
