@@ -729,19 +729,21 @@ std::string standings_csv(const Standings& s) {
     if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + fault_kind_word(k);
   out +=
       ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
-      "elo_ci95,statistical_tie,decisions,mean_decision_ms,median_decision_ms,p99_decision_ms,"
-      "max_decision_ms,max_bank_used_ms,near_deadline\n";
+      "elo_ci95,statistical_tie\n";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
     out += std::to_string(i + 1) + "," + csv_field(b.name) + "," + std::to_string(b.matches) + "," +
            std::to_string(b.wins) + "," + std::to_string(b.losses) + "," + std::to_string(b.draws) +
            "," + std::to_string(b.forfeits_total);
-    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
-      if (v1::FaultKind_IsValid(k)) out += "," + std::to_string(b.forfeits[k]);
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+      if (!v1::FaultKind_IsValid(k)) continue;
+      out += ',';
+      out += std::to_string(b.forfeits[k]);
+    }
     out += "," + fixed(b.points_for, 0) + "," + fixed(b.points_against, 2) + "," +
            fixed(b.avg_points_for(), 2) + "," + fixed(b.avg_points_against(), 2) + "," +
            std::to_string(b.games) + "," + fixed(b.game_score, 1) + "," + fixed(b.elo, 1) + "," +
-           fixed(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") + "," + timing_csv(b.timing) + "\n";
+           fixed(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") + "\n";
   }
   return out;
 }
@@ -822,6 +824,14 @@ std::string standings_json(const Standings& s) {
   return out;
 }
 
+std::string timing_csv(const Standings& s) {
+  std::string out =
+      "bot,decisions,mean_decision_ms,median_decision_ms,p99_decision_ms,max_decision_ms,"
+      "max_bank_used_ms,near_deadline\n";
+  for (const BotStanding& b : s.bots) out += csv_field(b.name) + "," + timing_csv(b.timing) + "\n";
+  return out;
+}
+
 std::string pairings_csv(const Standings& s) {
   std::string out =
       "bot,opponent,model,pairs_0,pairs_half,pairs_1,pairs_1half,pairs_2,wins,draws,losses,"
@@ -857,6 +867,7 @@ bool write_standings_files(const std::string& dir, const Standings& s, std::stri
   const std::pair<const char*, std::string> files[] = {{"standings.txt", format_standings_table(s)},
                                                        {"standings.csv", standings_csv(s)},
                                                        {"pairings.csv", pairings_csv(s)},
+                                                       {"timing.csv", timing_csv(s)},
                                                        {"standings.json", standings_json(s)}};
   for (const auto& [name, text] : files) {
     const std::string path = (std::filesystem::path(dir) / name).string();

@@ -146,8 +146,12 @@ std::string standings_json(const Standings& s);
 // One header line, then one row per pairing (Standings.pairings).
 std::string pairings_csv(const Standings& s);
 
-// Writes DIR/standings.txt, DIR/standings.csv, DIR/pairings.csv and DIR/standings.json
-// (creating DIR).
+// One header line, then one row per bot with its decision times (wall-clock measures, kept out
+// of standings.csv so that it depends on the results alone).
+std::string timing_csv(const Standings& s);
+
+// Writes DIR/standings.txt, DIR/standings.csv, DIR/pairings.csv, DIR/timing.csv and
+// DIR/standings.json (creating DIR).
 bool write_standings_files(const std::string& dir, const Standings& s, std::string* error);
 
 }  // namespace allfives::referee

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "match/decision_timing.h"
 #include "test_entries.h"
@@ -136,6 +138,23 @@ TEST(StandingsStats, DecisionTimesComeFromTheEntries) {
   const std::string table = format_standings_table(s);
   EXPECT_NE(table.find("Decision times (ms)"), std::string::npos) << table;
   EXPECT_NE(standings_json(s).find("\"max_bank_used_ms\": 40"), std::string::npos);
+}
+
+TEST(StandingsStats, WritesPairingsAndTimingFiles) {
+  testing::TempDir dir;
+  std::vector<v1::IndexEntry> entries;
+  add_pair(entries, "a", "b", 0, 2);
+  const Standings s = compute_standings(entries);
+  std::string error;
+  ASSERT_TRUE(write_standings_files(dir.file("out"), s, &error)) << error;
+  for (const auto& [name, text] :
+       {std::pair{"pairings.csv", pairings_csv(s)}, std::pair{"timing.csv", timing_csv(s)}}) {
+    std::ifstream f(dir.file(std::string("out/") + name));
+    std::ostringstream got;
+    got << f.rdbuf();
+    EXPECT_EQ(got.str(), text) << name;
+  }
+  EXPECT_EQ(timing_csv(s).substr(0, 14), "bot,decisions,");
 }
 
 }  // namespace
