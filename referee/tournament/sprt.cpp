@@ -121,10 +121,10 @@ std::string SprtMonitor::report() const {
            (decision_ == SprtDecision::kAcceptH1 ? ": " + candidate_ + " is stronger by about elo1"
                                                  : ": " + candidate_ + " is not stronger by elo1") +
            "\n";
-    if (pairs() > pairs_at_end_)
-      out += "  (" + std::to_string(pairs() - pairs_at_end_) +
-             " more pairs finished after the decision, from matches already under way)\n";
   }
+  if (over_ && pairs() > pairs_at_end_)
+    out += "  (" + std::to_string(pairs() - pairs_at_end_) +
+           " more pairs finished after the test ended, from matches already under way)\n";
   return out;
 }
 
