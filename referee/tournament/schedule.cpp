@@ -3,33 +3,16 @@
 #include <cstdio>
 
 #include "allfives/core/rng.h"
+#include "tournament/gauntlet.h"
 
 namespace allfives::referee {
-namespace {
-
-// Lexicographic k-combinations of 0..n-1.
-std::vector<std::vector<int>> combinations(int n, int k) {
-  std::vector<std::vector<int>> out;
-  std::vector<int> c(static_cast<size_t>(k));
-  for (int i = 0; i < k; ++i) c[static_cast<size_t>(i)] = i;
-  while (true) {
-    out.push_back(c);
-    int i = k - 1;
-    while (i >= 0 && c[static_cast<size_t>(i)] == n - k + i) --i;
-    if (i < 0) return out;
-    ++c[static_cast<size_t>(i)];
-    for (int j = i + 1; j < k; ++j) c[static_cast<size_t>(j)] = c[static_cast<size_t>(j - 1)] + 1;
-  }
-}
-
-}  // namespace
 
 std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
   const Format f = t.config.format;
   const int k = bots_per_pairing(f);
   const int rotations = seat_rotations(f);
   const int deals = static_cast<int>(t.proto.matches_per_pairing()) / rotations;
-  const auto pairings = combinations(static_cast<int>(t.bots.size()), k);
+  const auto pairings = pairings_of(t);
   std::vector<v1::ScheduledMatch> out;
   for (int d = 0; d < deals; ++d) {
     const uint64_t seed = derive_seed(t.proto.seed(), static_cast<uint64_t>(d));
@@ -46,10 +29,10 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
           m.add_seat_bots(
               t.bots[static_cast<size_t>(pairings[p][static_cast<size_t>(member)])].display_name);
         }
-        char prefix[32];
-        std::snprintf(prefix, sizeof prefix, "%05u", m.ordinal());
-        std::string id = prefix;
-        for (int seat = 0; seat < num_players(f); ++seat) id += "-" + m.seat_bots(seat);
+        // Not the ordinal: ids stay the same when bots are appended (the ordinals shift).
+        std::string id;
+        for (int seat = 0; seat < num_players(f); ++seat)
+          id += (seat ? "-" : "") + m.seat_bots(seat);
         id += "-d" + std::to_string(d) + "-r" + std::to_string(r);
         m.set_match_id(id);
         out.push_back(std::move(m));
