@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/confinement_flags.h"
 #include "cli/stop_signal.h"
 #include "tournament/tournament_runner.h"
 
@@ -17,6 +18,7 @@ struct TournamentOptions {
   std::string shard;
   bool quiet = false;
   bool affinity = true;
+  ConfinementFlags confinement;
 };
 
 // "I/N" with 0 <= I < N.
@@ -47,6 +49,23 @@ int run(const TournamentOptions& o) {
               << "'\n";
     return 2;
   }
+  // The flags give every started bot its confinement; what a bot's entry in the file sets wins.
+  const Confinement flags = confinement_from(o.confinement);
+  for (int i = 0; i < static_cast<int>(run.def.bots.size()); ++i) {
+    BotSpec& bot = run.def.bots[static_cast<size_t>(i)];
+    if (!bot.started()) continue;
+    const v1::TournamentBot& entry = run.def.proto.bots(i);
+    Confinement& c = bot.confinement;
+    c.sandbox = flags.sandbox && c.sandbox;
+    const v1::BotLimits& set = entry.limits();
+    if (set.memory_mib() == 0) c.limits.memory_mib = flags.limits.memory_mib;
+    if (set.processes() == 0) c.limits.processes = flags.limits.processes;
+    if (set.open_files() == 0) c.limits.open_files = flags.limits.open_files;
+    if (set.file_size_mib() == 0) c.limits.file_size_mib = flags.limits.file_size_mib;
+    c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
+                            flags.read_only_dirs.end());
+  }
+  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
@@ -73,7 +92,9 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "tournament",
       "Play a round-robin tournament from a definition file (protobuf text format, see\n"
       "proto/allfives/v1/tournament.proto and tournaments/*.txtpb), log every match and print\n"
-      "the standings. Ctrl-C stops cleanly; --resume continues in the same output folder.");
+      "the standings. Ctrl-C stops cleanly; --resume continues in the same output folder.\n"
+      "Every started bot runs in a bubblewrap sandbox with the resource limits below (a bot's\n"
+      "entry in the file may set its own: sandbox, limits, read_only_dirs).");
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
@@ -92,6 +113,7 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "robin; default on): a match's processes wake each other in turn, which is much "
       "cheaper on one CPU, and matches stop competing for cores. --no-affinity for bots "
       "that think on several threads");
+  add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -252,6 +252,7 @@ void Runner::write_header() {
     b->set_version(s.hello.version);
     if (s.spec->started()) b->set_command(s.spec->describe());
     b->set_address(s.bot ? s.bot->address() : s.spec->address);
+    if (s.bot && s.bot->process()) *b->mutable_confinement() = s.bot->confinement_record();
   }
   h->set_started_at(utc_now());
 }
