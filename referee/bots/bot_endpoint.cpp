@@ -111,16 +111,19 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
       if (error) *error = "cannot create the folder '" + own_dir + "': " + strerrordesc_np(errno);
       return nullptr;
     }
-    // Bots under user ids of their own (the referee is root) must be able to pass through the
-    // shared folder to their own; they still cannot list it or enter each other's.
-    if (bot_uid_base() != 0) ::chmod(socket_dir.c_str(), S_IRWXU | S_IXGRP | S_IXOTH);
+    // Sandboxed bots under user ids of their own (the referee is root) must be able to pass
+    // through the shared folder to their own; they still cannot list it or enter each other's.
+    if (spec.confinement.sandbox && bot_uid_base() != 0)
+      ::chmod(socket_dir.c_str(), S_IRWXU | S_IXGRP | S_IXOTH);
     e->address_ = "unix:" + own_dir + "/" + socket_name;
     LaunchSpec launch;
     launch.argv = spec.command;
     launch.argv.push_back("--listen");
     launch.argv.push_back(e->address_);
     launch.clean_environment = true;
-    launch.own_user = true;
+    // A user id of its own goes with the sandbox: unsandboxed, a bot runs as the referee's
+    // user, as the user asked, and so without the (per-user) process limit.
+    launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;

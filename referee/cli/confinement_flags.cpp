@@ -8,14 +8,16 @@ namespace allfives::referee {
 void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
   cmd->add_flag("!--no-sandbox", flags.sandbox,
                 "Start bots without the bubblewrap sandbox (only for bots you trust): they can "
-                "then read your files, see other processes and use the network. The resource "
-                "limits and process groups still apply");
+                "then read your files, see other processes and use the network, and they run as "
+                "the referee's user. The resource limits (but for the process limit) and "
+                "process groups still apply");
   cmd->add_option("--memory-mib", flags.limits.memory_mib,
                   "Memory per bot process: its address space, RLIMIT_AS; 0 = no limit")
       ->capture_default_str();
   cmd->add_option("--max-processes", flags.limits.processes,
-                  "Processes and threads per bot (RLIMIT_NPROC; only applied when the referee "
-                  "runs as root, which gives each bot a user id of its own); 0 = no limit")
+                  "Processes and threads per bot (RLIMIT_NPROC; only applied to sandboxed bots "
+                  "of a referee run as root, which gives each a user id of its own); 0 = no "
+                  "limit")
       ->capture_default_str();
   cmd->add_option("--max-open-files", flags.limits.open_files,
                   "Open files per bot process (RLIMIT_NOFILE); 0 = no limit")

@@ -146,8 +146,17 @@ class Launcher {
  public:
   static Launcher& instance() {
     // Deliberately never destroyed: its detached thread may still be waiting on mu_/cv_ while
-    // static destructors run at exit.
-    static Launcher* const launcher = new Launcher();
+    // static destructors run at exit. One per process: a process forked after the launcher
+    // started (the tournament's workers, forked after the referee's sandbox trial) has the
+    // object but not its thread, so it makes its own.
+    static std::mutex mu;
+    static Launcher* launcher = nullptr;
+    static pid_t owner = -1;
+    std::lock_guard lock(mu);
+    if (launcher == nullptr || owner != ::getpid()) {
+      launcher = new Launcher();
+      owner = ::getpid();
+    }
     return *launcher;
   }
 

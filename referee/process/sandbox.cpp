@@ -277,7 +277,7 @@ std::string no_sandbox_warning(const std::string& program) {
   return program +
          ": warning: some bots run WITHOUT the sandbox (--no-sandbox or sandbox: false): they "
          "can read your files, see other processes and use the network. Their resource "
-         "limits and process groups still apply.\n";
+         "limits (but for the process limit) and process groups still apply.\n";
 }
 
 }  // namespace allfives::referee

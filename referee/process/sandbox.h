@@ -33,8 +33,8 @@ struct ResourceLimits {
   uint64_t memory_mib = 1024;
   // RLIMIT_NPROC: processes and threads of the bot together, bwrap's two processes included.
   // The kernel counts it per user, so it is only a per-bot limit when the bot runs under a user
-  // id of its own, which the referee arranges when it runs as root (see bot_uid_base()); as
-  // another user it is not applied (it would count every process of that user).
+  // id of its own, which the referee arranges for sandboxed bots when it runs as root (see
+  // bot_uid_base()); otherwise it is not applied (it would count every process of that user).
   uint32_t processes = 64;
   uint32_t open_files = 256;    // RLIMIT_NOFILE: descriptors open at once
   uint64_t file_size_mib = 64;  // RLIMIT_FSIZE: the largest file it may write (also in /tmp)

@@ -7,7 +7,10 @@
 // The end-to-end tests (tests/e2e/sandbox_test.cpp) read those lines in the match log's
 // captured output, and check from outside that nothing was hurt.
 //
-//   hostile_bot --listen ADDRESS --mode MODE [--target T]... [--marker M]
+//   hostile_bot --listen ADDRESS --mode MODE [--targets-file F] [--marker M]
+// Targets (paths or addresses) come one per line from --targets-file, not as arguments: the
+// sandbox lets a bot read the folder of every path among its arguments, as the user who wrote
+// the command line meant.
 // Modes:
 //   spy            read the parent's and every visible process's cmdline and environ
 //   read-files     list and read every --target (folders and files)
@@ -17,8 +20,8 @@
 //                  under the argv "hostile_bot --escapee --marker M" (the test looks for M)
 //   fork-bomb      fork children that wait, until fork fails (at most --max-forks), then
 //                  report and abort
-//   eat-memory     allocate and touch 64 MiB blocks until allocation fails (at most
-//                  --max-mib), then let std::bad_alloc end the process
+//   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
+//                  most --max-mib), then let std::bad_alloc end the process
 //   connect        connect to each --target: host:port (TCP) or a Unix socket path
 //   write-files    create a file in each --target folder, then one in /tmp
 #include <allfives/bot/bot.h>
@@ -42,12 +45,14 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
 
 struct Options {
   std::string mode = "none";
+  std::string targets_file;
   std::vector<std::string> targets;
   std::string marker;
   int max_forks = 400;
@@ -114,7 +119,11 @@ void spy() {
 }
 
 void read_files() {
-  for (const std::string& target : g_options.targets) {
+  // The default log folder of `referee match` is logs/ in its working folder, which is the
+  // bot's too.
+  std::vector<std::string> targets = g_options.targets;
+  targets.push_back("logs");
+  for (const std::string& target : targets) {
     if (DIR* d = opendir(target.c_str())) {
       std::string names;
       while (dirent* e = readdir(d)) names += std::string(e->d_name) + " ";
@@ -198,7 +207,10 @@ void escape(const char* self) {
   std::abort();
 }
 
-[[noreturn]] void eat_memory() {
+// On a thread of its own, so the std::bad_alloc at the limit is not caught by the SDK (which
+// would turn it into a failed answer) but ends the process, as it would in a bot's own worker
+// thread.
+[[noreturn]] void eat_memory_now() {
   constexpr size_t kBlock = 64u << 20;
   std::vector<std::unique_ptr<char[]>> blocks;
   for (int mib = 0; mib < g_options.max_mib; mib += 64) {
@@ -264,13 +276,16 @@ class Hostile final : public allfives::bot::Bot {
     static bool done = false;
     if (!done) {
       done = true;
+      std::ifstream in(g_options.targets_file);
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) g_options.targets.push_back(line);
       const std::string& m = g_options.mode;
       if (m == "spy") spy();
       if (m == "read-files") read_files();
       if (m == "kill-others") kill_others();
       if (m == "escape") escape(g_self.c_str());
       if (m == "fork-bomb") fork_bomb();
-      if (m == "eat-memory") eat_memory();
+      if (m == "eat-memory") std::thread(eat_memory_now).join();
       if (m == "connect")
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();
@@ -290,7 +305,8 @@ int main(int argc, char** argv) {
       [](const allfives::bot::MatchInfo&) { return std::make_unique<Hostile>(); },
       [](CLI::App& app) {
         app.add_option("--mode", g_options.mode, "What to try at the first decision");
-        app.add_option("--target", g_options.targets, "Paths or addresses to try");
+        app.add_option("--targets-file", g_options.targets_file,
+                       "A file of paths or addresses to try, one per line");
         app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
         app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
         app.add_option("--max-mib", g_options.max_mib, "eat-memory: at most this much");

@@ -41,6 +41,16 @@ constexpr const char* kSeed = "918273645";
 constexpr const char* kSecretVar = "ALLFIVES_TEST_SECRET";
 constexpr const char* kSecret = "s3cr3t-of-the-referee";
 
+// A folder holding only a file that lists `targets`, one per line; returns the file's path.
+// (Given as arguments, the targets' folders would be readable: the sandbox lets a bot read
+// the folder of every path among its arguments.)
+std::string targets_file(const std::string& name, const std::vector<std::string>& targets) {
+  const std::string path = temp_dir(name + "-targets") + "/targets.txt";
+  std::ofstream out(path);
+  for (const std::string& t : targets) out << t << "\n";
+  return path;
+}
+
 struct Match {
   RunResult run;
   std::vector<v1::LogRecord> log;
@@ -76,7 +86,7 @@ Match play(const std::string& name, const std::string& hostile_args,
   m.log = read_log(m.log_path);
   for (const auto& r : m.log)
     if (r.has_bot_output() && r.bot_output().seat() == 0)
-      m.hostile_output = r.bot_output().stderr_();
+      m.hostile_output = r.bot_output().stderr();
   return m;
 }
 
@@ -150,9 +160,10 @@ TEST(Sandbox, ReadsNeitherTheLogFolderNorTheOutputFolder) {
   const std::string dir = temp_dir("read-files-secrets");
   std::ofstream(dir + "/tournament.txtpb") << "seed: 1\n";
   const std::string logs = temp_dir("read-files") + "/logs";
-  const Match m = play("read-files", "--mode read-files --target " + logs + " --target " + logs +
-                                         "/match.jsonl --target " + dir + " --target " + dir +
-                                         "/tournament.txtpb");
+  const Match m =
+      play("read-files", "--mode read-files --targets-file " +
+                             targets_file("read-files", {logs, logs + "/match.jsonl", dir,
+                                                         dir + "/tournament.txtpb"}));
   expect_no_fault(m);
   const std::string& out = m.hostile_output;
   EXPECT_FALSE(contains(out, "GOT")) << out;
@@ -164,8 +175,10 @@ TEST(Sandbox, ReadsNeitherTheLogFolderNorTheOutputFolder) {
 TEST(Sandbox, WithoutTheSandboxTheLogFolderIsReadable) {
   const std::string logs = temp_dir("read-files-unsandboxed") + "/logs";
   const Match m =
-      play("read-files-unsandboxed", "--mode read-files --target " + logs, {"--no-sandbox"});
-  EXPECT_TRUE(contains(m.hostile_output, "GOT list " + logs)) << m.hostile_output;
+      play("read-files-unsandboxed",
+           "--mode read-files --targets-file " + targets_file("read-files-unsandboxed", {logs}),
+           {"--no-sandbox"});
+  EXPECT_TRUE(contains(m.hostile_output, "GOT list " + logs)) << m.hostile_output << m.run.output;
 }
 
 // --- Other processes ------------------------------------------------------------------------
@@ -189,7 +202,8 @@ TEST(Sandbox, ASetsidGrandchildIgnoringSigtermDoesNotSurvive) {
   const std::string marker = unique_marker("escapee");
   const Match m = play("escape", "--mode escape --marker " + marker);
   expect_no_fault(m);
-  ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;  // it did escape
+  ASSERT_TRUE(contains(m.hostile_output, "GOT escape"))  // it did escape
+      << m.hostile_output << m.run.output;
   const std::vector<int> left = wait_survivors_gone(marker, std::chrono::seconds(5));
   EXPECT_TRUE(left.empty()) << left.size() << " survivors, first pid " << left[0];
   for (int pid : left) kill(pid, SIGKILL);
@@ -276,8 +290,9 @@ TEST(Sandbox, NoNetworkAndNoSocketOutsideItsFolder) {
   Listener tcp = tcp_listener(&port);
   const std::string socket_path = temp_dir("connect-socket") + "/outside.sock";
   Listener unix_socket = unix_listener(socket_path);
-  const Match m = play("connect", "--mode connect --target 127.0.0.1:" + std::to_string(port) +
-                                      " --target " + socket_path);
+  const Match m = play(
+      "connect", "--mode connect --targets-file " +
+                     targets_file("connect", {"127.0.0.1:" + std::to_string(port), socket_path}));
   expect_no_fault(m);
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED connect tcp 127.0.0.1:")) << m.hostile_output;
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED connect unix " + socket_path))
@@ -290,7 +305,9 @@ TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
   int port = 0;
   Listener tcp = tcp_listener(&port);
   const Match m =
-      play("connect-unsandboxed", "--mode connect --target 127.0.0.1:" + std::to_string(port),
+      play("connect-unsandboxed",
+           "--mode connect --targets-file " +
+               targets_file("connect-unsandboxed", {"127.0.0.1:" + std::to_string(port)}),
            {"--no-sandbox"});
   EXPECT_TRUE(contains(m.hostile_output, "GOT connect tcp")) << m.hostile_output;
   EXPECT_TRUE(tcp.was_reached());
@@ -301,7 +318,8 @@ TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
 TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
   const std::string dir = temp_dir("write");
   chmod(dir.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
-  const Match m = play("write", "--mode write-files --target " + dir);
+  const Match m =
+      play("write", "--mode write-files --targets-file " + targets_file("write", {dir}));
   expect_no_fault(m);
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write " + dir)) << m.hostile_output;
   EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/hostile-was-here")) << m.hostile_output;
@@ -312,7 +330,10 @@ TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
 TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
   const std::string dir = temp_dir("write-unsandboxed");
   chmod(dir.c_str(), 0777);
-  const Match m = play("write-unsandboxed", "--mode write-files --target " + dir, {"--no-sandbox"});
+  const Match m =
+      play("write-unsandboxed",
+           "--mode write-files --targets-file " + targets_file("write-unsandboxed", {dir}),
+           {"--no-sandbox"});
   EXPECT_TRUE(fs::exists(dir + "/hostile-was-here")) << m.hostile_output;
   std::error_code ec;
   fs::remove("/tmp/hostile-was-here", ec);
