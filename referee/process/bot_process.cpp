@@ -26,6 +26,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -272,6 +273,13 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
     }
   }
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(status_w, Stage::kPdeathsig, errno);
+  // Leave the referee's controlling terminal (if it has one), so that neither the bot nor its
+  // children can open /dev/tty to read the user's keys or push input into the shell. (Not
+  // setsid(): the bot stays in the referee's session; see bwrap_argv.)
+  if (const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC); tty >= 0) {
+    ::ioctl(tty, TIOCNOTTY);
+    ::close(tty);
+  }
   if (getppid() != parent) _exit(127);  // the referee died before prctl took effect
   // Wait until the referee has started our guardian: if it dies before that, we read EOF and
   // never exec, so no grandchild can exist without a guardian watching over it.
