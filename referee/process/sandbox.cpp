@@ -222,30 +222,35 @@ const Probe& probe() {
       r.problem = "the bwrap program (bubblewrap) is not installed (not found in PATH)";
       return r;
     }
+    // bwrap's version (for the logs) is asked while the trial sandbox runs: both are a
+    // process start, and the referee waits for this before it starts any bot.
+    LaunchSpec version;
+    version.argv = {r.bwrap, "--version"};
+    int version_code = -1;
+    std::string version_output;
+    std::thread version_thread([&] {
+      if (!trial(version, &version_code, &version_output)) {
+        while (!version_output.empty() && version_output.back() == '\n') version_output.pop_back();
+        r.version = version_output;
+      }
+    });
     LaunchSpec spec;
-    spec.argv = {"/bin/sh", "-c", "exit 0"};
+    spec.argv = {"/bin/true"};
     spec.sandbox = true;
     spec.clean_environment = true;
     spec.own_user = true;
     spec.limits = ResourceLimits{};
     int code = -1;
     std::string output;
-    if (auto why = trial(spec, &code, &output)) {
+    const std::optional<std::string> why = trial(spec, &code, &output);
+    version_thread.join();
+    if (why) {
       r.problem = "a trial sandbox could not be started: " + *why;
-      return r;
-    }
-    if (code != 0) {
+    } else if (code != 0) {
       while (!output.empty() && output.back() == '\n') output.pop_back();
       r.problem = "a trial sandbox failed (" + r.bwrap + " exited with code " +
                   std::to_string(code) + (output.empty() ? "" : ": " + output) +
                   "); user namespaces are probably disabled or restricted on this machine";
-      return r;
-    }
-    LaunchSpec version;
-    version.argv = {r.bwrap, "--version"};
-    if (!trial(version, &code, &output)) {
-      while (!output.empty() && output.back() == '\n') output.pop_back();
-      r.version = output;
     }
     return r;
   }();
