@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "transport/match_stream.h"
+#include "transport/bot_channel.h"
 
 namespace allfives::referee {
 

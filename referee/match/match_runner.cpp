@@ -11,41 +11,6 @@
 
 namespace allfives::referee {
 
-std::string describe(v1::FaultKind k) {
-  switch (k) {
-    case v1::FAULT_KIND_TIMEOUT:
-      return "timeout";
-    case v1::FAULT_KIND_CRASH:
-      return "crash";
-    case v1::FAULT_KIND_DISCONNECT:
-      return "disconnect";
-    case v1::FAULT_KIND_ILLEGAL_PLAY:
-      return "illegal_play";
-    case v1::FAULT_KIND_MALFORMED_ANSWER:
-      return "malformed_answer";
-    case v1::FAULT_KIND_PROTOCOL_VIOLATION:
-      return "protocol_violation";
-    case v1::FAULT_KIND_STARTUP_FAILURE:
-      return "startup_failure";
-    default:
-      return "unknown";
-  }
-}
-
-std::vector<int> placements(const std::vector<int>& scores, int faulting_side) {
-  const int n = static_cast<int>(scores.size());
-  std::vector<int> place(n, 1);
-  for (int a = 0; a < n; ++a) {
-    if (a == faulting_side) {
-      place[a] = n;
-      continue;
-    }
-    for (int b = 0; b < n; ++b)
-      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
-  }
-  return place;
-}
-
 namespace {
 
 std::string utc_now() {

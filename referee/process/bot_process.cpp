@@ -784,10 +784,19 @@ void BotProcess::Impl::read_output() {
       break;
     }
     if (fds[0].revents != 0) {
-      const ssize_t n = ::read(out_r, buffer.data(), buffer.size());
-      if (n > 0) {
-        keep(n);
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      // Read and keep under out_mu, so that take_stderr()'s own drain cannot reorder output.
+      ssize_t n;
+      int err = 0;
+      {
+        std::lock_guard lock(out_mu);
+        n = ::read(out_r, buffer.data(), buffer.size());
+        if (n > 0) {
+          output.append(std::string_view(buffer.data(), static_cast<size_t>(n)));
+        } else {
+          err = errno;
+        }
+      }
+      if (n == 0 || (n < 0 && err != EINTR && err != EAGAIN)) {
         break;  // EOF: every process that had the pipe is gone
       }
     }
@@ -901,8 +910,19 @@ std::string BotProcess::describe_exit() {
 }
 
 std::string BotProcess::take_stderr() {
-  std::lock_guard lock(impl_->out_mu);
-  return impl_->output.take();
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.out_mu);
+  // What the pipe holds now, before the reader thread gets to it: on a busy machine that
+  // thread may lag behind a match that has just ended, and its output belongs to that match.
+  char buffer[16 * 1024];
+  size_t total = 0;
+  while (impl.out_r >= 0 && total < kFinalDrainBytes) {
+    const ssize_t n = ::read(impl.out_r, buffer, sizeof buffer);
+    if (n <= 0) break;  // empty (EAGAIN: the descriptor is non-blocking), EOF or error
+    impl.output.append(std::string_view(buffer, static_cast<size_t>(n)));
+    total += static_cast<size_t>(n);
+  }
+  return impl.output.take();
 }
 
 void BotProcess::request_stop() {

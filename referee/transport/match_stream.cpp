@@ -1,10 +1,6 @@
-#include "match_stream.h"
+#include "transport/match_stream.h"
 
-#include <sys/stat.h>
-
-#include <thread>
-
-#include "grpc/health/v1/health.grpc.pb.h"
+#include <algorithm>
 
 namespace allfives::referee {
 namespace {
@@ -12,67 +8,26 @@ namespace {
 // Waits are cut into slices so a raised stop flag is noticed quickly.
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
-// Operations are tagged with small numbers; wait() takes a set of them as bits.
-void* tag_of(int n) {
-  return reinterpret_cast<void*>(static_cast<intptr_t>(n));
-}
-constexpr unsigned bit(int n) {
-  return 1u << n;
-}
+// The operations a stream starts. Each is its own completion-queue tag, and a set of them is a
+// bit mask, so one wait can collect a write and a read together.
+enum class Op : intptr_t {
+  kStart = 0,          // StartCall: the null tag; nothing waits for it
+  kWrite,              // a message to the bot
+  kRead,               // the bot's answer
+  kWriteLast,          // the final message
+  kFinish,             // the bot's end of the stream
+  kFinishAfterCancel,  // the end of the stream after a cancel
+};
+constexpr int kNumOps = static_cast<int>(Op::kFinishAfterCancel) + 1;
 
-// gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
-// changes), so they go over as gRPC's own monotonic clock.
-gpr_timespec to_gpr(Clock::time_point t) {
-  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(t - Clock::now());
-  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                      gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
+void* tag_of(Op op) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(op));
+}
+constexpr unsigned bit(Op op) {
+  return 1u << static_cast<int>(op);
 }
 
 }  // namespace
-
-std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
-  grpc::ChannelArguments args;
-  // One bot connection per channel: matches must not share a TCP connection with others.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-}
-
-std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
-                                                  Clock::time_point deadline,
-                                                  const std::function<bool()>& alive,
-                                                  std::string* error) {
-  // A Unix socket's file appears when the server starts listening: watching for it every
-  // millisecond finds that moment far sooner than health checks that back off (a bot takes
-  // about 10-15 ms to start here; the checks at 0, 5, 15 and 35 ms often found it at 35).
-  std::string last = "no answer";
-  if (address.rfind("unix:", 0) == 0) {
-    const std::string path = address.substr(5);
-    struct stat st {};
-    while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
-  }
-  auto backoff = std::chrono::milliseconds(5);
-  while (Clock::now() < deadline) {
-    if (alive && !alive()) {
-      if (error) *error = "the bot process exited before it was ready";
-      return nullptr;
-    }
-    std::shared_ptr<grpc::Channel> channel = make_channel(address);
-    auto stub = grpc::health::v1::Health::NewStub(channel);
-    grpc::ClientContext ctx;
-    ctx.set_deadline(to_gpr(std::min(deadline, Clock::now() + std::chrono::milliseconds(500))));
-    grpc::health::v1::HealthCheckRequest req;
-    grpc::health::v1::HealthCheckResponse resp;
-    const grpc::Status st = stub->Check(&ctx, req, &resp);
-    if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
-    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
-    std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
-  }
-  if (error) *error = "not serving before the start-up timeout (last: " + last + ")";
-  return nullptr;
-}
 
 std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
                                                 const std::atomic<bool>* stop) {
@@ -83,7 +38,7 @@ std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
   // round of its own (and StartCall has nothing to wait for).
   s->context_.set_initial_metadata_corked(true);
   s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
-  s->stream_->StartCall(nullptr);
+  s->stream_->StartCall(tag_of(Op::kStart));
   return s;
 }
 
@@ -96,8 +51,8 @@ MatchStream::~MatchStream() {
   }
 }
 
-IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
-  while (tags != 0) {
+IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
+  while (ops != 0) {
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -110,13 +65,13 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
       case grpc::CompletionQueue::GOT_EVENT: {
         --pending_;
         const auto n = reinterpret_cast<intptr_t>(got);
-        if (n < 0 || n >= 32 || !(tags & bit(static_cast<int>(n))))
+        if (n < 0 || n >= kNumOps || !(ops & bit(static_cast<Op>(n))))
           continue;  // a late completion of an abandoned operation
         if (!ok) {
           broken_ = true;
           return IoStatus::kClosed;
         }
-        tags &= ~bit(static_cast<int>(n));
+        ops &= ~bit(static_cast<Op>(n));
         continue;
       }
       case grpc::CompletionQueue::TIMEOUT:
@@ -135,29 +90,29 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
 }
 
 IoStatus MatchStream::wait_started(Clock::time_point deadline) {
-  const unsigned tags = started_;
+  const unsigned ops = started_;
   started_ = 0;
   if (broken_) return IoStatus::kClosed;
-  const IoStatus st = wait(tags, deadline);
-  if (st == IoStatus::kOk && (tags & bit(5))) finished_ = true;
+  const IoStatus st = wait(ops, deadline);
+  if (st == IoStatus::kOk && (ops & bit(Op::kFinish))) finished_ = true;
   return st;
 }
 
 void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
   if (broken_) return;
-  stream_->Write(m, tag_of(2));
-  stream_->Read(answer, tag_of(3));
+  stream_->Write(m, tag_of(Op::kWrite));
+  stream_->Read(answer, tag_of(Op::kRead));
   pending_ += 2;
-  started_ |= bit(2) | bit(3);
+  started_ |= bit(Op::kWrite) | bit(Op::kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
   if (broken_) return;
-  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(4));
-  stream_->Finish(&status_, tag_of(5));
+  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(Op::kWriteLast));
+  stream_->Finish(&status_, tag_of(Op::kFinish));
   finish_requested_ = true;
   pending_ += 2;
-  started_ |= bit(4) | bit(5);
+  started_ |= bit(Op::kWriteLast) | bit(Op::kFinish);
 }
 
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
@@ -179,7 +134,7 @@ std::string MatchStream::finish_status() {
       --pending_;
     }
     if (pending_ == 0 && !finish_requested_) {
-      stream_->Finish(&status_, tag_of(5));
+      stream_->Finish(&status_, tag_of(Op::kFinish));
       finish_requested_ = true;
       void* got;
       bool ok;
@@ -207,7 +162,7 @@ void MatchStream::cancel_and_drain() {
     --pending_;
   }
   if (!finish_requested_) {
-    stream_->Finish(&status_, tag_of(6));
+    stream_->Finish(&status_, tag_of(Op::kFinishAfterCancel));
     finish_requested_ = true;
     void* got;
     bool ok;

@@ -1,5 +1,5 @@
-// The transport to one bot: a gRPC channel, its readiness probe, and one PlayMatch stream
-// whose every operation has a deadline and returns OK / closed / timeout, never throws.
+// One PlayMatch stream to a bot (over a channel from bot_channel.h) whose every operation has
+// a deadline and returns OK / closed / timeout, never throws.
 //
 // The stream uses gRPC's asynchronous API on a private completion queue so each Write and
 // Read can be abandoned at its own deadline (a synchronous bidi stream only has a deadline
@@ -15,10 +15,9 @@
 #include <string>
 
 #include "allfives/v1/bot.grpc.pb.h"
+#include "transport/bot_channel.h"
 
 namespace allfives::referee {
-
-using Clock = std::chrono::steady_clock;
 
 enum class IoStatus {
   kOk,
@@ -26,20 +25,6 @@ enum class IoStatus {
   kTimeout,  // the deadline passed first; the stream was cancelled
   kStopped,  // the referee is stopping (the stop flag was raised)
 };
-
-std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
-
-// Polls the standard health service at `address` until it answers SERVING or `deadline`
-// passes (back-off: 5 ms doubling to 200 ms; for a Unix socket, only once its file exists),
-// and returns the channel that got the answer.
-// Each attempt uses a fresh channel: a channel whose first connection failed (the bot had not
-// opened its socket yet) waits out gRPC's reconnect back-off, a second or more. `alive` is
-// asked between attempts so a bot process that died is not waited for. On failure returns
-// null and `error` says what was seen last.
-std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
-                                                  Clock::time_point deadline,
-                                                  const std::function<bool()>& alive,
-                                                  std::string* error);
 
 // Operations are started and then waited for together with wait_started(), so several streams
 // progress at once (the match runner shakes hands with and ends the match with every seat in
@@ -71,8 +56,8 @@ class MatchStream {
 
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
-  // Waits until every operation in `tags` (a bit per tag number) has completed.
-  IoStatus wait(unsigned tags, Clock::time_point deadline);
+  // Waits until every operation in `ops` (a set of operations, match_stream.cpp) has completed.
+  IoStatus wait(unsigned ops, Clock::time_point deadline);
   void cancel_and_drain();
 
   const std::atomic<bool>* stop_;
@@ -84,7 +69,7 @@ class MatchStream {
   bool finish_requested_ = false;  // Finish() was called (it may be called once)
   bool finished_ = false;          // the call is over and nothing is in flight
   int pending_ = 0;                // operations started but not yet returned by the queue
-  unsigned started_ = 0;           // tags (bits) started but not yet waited for
+  unsigned started_ = 0;           // operations (a set) started but not yet waited for
   grpc::Status status_;
 };
 

@@ -9,7 +9,8 @@
 // (answer decision K with Hello), close-stream (end the stream cleanly at decision K),
 // exit-at-startup (exit 7 at once), no-socket (never listen), flood-stderr (print N bytes of
 // noise to stderr at decision K, then play normally), spawn-child (start `sleep 1000` as a
-// grandchild at startup, then play normally).
+// grandchild at startup, then play normally), slow (answer every decision after N ms: a match
+// that lasts long enough to be watched live).
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
 // --pid-file FILE appends "PID PGID" of this process (and of its spawned child) at startup,
 // for the no-orphans tests.
@@ -25,9 +26,9 @@
 #include <string>
 #include <thread>
 
-#include "allfives/bot/health_service.h"
 #include "allfives/v1/bot.grpc.pb.h"
 #include "allfives/wire/convert.h"
+#include "health_service.h"
 
 namespace v1 = allfives::v1;
 
@@ -81,7 +82,7 @@ class MisbehavingBot final : public v1::Bot::Service {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return grpc::Status::CANCELLED;
       }
-      if (now && g_opt.mode == "late")
+      if ((now && g_opt.mode == "late") || g_opt.mode == "slow")
         std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
       if (now && g_opt.mode == "close-stream") return grpc::Status::OK;
       if (now && g_opt.mode == "flood-stderr") {
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
       std::ofstream(g_opt.pid_file, std::ios::app) << child << " " << getpgrp() << "\n";
   }
   MisbehavingBot service;
-  allfives::bot::HealthService health;
+  allfives::test::HealthService health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
