@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -389,6 +390,78 @@ TEST(Sandbox, TheDemoTournamentRunsSandboxed) {
   const auto first = read_log(out + "/matches/" +
                               fs::directory_iterator(out + "/matches")->path().filename().string());
   EXPECT_TRUE(only(first, v1::LogRecord::kHeader).header().bots(0).confinement().sandboxed());
+}
+
+// --- The tournament file's per-bot fields ---------------------------------------------------
+
+TEST(Sandbox, ATournamentBotGetsItsReadOnlyFoldersLimitsAndSandboxSetting) {
+  const std::string dir = temp_dir("tournament-fields");
+  fs::create_directories(dir + "/weights");
+  std::ofstream(dir + "/weights/w.bin") << "weights";
+  const std::string targets = targets_file("tournament-fields", {dir + "/weights/w.bin"});
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "name: \"fields\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"hostile\" command: \"" << kHostile
+                      << "\" args: \"--mode\" args: \"read-files\" args: \"--targets-file\" "
+                         "args: \""
+                      << targets
+                      << "\" read_only_dirs: \"weights\" limits { memory_mib: 700 open_files: 99 } "
+                         "}\n"
+                      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" sandbox: false }\n"
+                      << "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", dir + "/out", "-j", "1", "-q",
+                           "--max-file-size-mib", "9"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "WITHOUT the sandbox")) << r.output;  // greedy's sandbox: false
+  int logs = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/out/matches")) {
+    ++logs;
+    const auto log = read_log(entry.path().string());
+    for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+      const auto& c = bot.confinement();
+      if (bot.display_name() == "hostile") {
+        EXPECT_TRUE(c.sandboxed());
+        EXPECT_EQ(c.memory_mib(), 700u);
+        EXPECT_EQ(c.open_files(), 99u);
+        EXPECT_EQ(c.file_size_mib(), 9u);  // the flag, for what the file leaves unset
+        EXPECT_EQ(
+            std::count(c.read_only_dirs().begin(), c.read_only_dirs().end(), dir + "/weights"), 1);
+      } else {
+        EXPECT_FALSE(c.sandboxed());
+        EXPECT_EQ(c.memory_mib(), 1024u);
+      }
+    }
+    for (const auto& rec : log) {
+      if (rec.has_bot_output() && contains(rec.bot_output().stderr(), "hostile 1.0")) {
+        EXPECT_TRUE(
+            contains(rec.bot_output().stderr(), "GOT read " + dir + "/weights/w.bin: weights"))
+            << rec.bot_output().stderr();
+      }
+    }
+  }
+  EXPECT_EQ(logs, 2);
+}
+
+TEST(Sandbox, TheTournamentFileRefusesBadSandboxFields) {
+  const std::string dir = temp_dir("tournament-bad-fields");
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "format: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << kGreedy
+                      << "\" read_only_dirs: \"no-such-folder\" }\n";
+  RunResult r =
+      run({kReferee, "tournament", file, "--out", dir + "/out"}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, file + ":3: bot 'b': read_only_dirs entry 'no-such-folder' is "
+                                        "not a folder"))
+      << r.output;
+  std::ofstream(file) << "format: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"b\" address: \"localhost:1\" limits { memory_mib: 9 } }\n";
+  r = run({kReferee, "tournament", file, "--out", dir + "/out"}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "apply only to a bot the referee starts")) << r.output;
 }
 
 // --- Where the sandbox cannot be made -------------------------------------------------------
