@@ -7,7 +7,7 @@
 // The end-to-end tests (tests/e2e/sandbox_test.cpp) read those lines in the match log's
 // captured output, and check from outside that nothing was hurt.
 //
-//   hostile_bot --listen ADDRESS --mode MODE [--targets-file F] [--marker M]
+//   hostile_bot --listen ADDRESS --mode MODE [--targets-file F] [--marker M] [--think-ms N]
 // Targets (paths or addresses) come one per line from --targets-file, not as arguments: the
 // sandbox lets a bot read the folder of every path among its arguments, as the user who wrote
 // the command line meant.
@@ -37,6 +37,7 @@
 #include <arpa/inet.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,7 @@ struct Options {
   std::string marker;
   int max_forks = 400;
   int max_mib = 8192;
+  int think_ms = 0;
 };
 Options g_options;
 
@@ -290,6 +292,8 @@ class Hostile final : public allfives::bot::Bot {
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();
     }
+    if (g_options.think_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));
     return view.legal_plays()[0];
   }
 };
@@ -310,5 +314,6 @@ int main(int argc, char** argv) {
         app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
         app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
         app.add_option("--max-mib", g_options.max_mib, "eat-memory: at most this much");
+        app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
       });
 }

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "e2e/e2e_util.h"
+#include "process/bot_process.h"
 
 namespace allfives::e2e {
 namespace {
@@ -106,7 +107,8 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// Pids of processes whose command line contains `marker`.
+// Pids of the hostile bot's escaped grandchildren (argv "... --escapee --marker MARKER"; the
+// referee's and the bot's own command lines hold the marker too, but not "--escapee").
 std::vector<int> processes_with(const std::string& marker) {
   std::vector<int> found;
   DIR* d = opendir("/proc");
@@ -116,7 +118,7 @@ std::vector<int> processes_with(const std::string& marker) {
     std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
     std::stringstream s;
     s << in.rdbuf();
-    if (contains(s.str(), marker)) found.push_back(pid);
+    if (contains(s.str(), marker) && contains(s.str(), "--escapee")) found.push_back(pid);
   }
   if (d) closedir(d);
   return found;
@@ -208,6 +210,34 @@ TEST(Sandbox, ASetsidGrandchildIgnoringSigtermDoesNotSurvive) {
   const std::vector<int> left = wait_survivors_gone(marker, std::chrono::seconds(5));
   EXPECT_TRUE(left.empty()) << left.size() << " survivors, first pid " << left[0];
   for (int pid : left) kill(pid, SIGKILL);
+}
+
+TEST(Sandbox, ASetsidGrandchildDiesWithASigkilledReferee) {
+  const std::string marker = unique_marker("escapee-referee-killed");
+  const std::string dir = temp_dir("escape-referee-killed");
+  // The bot escapes at its first decision, then thinks 500 ms per decision: the match is still
+  // running when the referee is killed.
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee,
+               "match",
+               "--log",
+               dir + "/m.jsonl",
+               "--move-time-ms",
+               "5000",
+               "hostile=" + kHostile + " --mode escape --think-ms 500 --marker " + marker,
+               "greedy=" + kGreedy};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (processes_with(marker).empty() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(processes_with(marker).empty()) << "the grandchild never started";
+  ::kill(ref->pid(), SIGKILL);
+  const std::vector<int> left = wait_survivors_gone(marker, std::chrono::seconds(5));
+  EXPECT_TRUE(left.empty()) << left.size() << " survivors";
+  for (int pid : left) kill(pid, SIGKILL);
+  ref->stop();
 }
 
 TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
