@@ -133,6 +133,8 @@ int run_match(const MatchOptions& o) {
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
   spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
+  // The same allowance again for the bot's Hello, counted from its MatchStart.
+  spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
   const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
@@ -172,15 +174,22 @@ int run_match(const MatchOptions& o) {
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
+  // Once a seat has failed the match cannot be played: the seats not yet waited for are
+  // stopped without a word (only a seat that failed by itself is reported).
+  bool failed = false;
   for (int seat = 0; seat < n; ++seat) {
     if (stop) {
       endpoints[seat].reset();
       errors[seat] = "the referee was stopped";
+    } else if (failed && endpoints[seat]) {
+      endpoints[seat].reset();
     } else if (endpoints[seat] && !endpoints[seat]->wait_ready(deadline, &errors[seat])) {
       endpoints[seat].reset();
     }
-    if (!endpoints[seat] && !stop)
+    if (!endpoints[seat] && !stop && !errors[seat].empty()) {
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
+      failed = true;
+    }
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
@@ -260,7 +269,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "picks a free one). The URL printed carries a random token the page needs")
       ->capture_default_str();
   cmd->add_option("--startup-timeout-ms", o->startup_timeout_ms,
-                  "How long a bot may take to start serving")
+                  "How long a bot may take to start serving, and again to answer MatchStart "
+                  "with Hello")
       ->capture_default_str();
   cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
   cmd->add_option("--match-id", o->match_id,

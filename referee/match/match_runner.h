@@ -22,7 +22,8 @@ struct TimeControl {
   std::chrono::milliseconds time_bank{5000};  // extra time for the whole match
   // Added to the transport deadline only, so the referee, not gRPC, decides what was late.
   std::chrono::milliseconds transport_slack{200};
-  std::chrono::milliseconds handshake{5000};  // for MatchStart -> Hello
+  // For MatchStart -> Hello; the commands set it to the start-up timeout (bot.proto).
+  std::chrono::milliseconds handshake{10000};
 };
 
 // One seat of a match: who was meant to sit there and the running bot, if it started.

@@ -206,6 +206,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
   t.time.time_bank = std::chrono::milliseconds(p.time_bank_ms());
   t.startup_timeout = std::chrono::milliseconds(p.startup_timeout_ms());
+  t.time.handshake = t.startup_timeout;  // the Hello's deadline, counted from MatchStart
   t.concurrency = p.concurrency() > 0
                       ? static_cast<int>(p.concurrency())
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

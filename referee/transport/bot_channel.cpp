@@ -21,6 +21,7 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   grpc::ChannelArguments args;
   // One bot connection per channel: matches must not share a TCP connection with others.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 

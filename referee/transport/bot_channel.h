@@ -18,6 +18,11 @@ using Clock = std::chrono::steady_clock;
 // gpr_timespec deadlines; ours are immune to changes of the wall clock).
 gpr_timespec to_gpr(Clock::time_point t);
 
+// The largest message a bot may send, as bot.proto states: a larger one fails the stream with
+// RESOURCE_EXHAUSTED (gRPC's own default, set explicitly so it is one stated number).
+constexpr int kMaxBotMessageBytes = 4 << 20;
+
+// A channel to a bot, receiving at most kMaxBotMessageBytes per message.
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
 
 // Polls the standard health service at `address` until it answers SERVING or `deadline`

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "process/utf8_text.h"
+
 namespace allfives::referee {
 namespace {
 
@@ -13,7 +15,7 @@ constexpr auto kSlice = std::chrono::milliseconds(50);
 enum class Op : intptr_t {
   kStart = 0,          // StartCall: the null tag; nothing waits for it
   kWrite,              // a message to the bot
-  kRead,               // the bot's answer
+  kRead,               // the bot's answer (or a message nobody asked for)
   kWriteLast,          // the final message
   kFinish,             // the bot's end of the stream
   kFinishAfterCancel,  // the end of the stream after a cancel
@@ -27,7 +29,56 @@ constexpr unsigned bit(Op op) {
   return 1u << static_cast<int>(op);
 }
 
+const char* code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_CODE";
+  }
+}
+
 }  // namespace
+
+std::string describe(const grpc::Status& status) {
+  std::string out = "gRPC status ";
+  out += code_name(status.error_code());
+  out += " (" + std::to_string(static_cast<int>(status.error_code())) + ")";
+  if (!status.error_message().empty()) out += ": " + valid_utf8(status.error_message());
+  return out;
+}
 
 std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
                                                 const std::atomic<bool>* stop) {
@@ -51,8 +102,68 @@ MatchStream::~MatchStream() {
   }
 }
 
+void MatchStream::start_read() {
+  stream_->Read(&incoming_[1 - answer_], tag_of(Op::kRead));
+  reading_ = true;
+  ++pending_;
+}
+
+void MatchStream::on_event(void* tag, bool ok) {
+  --pending_;
+  const auto n = reinterpret_cast<intptr_t>(tag);
+  if (n < 0 || n >= kNumOps) return;
+  const auto op = static_cast<Op>(n);
+  if (op == Op::kRead) {
+    reading_ = false;
+    if (!ok) {
+      // The bot's side of the stream is over: expected after the last message, else a break.
+      if (!closing_) broken_ = true;
+      return;
+    }
+    if (closing_ || cancelled_) return;  // after the match, or abandoned: ignored
+    if (!asked_) {
+      unasked_ = true;
+      broken_ = true;
+      return;
+    }
+    asked_ = false;
+    answer_ = 1 - answer_;
+    done_ |= bit(Op::kRead);
+    return;
+  }
+  if (!ok) {
+    broken_ = true;
+    return;
+  }
+  done_ |= bit(op);
+}
+
+void MatchStream::poll() {
+  void* got = nullptr;
+  bool ok = false;
+  // A deadline in the past still lets gRPC read what the socket holds once.
+  while (pending_ > 0 && queue_.AsyncNext(&got, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC)) ==
+                             grpc::CompletionQueue::GOT_EVENT)
+    on_event(got, ok);
+}
+
+void MatchStream::look() {
+  if (broken_ || closing_ || !opened_) return;
+  if (!reading_) start_read();
+  poll();
+}
+
+IoStatus MatchStream::check() {
+  look();
+  if (unasked_) return IoStatus::kUnasked;
+  return broken_ ? IoStatus::kClosed : IoStatus::kOk;
+}
+
 IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
-  while (ops != 0) {
+  for (;;) {
+    if (unasked_) return IoStatus::kUnasked;
+    if (broken_) return IoStatus::kClosed;
+    if ((ops & ~done_) == 0) return IoStatus::kOk;
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -62,18 +173,9 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
-      case grpc::CompletionQueue::GOT_EVENT: {
-        --pending_;
-        const auto n = reinterpret_cast<intptr_t>(got);
-        if (n < 0 || n >= kNumOps || !(ops & bit(static_cast<Op>(n))))
-          continue;  // a late completion of an abandoned operation
-        if (!ok) {
-          broken_ = true;
-          return IoStatus::kClosed;
-        }
-        ops &= ~bit(static_cast<Op>(n));
+      case grpc::CompletionQueue::GOT_EVENT:
+        on_event(got, ok);
         continue;
-      }
       case grpc::CompletionQueue::TIMEOUT:
         if (Clock::now() >= deadline) {
           broken_ = true;
@@ -86,28 +188,38 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
         return IoStatus::kClosed;
     }
   }
-  return IoStatus::kOk;
 }
 
 IoStatus MatchStream::wait_started(Clock::time_point deadline) {
   const unsigned ops = started_;
   started_ = 0;
-  if (broken_) return IoStatus::kClosed;
   const IoStatus st = wait(ops, deadline);
+  done_ &= ~ops;
   if (st == IoStatus::kOk && (ops & bit(Op::kFinish))) finished_ = true;
   return st;
 }
 
-void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
+void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
+  // A message already here was sent before this request: unasked.
+  look();
+  if (broken_) return;
+  asked_ = true;
+  done_ &= ~(bit(Op::kWrite) | bit(Op::kRead));
   stream_->Write(m, tag_of(Op::kWrite));
-  stream_->Read(answer, tag_of(Op::kRead));
-  pending_ += 2;
+  ++pending_;
+  // The first request's Read follows its Write (a corked call starts with its first message).
+  if (!opened_) start_read();
+  opened_ = true;
   started_ |= bit(Op::kWrite) | bit(Op::kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
   if (broken_) return;
+  look();
+  if (broken_) return;
+  closing_ = true;
+  done_ &= ~(bit(Op::kWriteLast) | bit(Op::kFinish));
   stream_->WriteLast(last, grpc::WriteOptions(), tag_of(Op::kWriteLast));
   stream_->Finish(&status_, tag_of(Op::kFinish));
   finish_requested_ = true;
@@ -115,51 +227,46 @@ void MatchStream::start_close(const v1::RefereeMessage& last) {
   started_ |= bit(Op::kWriteLast) | bit(Op::kFinish);
 }
 
-IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
-                               Clock::time_point deadline, const std::function<void()>& meanwhile) {
-  start_exchange(m, answer);
+IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
+                               const std::function<void()>& meanwhile) {
+  start_exchange(m);
   if (meanwhile) meanwhile();
   return wait_started(deadline);
 }
 
-std::string MatchStream::finish_status() {
+grpc::Status MatchStream::finish_status() {
   if (!finished_ && stream_) {
-    // The peer ended the stream: Finish() reports its status without cancelling first.
+    // The bot ended the stream or the connection broke: Finish() gets the status the bot (or
+    // gRPC) ended it with, without cancelling first; it comes at once if the call is over.
+    if (!finish_requested_) {
+      stream_->Finish(&status_, tag_of(Op::kFinish));
+      finish_requested_ = true;
+      ++pending_;
+    }
+    const auto until = Clock::now() + std::chrono::seconds(1);
     while (pending_ > 0) {
       void* got;
       bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) !=
-          grpc::CompletionQueue::GOT_EVENT)
-        break;
-      --pending_;
+      if (queue_.AsyncNext(&got, &ok, to_gpr(until)) != grpc::CompletionQueue::GOT_EVENT) break;
+      on_event(got, ok);
     }
-    if (pending_ == 0 && !finish_requested_) {
-      stream_->Finish(&status_, tag_of(Op::kFinish));
-      finish_requested_ = true;
-      void* got;
-      bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) ==
-          grpc::CompletionQueue::GOT_EVENT)
-        finished_ = true;
-      else
-        ++pending_;
-    }
+    if (pending_ == 0) finished_ = true;
   }
   cancel_and_drain();
-  if (status_.ok()) return "";
-  return "status " + std::to_string(status_.error_code()) + ": " + status_.error_message();
+  return status_;
 }
 
 // Ends the call for good and waits for every operation in flight, so nothing completes into
 // a destroyed stream. Finish() after a cancel returns promptly with the final status.
 void MatchStream::cancel_and_drain() {
   if (finished_ || !stream_) return;
+  cancelled_ = true;
   context_.TryCancel();
   while (pending_ > 0) {
     void* got;
     bool ok;
     if (!queue_.Next(&got, &ok)) return;
-    --pending_;
+    on_event(got, ok);
   }
   if (!finish_requested_) {
     stream_->Finish(&status_, tag_of(Op::kFinishAfterCancel));
