@@ -41,8 +41,10 @@ cd "$tmp"  # nothing of the repository on any path from here on
 "$tmp/venv/bin/python3" -c "import allfives_bot, allfives_bot.protocol.bot_pb2_grpc" ||
   fail "the installed package does not import"
 
-# One match, the bot run by the venv's python3 without a name: its Hello names it.
-"$referee" match "$tmp/venv/bin/python3 $tmp/mybot/first.py" "$opponent" --seed 7 \
+# One match, the bot run by the venv's python3 without a name: its Hello names it. The
+# referee's sandbox shows a bot its program's folder and its arguments' folders: the whole
+# environment is given read-only, as sdk/README.md says.
+"$referee" match --read-only "$tmp/venv" "$tmp/venv/bin/python3 $tmp/mybot/first.py" "$opponent" --seed 7 \
   --log "$tmp/match.jsonl" >"$tmp/match.out" 2>"$tmp/match.err" ||
   { cat "$tmp/match.out" "$tmp/match.err"; fail "referee match failed"; }
 grep -q "^Winner: side\|^Draw" "$tmp/match.out" || { cat "$tmp/match.out"; fail "no result"; }
@@ -54,7 +56,7 @@ grep -q "side 0 (first)" "$tmp/match.out" ||
 cat >"$tmp/mybot/league.txtpb" <<TXT
 name: "league"
 format: FORMAT_TWO_PLAYERS
-bots { name: "first" command: "../venv/bin/allfives-bot" args: "./first.py" }
+bots { name: "first" command: "../venv/bin/allfives-bot" args: "./first.py" read_only_dirs: "../venv" }
 bots { name: "opponent" command: "$opponent" }
 matches_per_pairing: 2
 seed: 2026
