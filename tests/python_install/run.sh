@@ -9,6 +9,9 @@ python=$1 sdk=$2 referee=$3 opponent=$4
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/allfives-python-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+# A referee run as root starts each sandboxed bot under a user id of its own, which must be able
+# to read the bot and its environment (mktemp makes the folder 0700).
+chmod 755 "$tmp"
 fail() { echo "python_install: $*" >&2; exit 1; }
 
 "$python" -m venv --system-site-packages "$tmp/venv" >"$tmp/venv.log" 2>&1 ||
@@ -44,7 +47,7 @@ cd "$tmp"  # nothing of the repository on any path from here on
 # One match, the bot run by the venv's python3 without a name: its Hello names it. The
 # referee's sandbox shows a bot its program's folder and its arguments' folders: the whole
 # environment is given read-only, as sdk/README.md says.
-"$referee" match --read-only "$tmp/venv" "$tmp/venv/bin/python3 $tmp/mybot/first.py" "$opponent" --seed 7 \
+"$referee" match "$tmp/venv/bin/python3 $tmp/mybot/first.py" "$opponent" --read-only "$tmp/venv" --seed 7 \
   --log "$tmp/match.jsonl" >"$tmp/match.out" 2>"$tmp/match.err" ||
   { cat "$tmp/match.out" "$tmp/match.err"; fail "referee match failed"; }
 grep -q "^Winner: side\|^Draw" "$tmp/match.out" || { cat "$tmp/match.out"; fail "no result"; }
