@@ -1,5 +1,8 @@
 // The `referee` program: one binary, one subcommand per job.
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <iostream>
 
 #include "cli/demo_command.h"
@@ -43,6 +46,29 @@ int main(int argc, char** argv) {
   referee::add_verify_command(app, exit_code);
   referee::add_replay_command(app, exit_code);
 
-  CLI11_PARSE(app, argc, argv);
+  // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
+  // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the error and the usage
+    return 2;     // every mistake on the command line exits 2, like the commands' own checks
+  }
+  // Results printed to a full disk or a closed pipe are not results: that is an error too.
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout) {
+    const int err = errno;
+    std::cerr << "referee: cannot write to standard output"
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+    return exit_code != 0 ? exit_code : 1;
+  }
   return exit_code;
 }

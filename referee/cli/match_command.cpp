@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -22,7 +23,7 @@ namespace {
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
-  std::optional<uint64_t> seed;
+  std::string seed;  // checked by parse_seed: CLI11 would wrap "-1" around to 2^64 - 1
   int move_time_ms = 1000;
   int time_bank_ms = 5000;
   int startup_timeout_ms = 10000;
@@ -68,6 +69,27 @@ int run_match(const MatchOptions& o) {
     }
     given.push_back(spec);
   }
+  std::optional<uint64_t> seed;
+  if (!o.seed.empty()) {
+    uint64_t value = 0;
+    const char* end = o.seed.data() + o.seed.size();
+    const auto [ptr, ec] = std::from_chars(o.seed.data(), end, value);
+    if (ec != std::errc() || ptr != end) {
+      std::cerr << "referee match: --seed must be a whole number from 0 to 18446744073709551615 "
+                   "(2^64 - 1), not '"
+                << o.seed << "'\n";
+      return 2;
+    }
+    seed = value;
+  }
+  {
+    std::string why;
+    if (!o.match_id.empty() &&
+        !check_safe_name(o.match_id, "--match-id", kMaxMatchIdLength, &why)) {
+      std::cerr << "referee match: " << why << "\n";
+      return 2;
+    }
+  }
   // Partnerships may name two bots: each then plays both seats of its side.
   std::vector<BotSpec> seats = given;
   if (format == Format::kPartnerships && given.size() == 2)
@@ -94,7 +116,7 @@ int run_match(const MatchOptions& o) {
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = o.seed ? *o.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  spec.seed = seed ? *seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
   // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(o.move_time_ms);
@@ -102,6 +124,8 @@ int run_match(const MatchOptions& o) {
   const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
+  for (const std::string& note : sweep_stale_private_dirs())
+    std::cerr << "referee match: " << note << "\n";
   auto socket_dir = PrivateDir::create(&why);
   if (!socket_dir) {
     std::cerr << "referee match: " << why << "\n";
@@ -136,6 +160,8 @@ int run_match(const MatchOptions& o) {
   }
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
+  // The log is the match's record: one that did not reach the disk whole fails the command.
+  const bool logged = log->close(/*sync=*/true, &why);
 
   std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
             << "): ";
@@ -168,6 +194,10 @@ int run_match(const MatchOptions& o) {
                                            side_label(format, r.winner_side, seats) + ")"
                                      : std::string("Draw"))
               << "\n";
+  if (!logged) {
+    std::cerr << "referee match: " << why << "; the log is incomplete\n";
+    return 1;
+  }
   std::cout << "Log: " << log->path() << "\n";
   if (stop_signal()) return 128 + stop_signal();
   return 0;
@@ -184,7 +214,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving).");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
-      ->expected(2, 4);
+      ->expected(2, 4)
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // five bots are an error
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
   cmd->add_option("--seed,-s", o->seed,
                   "Seed of the deals (default: random, printed). Bots seed their own randomness "

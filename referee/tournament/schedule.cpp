@@ -59,6 +59,24 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
   return out;
 }
 
+uint64_t schedule_size(const TournamentDef& t) {
+  const uint64_t n = t.bots.size();
+  const uint64_t k = static_cast<uint64_t>(bots_per_pairing(t.config.format));
+  const uint64_t rotations = static_cast<uint64_t>(seat_rotations(t.config.format));
+  if (n < k) return 0;
+  // C(n, k) step by step; every partial product C(n-k+i, i) is an integer. An overflow means
+  // at least 2^64 / k matches: far beyond any limit, so it saturates.
+  uint64_t pairings = 1;
+  for (uint64_t i = 1; i <= k; ++i) {
+    if (__builtin_mul_overflow(pairings, n - k + i, &pairings)) return UINT64_MAX;
+    pairings /= i;
+  }
+  uint64_t total = 0;
+  const uint64_t per_pairing = t.proto.matches_per_pairing() / rotations * rotations;
+  if (__builtin_mul_overflow(pairings, per_pairing, &total)) return UINT64_MAX;
+  return total;
+}
+
 std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,
                                          int count) {
   std::vector<v1::ScheduledMatch> out;

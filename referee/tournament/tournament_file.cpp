@@ -1,8 +1,12 @@
 #include "tournament/tournament_file.h"
 
 #include <google/protobuf/io/tokenizer.h>
+#include <fcntl.h>
 #include <google/protobuf/text_format.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +15,8 @@
 #include <thread>
 
 #include "allfives/wire/convert.h"
+#include "log/match_log.h"
+#include "tournament/schedule.h"
 
 namespace allfives::referee {
 namespace {
@@ -89,14 +95,39 @@ int bots_per_pairing(Format f) {
 }
 
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error) {
+  return load_tournament(path, out, error, LoadOptions{});
+}
+
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
+                     const LoadOptions& options) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
   };
-  std::ifstream in(path);
-  if (!in) return fail(path + ": cannot read the tournament file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  std::string why;
+  std::string text;
+  {
+    const int fd = open_regular_file(path, O_RDONLY, &why);
+    if (fd < 0) return fail(why + " (the tournament file)");
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return fail(path + ": cannot read: " + std::strerror(err));
+      }
+      if (n == 0) break;
+      if (text.size() + static_cast<size_t>(n) > kMaxTournamentFileBytes) {
+        ::close(fd);
+        return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                    " bytes; a tournament file is far smaller");
+      }
+      text.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+  }
 
   TournamentDef t;
   t.path = path;
@@ -105,7 +136,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   TextFormat::ParseInfoTree tree;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(buffer.str(), &t.proto)) return fail(errors.describe(path));
+  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path));
 
   v1::Tournament& p = t.proto;
   const auto* d = v1::Tournament::descriptor();
@@ -125,7 +156,6 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     return fail(at("format") +
                 "format is required: FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "
                 "FORMAT_FOUR_PLAYERS or FORMAT_PARTNERSHIPS");
-  std::string why;
   if (!wire::from_proto(p.format(), t.config.format, &why)) return fail(at("format") + why);
   const Format format = t.config.format;
 
@@ -147,8 +177,8 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
         std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) +
         ": ";
     if (b.name().empty()) return fail(where + "bot " + std::to_string(i + 1) + " has no name");
-    if (b.name().find_first_of(" \t/\\") != std::string::npos)
-      return fail(where + "bot name '" + b.name() + "' must not contain spaces or slashes");
+    // Names become parts of file names (match ids) and of lines in the index.
+    if (!check_safe_name(b.name(), "bot name", kMaxBotNameLength, &why)) return fail(where + why);
     if (!names.insert(b.name()).second)
       return fail(where + "duplicate bot name '" + b.name() + "'");
     if (b.command().empty() == b.address().empty())
@@ -163,12 +193,35 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
       spec.display_name = b.name();
-      if (!resolve_program(spec.command[0], base, spec.command[0], why))
+      if (options.check_programs && !resolve_program(spec.command[0], base, spec.command[0], why))
         return fail(where + "bot '" + b.name() + "': " + why);
       for (const std::string& a : b.args()) spec.command.push_back(a);
     }
     t.bots.push_back(spec);
   }
+
+  // Every number within a range that makes sense, before any is used (4000000000 matches per
+  // pairing must not wrap around to none).
+  struct Range {
+    const char* field;
+    uint32_t value, max;
+    const char* zero;  // what 0 means
+  };
+  for (const Range& r : {Range{"matches_per_pairing", p.matches_per_pairing(),
+                               kMaxMatchesPerPairing, "one per seat rotation"},
+                         Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, "1000"},
+                         Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, "5000"},
+                         Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs,
+                               "10000"},
+                         Range{"concurrency", p.concurrency(), kMaxConcurrency,
+                               "the number of cores"},
+                         Range{"target_score", p.target_score(), static_cast<uint32_t>(kMaxTarget),
+                               "the rule book's target"},
+                         Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit),
+                               "200"}})
+    if (r.value > r.max)
+      return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) + " (or 0: " +
+                  r.zero + "), got " + std::to_string(r.value));
 
   const int rotations = seat_rotations(format);
   if (p.matches_per_pairing() == 0) p.set_matches_per_pairing(static_cast<uint32_t>(rotations));
@@ -184,10 +237,14 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   if (p.name().empty()) p.set_name(fs::path(path).stem().string());
 
-  if (p.target_score() > static_cast<uint32_t>(kMaxTarget))
-    return fail(at("target_score") + "target_score must be 1.." + std::to_string(kMaxTarget));
-  if (p.max_hands() > static_cast<uint32_t>(kMaxHandLimit))
-    return fail(at("max_hands") + "max_hands must be 1.." + std::to_string(kMaxHandLimit));
+  // The schedule is built whole, so its size is checked before anything is allocated.
+  if (const uint64_t n = schedule_size(t); n > kMaxScheduleMatches)
+    return fail(at("matches_per_pairing") + "the schedule would have " +
+                (n == UINT64_MAX ? std::string("more than 10^19") : std::to_string(n)) +
+                " matches (" + std::to_string(p.bots_size()) + " bots, matches_per_pairing " +
+                std::to_string(p.matches_per_pairing()) + "); a tournament has at most " +
+                std::to_string(kMaxScheduleMatches) +
+                ": use fewer bots or matches, or split it into several tournaments");
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
