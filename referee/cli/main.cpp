@@ -1,4 +1,6 @@
 // The `referee` program: one binary, one subcommand per job.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
@@ -62,10 +64,10 @@ int main(int argc, char** argv) {
     return 2;     // every mistake on the command line exits 2, like the commands' own checks
   }
   // Results printed to a full disk or a closed pipe are not results: that is an error too.
-  errno = 0;
   std::cout.flush();
   if (!std::cout) {
-    const int err = errno;
+    // The stream kept only that a write failed; one more byte, written directly, says why.
+    const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
     std::cerr << "referee: cannot write to standard output"
               << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
     return exit_code != 0 ? exit_code : 1;

@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string_view>
 #include <system_error>
 #include <vector>
@@ -43,6 +45,22 @@ pid_t owner_of(std::string_view name) {
   return pid > 0 && pid <= INT32_MAX ? static_cast<pid_t>(pid) : -1;
 }
 
+// Whether process `pid` still runs: it exists and is not a zombie (an orphan not reaped yet
+// holds no descriptors, so no lock either).
+bool process_runs(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno != EPERM) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const size_t paren = text.rfind(')');  // the name may hold spaces and parentheses
+  if (paren == std::string::npos || paren + 2 >= text.size()) return true;
+  const char state = text[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+// A folder unlocked for this long cannot be one whose maker is between mkdtemp and flock.
+constexpr std::chrono::seconds kSurelyStale{60};
+
 }  // namespace
 
 std::vector<std::string> sweep_stale_private_dirs() {
@@ -53,13 +71,17 @@ std::vector<std::string> sweep_stale_private_dirs() {
     const std::string name = it->path().filename().string();
     const pid_t pid = owner_of(name);
     if (pid < 0) continue;
-    if (::kill(pid, 0) == 0 || errno == EPERM) continue;  // its process still exists
-    // The lock decides: a live owner in another PID namespace still holds it.
+    // The lock decides: its owner holds it as long as it lives (also in another PID namespace,
+    // or after its id was reused). The owner's id only guards the moment between mkdtemp and
+    // flock in create(), as does the folder's age once its id was reused.
     const int fd = ::open(it->path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) continue;
     struct stat st {};
     const bool mine = ::fstat(fd, &st) == 0 && st.st_uid == ::geteuid();
-    if (mine && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    const bool old = std::chrono::system_clock::now() -
+                         std::chrono::system_clock::from_time_t(st.st_mtime) >
+                     kSurelyStale;
+    if (mine && (old || !process_runs(pid)) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code rm;
       std::filesystem::remove_all(it->path(), rm);
       notes.push_back(rm ? "cannot remove the stale socket folder " + it->path().string() + ": " +

@@ -297,7 +297,7 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
       {{"verify"}, "paths is required"},
       {{"standings"}, "dirs is required"},
       {{"tournament"}, "file is required"},
-      {{"nonsense"}, "nonsense"},
+      {{"nonsense"}, "A subcommand is required"},
       {{"match", "--no-such-flag", kGreedy, kRandom}, "--no-such-flag"},
   };
   for (const Case& c : cases) {
