@@ -4,6 +4,7 @@
 // matches it lacks, and standings are computed from it alone.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -51,20 +52,25 @@ bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry
                 std::vector<std::string>& notes, std::string* error);
 
 // Appends finished matches to an index durably, in groups, on a thread of its own: for each
-// group it fsyncs every match's log and the logs' folders, then appends the group's lines with
-// one write(2) and fdatasyncs the index. Only then are the entries handed back by
-// take_committed(), so a match counts only once its log and its index line are on disk, and
-// a crash of the machine loses at most the matches not yet handed back (a resume plays them
-// again). Grouping keeps the cost of fsync off the matches: while one group is synced the next
-// one gathers. The first failure (a log or the index that cannot be synced or written, e.g. a
-// full disk) stops all committing: what was committed stays, the index is truncated back to its
-// last complete line, and failed() says why, naming the file.
+// group it syncs the file system of the logs (syncfs: every log of the group and its name in
+// one journal commit; a log on another file system is fsynced with its folder), then appends
+// the group's lines with one write(2) and fdatasyncs the index. Only then are the entries
+// handed back by take_committed(), so a match counts only once its log and its index line are
+// on disk, and a crash of the machine loses at most the matches not yet handed back (a resume
+// plays them again). A group gathers for `interval` (kCommitInterval) after the previous
+// commit: on this project's VM a sync stalls the disk's writers for up to 0.2 s, so committing
+// every few matches cost the demo tournament 13% of its speed (see README, Benchmarks). The
+// first failure (a log or the index that cannot be synced or written, e.g. a full disk) stops
+// all committing: what was committed stays, the index is truncated back to its last complete
+// line, and failed() says why, naming the file.
 class IndexWriter {
  public:
   // Opens (creating) `path` for appending; log files named by entries are taken relative to
   // `out_dir`. The file must end with a complete line (read_index with repair first).
+  static constexpr std::chrono::milliseconds kCommitInterval{1000};
   static std::unique_ptr<IndexWriter> open(const std::string& path, const std::string& out_dir,
-                                           std::string* error);
+                                           std::string* error,
+                                           std::chrono::milliseconds interval = kCommitInterval);
   ~IndexWriter();  // close()s
   IndexWriter(const IndexWriter&) = delete;
   IndexWriter& operator=(const IndexWriter&) = delete;
@@ -81,13 +87,15 @@ class IndexWriter {
   bool close(std::string* error);
 
  private:
-  IndexWriter(int fd, std::string path, std::string out_dir, uint64_t size);
+  IndexWriter(int fd, std::string path, std::string out_dir, uint64_t size,
+              std::chrono::milliseconds interval);
   void commit_loop();
   bool commit(const std::vector<v1::IndexEntry>& group);
 
   int fd_;
   std::string path_, out_dir_;
   uint64_t size_;  // bytes of complete lines on disk
+  std::chrono::milliseconds interval_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<v1::IndexEntry> queued_, committed_;
