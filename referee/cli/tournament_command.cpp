@@ -17,6 +17,7 @@ struct TournamentOptions {
   std::string shard;
   bool quiet = false;
   bool affinity = true;
+  int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
 };
 
 // "I/N" with 0 <= I < N.
@@ -59,6 +60,11 @@ int run(const TournamentOptions& o) {
   run.resume = o.resume;
   run.quiet = o.quiet;
   run.affinity = o.affinity;
+  if (o.idle_bots < 0 || o.idle_bots > 10000) {
+    std::cerr << "referee tournament: --idle-bots must be 0..10000, not " << o.idle_bots << "\n";
+    return 2;
+  }
+  run.idle_bots = static_cast<size_t>(o.idle_bots);
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tournament(run, stop);
   if (code == 130 && stop_signal()) return 128 + stop_signal();
@@ -92,6 +98,12 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "robin; default on): a match's processes wake each other in turn, which is much "
       "cheaper on one CPU, and matches stop competing for cores. --no-affinity for bots "
       "that think on several threads");
+  cmd->add_option("--idle-bots", o->idle_bots,
+                  "Bot processes each worker keeps running between matches, for reuse; beyond "
+                  "that the least recently used is stopped. More saves start-ups when a "
+                  "tournament has many bots, at the cost of memory (one process per bot and "
+                  "worker at most)")
+      ->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -20,7 +20,8 @@ namespace allfives::referee {
 
 class BotPool {
  public:
-  // Enough to keep every bot of the sample tournaments warm (a worker's matches of 3-5 bots).
+  // Enough to keep every bot of the sample tournaments warm (a worker's matches of 3-5 bots);
+  // `referee tournament --idle-bots` sets it.
   static constexpr size_t kDefaultMaxIdle = 8;
 
   BotPool(std::vector<BotSpec> bots, std::string socket_dir,

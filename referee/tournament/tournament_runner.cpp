@@ -157,7 +157,7 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout);
+  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
   FILE* in = ::fdopen(jobs_fd, "r");
   char* line = nullptr;
   size_t capacity = 0;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 
+#include "tournament/bot_pool.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -20,6 +21,8 @@ struct TournamentRun {
   bool quiet = false;  // no progress line
   // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
   bool affinity = true;
+  // Bot processes each worker keeps waiting between matches (BotPool's max_idle).
+  size_t idle_bots = BotPool::kDefaultMaxIdle;
 };
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished
