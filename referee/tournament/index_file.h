@@ -23,7 +23,8 @@ namespace allfives::referee {
 // so a referee killed at any moment tears at most this line, and concurrent appenders never
 // interleave. (A short write, which only a full disk or a signal can cause, is completed by
 // further writes.) No fsync: the line is in the kernel when this returns, which survives the
-// referee's death but not the machine's.
+// referee's death but not the machine's. A tournament appends with IndexWriter (below), which
+// syncs.
 // Call read_index(..., repair = true, ...) before appending to a file that may end with a torn
 // line, or the new line would be glued to the torn one.
 bool append_index(const std::string& path, const v1::IndexEntry& entry,

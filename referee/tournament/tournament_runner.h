@@ -26,10 +26,11 @@ struct TournamentRun {
 };
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished
-// match, appended and flushed as it finishes), tournament.txtpb (the definition as run), and
-// at the end standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error
-// of the referee or the folder (explained on stderr), 130/143 stopped by a signal (resume
-// continues).
+// match, on disk after its log, within about a second of its end: IndexWriter), tournament.txtpb
+// (the definition as run), referee.lock (held for the whole run: FolderLock), and at the end
+// standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error of the
+// referee or the folder, a failed write included (explained on stderr, naming the file; resume
+// continues once it is fixed), 130/143 stopped by a signal (resume continues).
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
 
 }  // namespace allfives::referee

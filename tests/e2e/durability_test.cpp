@@ -239,6 +239,20 @@ TEST(Durability, AFreshRunRepairsATornIndexLineLikeAResume) {
   EXPECT_EQ(standings.exit_code, 0) << standings.output;
 }
 
+// Stopping idle bots (the LRU limit) changes nothing but the number of processes: a run that
+// keeps none gives the same results as one that keeps them all.
+TEST(Durability, FewerIdleBotsGiveTheSameResults) {
+  const std::string d = temp_dir("idle-bots");
+  const std::string file = write_tournament(d, 4);
+  RunResult r = tournament(file, d + "/none", {"--idle-bots", "0", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = tournament(file, d + "/all", {"--idle-bots", "100", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(d + "/none"), normalized_index(d + "/all"));
+  r = tournament(file, d + "/bad", {"--idle-bots", "-1"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
 // Socket folders of a referee killed with SIGKILL are removed by the next run.
 TEST(Durability, SocketFoldersOfAKilledRefereeAreRemovedOnResume) {
   const std::string d = temp_dir("sockets");
