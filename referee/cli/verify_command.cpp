@@ -226,8 +226,7 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
     if (h.seed() != m.seed())
       diff += "; the log's seed is " + std::to_string(h.seed()) + ", scheduled " +
               std::to_string(m.seed());
-    if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(),
-                    m.seat_bots().end()))
+    if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
       diff += "; the log's seats are " + list(log_seats) + ", scheduled " + list(m.seat_bots());
     if (end.reason() != e.reason())
       diff += std::string("; reason: the index says ") + v1::MatchEndReason_Name(e.reason()) +
@@ -235,8 +234,7 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
     if (end.winner_side() != e.winner_side())
       diff += "; winner_side: the index says " + std::to_string(e.winner_side()) + ", the log " +
               std::to_string(end.winner_side());
-    if (!std::equal(end.scores().begin(), end.scores().end(), e.scores().begin(),
-                    e.scores().end()))
+    if (!std::equal(end.scores().begin(), end.scores().end(), e.scores().begin(), e.scores().end()))
       diff += "; scores: the index says " + list(e.scores()) + ", the log " + list(end.scores());
     if (!std::equal(end.placements().begin(), end.placements().end(), e.placements().begin(),
                     e.placements().end()))
@@ -342,8 +340,8 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  out << n << (n == 1 ? " log" : " logs") << " verified: "
-      << n - static_cast<size_t>(failed) - static_cast<size_t>(not_indexed)
+  out << n << (n == 1 ? " log" : " logs")
+      << " verified: " << n - static_cast<size_t>(failed) - static_cast<size_t>(not_indexed)
       << " OK, " << failed << " failed (" << hands << " hands, " << plays
       << " plays in the logs that are OK) in " << seconds << " s";
   if (not_indexed > 0) out << "; " << not_indexed << " unfinished (not in an index)";

@@ -1,8 +1,8 @@
 #include "match_log.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -78,16 +78,16 @@ std::vector<std::string> sweep_stale_private_dirs() {
     if (fd < 0) continue;
     struct stat st {};
     const bool mine = ::fstat(fd, &st) == 0 && st.st_uid == ::geteuid();
-    const bool old = std::chrono::system_clock::now() -
-                         std::chrono::system_clock::from_time_t(st.st_mtime) >
-                     kSurelyStale;
+    const bool old =
+        std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >
+        kSurelyStale;
     if (mine && (old || !process_runs(pid)) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code rm;
       std::filesystem::remove_all(it->path(), rm);
       notes.push_back(rm ? "cannot remove the stale socket folder " + it->path().string() + ": " +
                                rm.message()
-                         : "removed the socket folder " + it->path().string() +
-                               " of process " + std::to_string(pid) + ", which is gone");
+                         : "removed the socket folder " + it->path().string() + " of process " +
+                               std::to_string(pid) + ", which is gone");
     }
     ::close(fd);
   }

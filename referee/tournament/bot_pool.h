@@ -61,7 +61,7 @@ class BotPool {
   std::string socket_dir_;
   std::chrono::milliseconds startup_timeout_;
   size_t max_idle_;
-  size_t idle_ = 0;     // idle instances in all slots
+  size_t idle_ = 0;    // idle instances in all slots
   uint64_t uses_ = 0;  // releases so far: the clock of least recent use
   mutable std::mutex mutex_;
 };

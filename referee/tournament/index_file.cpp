@@ -78,8 +78,8 @@ bool read_index_stream(const std::string& path, bool repair,
   };
   // Complete lines end with '\n'; whatever follows the last one is a torn line. A line that
   // does not parse is torn only if it is the last one, so its verdict waits for the next line.
-  uint64_t offset = 0;     // bytes read so far
-  uint64_t good_end = 0;   // the byte after the last line kept
+  uint64_t offset = 0;    // bytes read so far
+  uint64_t good_end = 0;  // the byte after the last line kept
   uint64_t entries = 0;
   int line_number = 0;     // complete lines seen
   std::string line;        // the line being read
@@ -268,7 +268,8 @@ bool IndexWriter::commit(const std::vector<v1::IndexEntry>& group) {
   // writes every log of the group and their names in one journal commit (fsync per log cost
   // 8 ms each here, more than a match); a log on another file system gets its own fsync.
   struct stat index_st {};
-  if (::fstat(fd_, &index_st) != 0) return fail("cannot stat " + path_ + ": " + std::strerror(errno));
+  if (::fstat(fd_, &index_st) != 0)
+    return fail("cannot stat " + path_ + ": " + std::strerror(errno));
   std::vector<std::string> folders;
   for (const v1::IndexEntry& e : group) {
     const std::filesystem::path log = std::filesystem::path(out_dir_) / e.log_file();
@@ -320,8 +321,8 @@ std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::str
     ::close(fd);
     if (err == EWOULDBLOCK)
       set_error(error, dir + " is in use by another referee (process " +
-                           (holder.empty() ? std::string("unknown") : holder) +
-                           ", lock " + path + "); one referee at a time may write a folder: wait "
+                           (holder.empty() ? std::string("unknown") : holder) + ", lock " + path +
+                           "); one referee at a time may write a folder: wait "
                            "for it to finish or stop it, then resume");
     else
       set_error(error, "cannot lock " + path + ": " + std::strerror(err));

@@ -1,7 +1,7 @@
 #include "tournament/tournament_file.h"
 
-#include <google/protobuf/io/tokenizer.h>
 #include <fcntl.h>
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 #include <unistd.h>
 
@@ -207,21 +207,19 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     uint32_t value, max;
     const char* zero;  // what 0 means
   };
-  for (const Range& r : {Range{"matches_per_pairing", p.matches_per_pairing(),
-                               kMaxMatchesPerPairing, "one per seat rotation"},
-                         Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, "1000"},
-                         Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, "5000"},
-                         Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs,
-                               "10000"},
-                         Range{"concurrency", p.concurrency(), kMaxConcurrency,
-                               "the number of cores"},
-                         Range{"target_score", p.target_score(), static_cast<uint32_t>(kMaxTarget),
-                               "the rule book's target"},
-                         Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit),
-                               "200"}})
+  for (const Range& r :
+       {Range{"matches_per_pairing", p.matches_per_pairing(), kMaxMatchesPerPairing,
+              "one per seat rotation"},
+        Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, "1000"},
+        Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, "5000"},
+        Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs, "10000"},
+        Range{"concurrency", p.concurrency(), kMaxConcurrency, "the number of cores"},
+        Range{"target_score", p.target_score(), static_cast<uint32_t>(kMaxTarget),
+              "the rule book's target"},
+        Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit), "200"}})
     if (r.value > r.max)
-      return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) + " (or 0: " +
-                  r.zero + "), got " + std::to_string(r.value));
+      return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) +
+                  " (or 0: " + r.zero + "), got " + std::to_string(r.value));
 
   const int rotations = seat_rotations(format);
   if (p.matches_per_pairing() == 0) p.set_matches_per_pairing(static_cast<uint32_t>(rotations));

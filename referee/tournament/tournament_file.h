@@ -31,8 +31,8 @@ struct TournamentDef {
 inline constexpr uint64_t kMaxScheduleMatches = 1'000'000;  // matches in a whole schedule
 inline constexpr size_t kMaxTournamentFileBytes = size_t{1} << 20;
 inline constexpr uint32_t kMaxMatchesPerPairing = 100'000;
-inline constexpr uint32_t kMaxMoveTimeMs = 600'000;         // 10 minutes per decision
-inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;      // a day per match
+inline constexpr uint32_t kMaxMoveTimeMs = 600'000;     // 10 minutes per decision
+inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;  // a day per match
 inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
 inline constexpr uint32_t kMaxConcurrency = 1024;
 

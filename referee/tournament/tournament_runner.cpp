@@ -251,7 +251,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     std::string text;
     google::protobuf::TextFormat::PrintToString(def.proto, &text);
     if (!write_file_checked((out / "tournament.txtpb").string(),
-                           "# As run; hash " + def.hash + "\n" + text, &error)) {
+                            "# As run; hash " + def.hash + "\n" + text, &error)) {
       std::cerr << "referee tournament: " << error << "\n";
       return 1;
     }
@@ -261,8 +261,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       shard_of(make_schedule(def), run.shard_index, run.shard_count);
   std::set<std::string> finished;
   // An index written twice over (by referees before the folder lock) counts each match once.
-  std::erase_if(earlier,
-                [&](const v1::IndexEntry& e) { return !finished.insert(e.match().match_id()).second; });
+  std::erase_if(earlier, [&](const v1::IndexEntry& e) {
+    return !finished.insert(e.match().match_id()).second;
+  });
   std::vector<const v1::ScheduledMatch*> todo;
   for (const v1::ScheduledMatch& m : mine)
     if (!finished.count(m.match_id())) todo.push_back(&m);

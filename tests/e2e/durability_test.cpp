@@ -197,10 +197,10 @@ TEST(Durability, ASecondRefereeOnTheSameFolderIsRefusedWithTheHoldersPid) {
   const std::string out = d + "/out";
   auto first = start_long_tournament(d, out);
   ASSERT_TRUE(first);
-  ASSERT_TRUE(wait_for([&] { return !read_file(out + "/index.jsonl").empty(); },
-                       std::chrono::seconds(60)));
-  const RunResult second = run({kReferee, "tournament", d + "/long.txtpb", "--out", out,
-                                "--resume", "-q"});
+  ASSERT_TRUE(
+      wait_for([&] { return !read_file(out + "/index.jsonl").empty(); }, std::chrono::seconds(60)));
+  const RunResult second =
+      run({kReferee, "tournament", d + "/long.txtpb", "--out", out, "--resume", "-q"});
   EXPECT_EQ(second.exit_code, 1) << second.output;
   EXPECT_NE(second.output.find(out + " is in use by another referee (process " +
                                std::to_string(first->pid()) + ","),
@@ -211,8 +211,8 @@ TEST(Durability, ASecondRefereeOnTheSameFolderIsRefusedWithTheHoldersPid) {
   first->stop();
   // The lock went with its holder: a resume now starts (and is stopped at once).
   referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", d + "/long.txtpb", "--out", out, "--resume", "-q", "-j",
-               "1"};
+  spec.argv = {kReferee, "tournament", d + "/long.txtpb", "--out", out, "--resume", "-q",
+               "-j",     "1"};
   auto again = referee::BotProcess::start(spec, nullptr);
   ASSERT_TRUE(again);
   const size_t before = read_file(out + "/index.jsonl").size();

@@ -53,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   referee::TournamentDef def;
   std::string error;
   // Programs are not looked up: the reader's own checks are what is fuzzed, not the PATH.
-  const bool ok = referee::load_tournament(path, def, &error,
-                                           referee::LoadOptions{.check_programs = false});
+  const bool ok =
+      referee::load_tournament(path, def, &error, referee::LoadOptions{.check_programs = false});
   if (!ok) {
     check(!error.empty() && error.rfind(path, 0) == 0);  // every error names the file
     return 0;
@@ -65,16 +65,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   check(p.time_bank_ms() <= referee::kMaxTimeBankMs);
   check(def.concurrency >= 1);
   for (const referee::BotSpec& b : def.bots)
-    check(referee::check_safe_name(b.display_name, "bot name", referee::kMaxBotNameLength,
-                                   nullptr));
+    check(
+        referee::check_safe_name(b.display_name, "bot name", referee::kMaxBotNameLength, nullptr));
   const uint64_t n = referee::schedule_size(def);
   check(n <= referee::kMaxScheduleMatches);
   if (n <= 5000) {
     const auto schedule = referee::make_schedule(def);
     check(schedule.size() == n);
     for (const v1::ScheduledMatch& m : schedule)
-      check(referee::check_safe_name(m.match_id(), "match id", referee::kMaxMatchIdLength,
-                                     nullptr));
+      check(
+          referee::check_safe_name(m.match_id(), "match id", referee::kMaxMatchIdLength, nullptr));
   }
   return 0;
 }

@@ -151,7 +151,7 @@ TEST(ReplayRealLogs, AFileReadAsAStreamGivesTheSameVerdictAsTheText) {
   std::vector<std::string> texts;
   for (const auto& [name, text] : real_logs()) texts.push_back(text);
   const std::string log = real_logs().at("2p");
-  texts.push_back(log.substr(0, log.size() / 2));                       // cut mid-line
+  texts.push_back(log.substr(0, log.size() / 2));                          // cut mid-line
   texts.push_back(log + std::string(referee::kMaxLogLineBytes + 7, 'x'));  // a long last line
   texts.push_back(log.substr(0, 300) + std::string(3 * referee::kMaxLogLineBytes, 'y') + "\n" +
                   log);

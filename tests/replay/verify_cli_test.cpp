@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "e2e/e2e_util.h"
 #include "allfives/v1/tournament.pb.h"
+#include "e2e/e2e_util.h"
 #include "log/match_log.h"
 #include "replay_test_util.h"
 
@@ -154,8 +154,9 @@ class VerifyTournament : public ::testing::Test {
                         << "\" args: \"--seed\" args: \"4\" }\n"
                         << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT
                         << "\" }\nmatches_per_pairing: 12\nseed: 3\n";
-    const e2e::RunResult r = e2e::run(
-        {kReferee, "tournament", file, "--out", *source_ + "/out", "-q"}, std::chrono::seconds(120));
+    const e2e::RunResult r =
+        e2e::run({kReferee, "tournament", file, "--out", *source_ + "/out", "-q"},
+                 std::chrono::seconds(120));
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   static void TearDownTestSuite() { delete source_; }
@@ -214,7 +215,8 @@ TEST_F(VerifyTournament, FlippedResultsInTheIndexAreCaught) {
   for (const int line : flipped)
     EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:" + std::to_string(line) + ": match "),
               std::string::npos)
-        << line << "\n" << r.output;
+        << line << "\n"
+        << r.output;
   EXPECT_NE(r.output.find("winner_side: the index says"), std::string::npos) << r.output;
   EXPECT_EQ(count(r.output, "FAIL "), flipped.size()) << r.output;
 }
@@ -229,9 +231,9 @@ TEST_F(VerifyTournament, SwappedLogsAreCaught) {
   fs::rename(dir + "/tmp", b);
   const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:1: match " + entry(lines[0]).match().match_id() +
-                          " disagrees with its log " + a + "; the log's match id is " +
-                          entry(lines[1]).match().match_id()),
+  EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:1: match " +
+                          entry(lines[0]).match().match_id() + " disagrees with its log " + a +
+                          "; the log's match id is " + entry(lines[1]).match().match_id()),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:2: "), std::string::npos) << r.output;
@@ -301,7 +303,8 @@ TEST_F(VerifyTournament, LogsOutsideTheIndexAreUnfinishedNotFailures) {
 TEST(VerifyCommand, AFifoIsRefusedAtOnce) {
   const std::string dir = e2e::temp_dir("verify-fifo");
   ASSERT_EQ(::mkfifo((dir + "/x.jsonl").c_str(), 0600), 0);
-  const e2e::RunResult r = e2e::run({kReferee, "verify", dir + "/x.jsonl"}, std::chrono::seconds(20));
+  const e2e::RunResult r =
+      e2e::run({kReferee, "verify", dir + "/x.jsonl"}, std::chrono::seconds(20));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("FAIL " + dir + "/x.jsonl: is a FIFO, not a regular file"),
             std::string::npos)

@@ -78,7 +78,8 @@ TEST(TournamentFileBounds, IntegersOutOfRangeAreRefusedWithTheRange) {
 TEST(TournamentFileBounds, TheScheduleSizeIsCheckedBeforeAnythingIsAllocated) {
   // 1500 bots: 1 124 250 pairings, twice each.
   const auto started = std::chrono::steady_clock::now();
-  std::string e = error_of("format: FORMAT_TWO_PLAYERS\n" + bots(1500) + "matches_per_pairing: 2\n");
+  std::string e =
+      error_of("format: FORMAT_TWO_PLAYERS\n" + bots(1500) + "matches_per_pairing: 2\n");
   EXPECT_NE(e.find("the schedule would have 2248500 matches (1500 bots, matches_per_pairing 2); a "
                    "tournament has at most 1000000"),
             std::string::npos)

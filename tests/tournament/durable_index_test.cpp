@@ -71,14 +71,12 @@ TEST(IndexFile, ALineOverTheCapIsAnErrorWithoutReadingItWhole) {
 TEST(IndexFile, StreamsEntriesInOrder) {
   TempDir dir;
   const std::string path = dir.file("index.jsonl");
-  for (int i = 0; i < 50; ++i)
-    ASSERT_TRUE(append_index(path, numbered(i)));
+  for (int i = 0; i < 50; ++i) ASSERT_TRUE(append_index(path, numbered(i)));
   std::vector<uint32_t> seen;
   std::vector<std::string> notes;
   std::string error;
   ASSERT_TRUE(read_index_stream(
-      path, false, [&](v1::IndexEntry&& e) { seen.push_back(e.match().ordinal()); }, notes,
-      &error))
+      path, false, [&](v1::IndexEntry&& e) { seen.push_back(e.match().ordinal()); }, notes, &error))
       << error;
   ASSERT_EQ(seen.size(), 50u);
   for (uint32_t i = 0; i < 50; ++i) EXPECT_EQ(seen[i], i);
