@@ -37,6 +37,11 @@ bool parse_shard(const std::string& text, int& index, int& count) {
 }
 
 int run(const TournamentOptions& o) {
+  if (o.concurrency < 0 || o.concurrency > static_cast<int>(kMaxConcurrency)) {
+    std::cerr << "referee tournament: --concurrency must be 1.." << kMaxConcurrency << ", not "
+              << o.concurrency << "\n";
+    return 2;
+  }
   TournamentRun run;
   std::string error;
   if (!load_tournament(o.file, run.def, &error)) {
@@ -52,10 +57,6 @@ int run(const TournamentOptions& o) {
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
-  if (o.concurrency < 0) {
-    std::cerr << "referee tournament: --concurrency must be at least 1\n";
-    return 2;
-  }
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   run.quiet = o.quiet;

@@ -308,6 +308,8 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
       {{"match", "--seed", "18446744073709551616", kGreedy, kRandom}, "18446744073709551615"},
       {{"match", "--match-id", "../escape", kGreedy, kRandom}, "--match-id '../escape'"},
       {{"match", "--match-id", std::string(250, 'a'), kGreedy, kRandom}, "250 characters"},
+      {{"demo", "--seed", "-1"}, "a seed is a whole number from 0 to 18446744073709551615"},
+      {{"tournament", "t.txtpb", "-j", "100000"}, "--concurrency must be 1..1024"},
       {{"verify"}, "paths is required"},
       {{"standings"}, "dirs is required"},
       {{"tournament"}, "file is required"},
