@@ -53,13 +53,12 @@ bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry
                 std::vector<std::string>& notes, std::string* error);
 
 // Appends finished matches to an index durably, in groups, on a thread of its own: for each
-// group it syncs the file system of the logs (syncfs: every log of the group and its name in
-// one journal commit; a log on another file system is fsynced with its folder), then appends
-// the group's lines with one write(2) and fdatasyncs the index. Only then are the entries
+// group it fsyncs every log of the group (several at once) and their folder, then appends the
+// group's lines with one write(2) and fdatasyncs the index. Only then are the entries
 // handed back by take_committed(), so a match counts only once its log and its index line are
 // on disk, and a crash of the machine loses at most the matches not yet handed back (a resume
 // plays them again). A group gathers for `interval` (kCommitInterval) after the previous
-// commit: on this project's VM a sync stalls the disk's writers for up to 0.2 s, so committing
+// commit: on this project's VM an fsync takes about 8 ms, more than a match, and committing
 // every few matches cost the demo tournament 13% of its speed (see README, Benchmarks). The
 // first failure (a log or the index that cannot be synced or written, e.g. a full disk) stops
 // all committing: what was committed stays, the index is truncated back to its last complete
@@ -79,6 +78,8 @@ class IndexWriter {
   // Queues an entry whose log is complete (closed without error). The committing thread starts
   // at the first submit, so a process that forks before it forks no thread.
   void submit(v1::IndexEntry entry);
+  // Also fsyncs `path` (e.g. the definition the logs belong to) before the next group's lines.
+  void sync_with_next_commit(std::string path);
   // The entries committed since the last call, in submission order.
   std::vector<v1::IndexEntry> take_committed();
   // "" while everything went well; otherwise why committing stopped.
@@ -99,7 +100,9 @@ class IndexWriter {
   std::chrono::milliseconds interval_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
+  static constexpr size_t kSyncThreads = 8;
   std::vector<v1::IndexEntry> queued_, committed_;
+  std::vector<std::string> sync_next_;  // more files for the next commit to fsync
   std::string failed_;
   bool closing_ = false;
   std::thread thread_;

@@ -70,7 +70,7 @@ long peak_rss_kib() {
 }
 
 // Replaces `path` with `text`, checking every write. It reaches the disk with the first group of
-// matches the index commits (IndexWriter syncs the file system before any index line).
+// matches the index commits (IndexWriter::sync_with_next_commit).
 bool write_file_checked(const std::string& path, const std::string& text, std::string* error) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   int err = 0;
@@ -294,6 +294,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
+  index->sync_with_next_commit((out / "tournament.txtpb").string());
   bool failed = false;
   // Results count once IndexWriter has their log and index line on disk.
   auto count_committed = [&] {
