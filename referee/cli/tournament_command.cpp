@@ -18,6 +18,7 @@ struct TournamentOptions {
   bool quiet = false;
   bool affinity = true;
   int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
+  int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
 };
 
 // "I/N" with 0 <= I < N.
@@ -66,6 +67,12 @@ int run(const TournamentOptions& o) {
     return 2;
   }
   run.idle_bots = static_cast<size_t>(o.idle_bots);
+  if (o.sync_interval_ms < 0 || o.sync_interval_ms > 60000) {
+    std::cerr << "referee tournament: --sync-interval-ms must be 0..60000, not "
+              << o.sync_interval_ms << "\n";
+    return 2;
+  }
+  run.sync_interval = std::chrono::milliseconds(o.sync_interval_ms);
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tournament(run, stop);
   if (code == 130 && stop_signal()) return 128 + stop_signal();
@@ -104,6 +111,12 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "that the least recently used is stopped. More saves start-ups when a "
                   "tournament has many bots, at the cost of memory (one process per bot and "
                   "worker at most)")
+      ->capture_default_str();
+  cmd->add_option("--sync-interval-ms", o->sync_interval_ms,
+                  "Finished matches count once their log and index line are on disk (fsync); "
+                  "the syncs are made together for the matches of this interval. 0 syncs as "
+                  "soon as a match ends (slower: a sync costs more than a match); a crash of "
+                  "the machine loses at most the matches of one interval (resume replays them)")
       ->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }

@@ -289,7 +289,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   earlier = {};
 
-  std::unique_ptr<IndexWriter> index = IndexWriter::open(index_path, run.out_dir, &error);
+  std::unique_ptr<IndexWriter> index =
+      IndexWriter::open(index_path, run.out_dir, &error, run.sync_interval);
   if (!index) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
 #include "tournament/bot_pool.h"
+#include "tournament/index_file.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -21,6 +23,9 @@ struct TournamentRun {
   bool quiet = false;  // no progress line
   // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
   bool affinity = true;
+  // How long finished matches gather before their logs and index lines are synced together
+  // (IndexWriter's interval).
+  std::chrono::milliseconds sync_interval = IndexWriter::kCommitInterval;
   // Bot processes each worker keeps waiting between matches (BotPool's max_idle).
   size_t idle_bots = BotPool::kDefaultMaxIdle;
 };
