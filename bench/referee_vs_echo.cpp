@@ -261,24 +261,23 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   for (int k = 0; k < streams; ++k) {
     const auto deadline = Clock::now() + time.handshake;
     auto stream = MatchStream::start(bots[k]->channel(), nullptr);
-    v1::BotMessage answer;
-    if (stream->exchange(script.match_start, &answer, deadline) != IoStatus::kOk ||
-        !answer.has_hello())
+    if (stream->exchange(script.match_start, deadline) != IoStatus::kOk ||
+        !stream->answer().has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    if (stream->exchange(script.first_turn, &answer, deadline) != IoStatus::kOk ||
-        !answer.has_play())
+    if (stream->exchange(script.first_turn, deadline) != IoStatus::kOk ||
+        !stream->answer().has_play())
       fail("echo: no PlayAnswer to the first TurnRequest");
     open.push_back(std::move(stream));
   }
 
-  v1::BotMessage answer;
   const Meter meter(bots);
   for (int i = 0; i < count; ++i) {
     MatchStream& stream = *open[static_cast<size_t>(i % streams)];
     const auto deadline = Clock::now() + time.move_time + time.time_bank + time.transport_slack;
-    const IoStatus st = stream.exchange(script.turn_request, &answer, deadline);
-    if (st != IoStatus::kOk || !answer.has_play())
-      fail("echo: round trip " + std::to_string(i) + " failed: " + stream.finish_status());
+    const IoStatus st = stream.exchange(script.turn_request, deadline);
+    if (st != IoStatus::kOk || !stream.answer().has_play())
+      fail("echo: round trip " + std::to_string(i) +
+           " failed: " + describe(stream.finish_status()));
   }
   const Cost cost = meter.per(count);
   v1::RefereeMessage end;
@@ -298,7 +297,7 @@ double pingpong_us(int count) {
   if (child < 0) fail("fork failed");
   char buf[64] = {};
   if (child == 0) {  // only read, write and _exit: safe after fork in a threaded process
-    close(sv[0]);  // so that the parent's close is the end of the stream
+    close(sv[0]);    // so that the parent's close is the end of the stream
     while (recv(sv[1], buf, sizeof buf, MSG_WAITALL) == sizeof buf &&
            write(sv[1], buf, sizeof buf) == sizeof buf) {
     }

@@ -29,8 +29,8 @@
 
 #include <thread>
 
-#include "cli/verify_command.h"
 #include "replay/replay.h"
+#include "replay/verify.h"
 #include "tournament/index_file.h"
 
 namespace {

@@ -1,6 +1,6 @@
 #include "bots/bot_endpoint.h"
 
-#include "transport/match_stream.h"
+#include "transport/bot_channel.h"
 
 namespace allfives::referee {
 

@@ -2,31 +2,12 @@
 
 #include <iomanip>
 
+#include "allfives/core/greedy.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
 
 namespace allfives::referee {
 namespace {
-
-// Greedy: the play that scores most now; ties go to the heaviest tile (shed pips before a
-// block or an opponent's domino counts them), then to the first listed.
-Play greedy(const State& s) {
-  const PlayList legal = s.legal_plays();
-  Play best = legal[0];
-  int best_points = -1, best_pips = -1;
-  for (Play p : legal) {
-    State next = s;
-    next.apply(p);
-    const int side = side_of(s.format(), s.seat_to_move());
-    const int points = next.score(side) - s.score(side);
-    if (points > best_points || (points == best_points && p.tile.pips() > best_pips)) {
-      best = p;
-      best_points = points;
-      best_pips = p.tile.pips();
-    }
-  }
-  return best;
-}
 
 std::string scores(const State& s) {
   std::string out;
@@ -98,8 +79,8 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
     events.clear();
     const int seat = s.seat_to_move();
     const PlayList legal = s.legal_plays();
-    const Play p =
-        seat % 2 == 0 ? greedy(s) : legal[rng.below(static_cast<uint32_t>(legal.size()))];
+    const Play p = seat % 2 == 0 ? greedy_play(s.line(), legal)
+                                 : legal[rng.below(static_cast<uint32_t>(legal.size()))];
     s.apply(p, &events);
   }
 }

@@ -10,9 +10,10 @@
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
+#include "cli/serve_command.h"
+#include "cli/standings_command.h"
 #include "cli/tournament_command.h"
 #include "cli/verify_command.h"
-#include "tournament/standings_command.h"
 
 int main(int argc, char** argv) {
   using namespace allfives;
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   referee::add_standings_command(app, exit_code);
   referee::add_verify_command(app, exit_code);
   referee::add_replay_command(app, exit_code);
+  referee::add_serve_command(app, exit_code);
 
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).

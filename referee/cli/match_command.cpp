@@ -3,6 +3,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <csignal>
@@ -16,6 +17,7 @@
 #include "cli/stop_signal.h"
 #include "match/match_runner.h"
 #include "process/private_dir.h"
+#include "serve/human_seat.h"
 
 namespace allfives::referee {
 namespace {
@@ -23,9 +25,10 @@ namespace {
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
-  std::string seed;  // checked by parse_seed: CLI11 would wrap "-1" around to 2^64 - 1
-  int move_time_ms = 1000;
-  int time_bank_ms = 5000;
+  std::string seed;  // checked in run_match: CLI11 would wrap "-1" around to 2^64 - 1
+  std::optional<int> move_time_ms;  // default 1000, or 60000 with a person seated
+  std::optional<int> time_bank_ms;  // default 5000, or 600000 with a person seated
+  std::string serve = "127.0.0.1:8080";
   int startup_timeout_ms = 10000;
   std::string log_path;
   std::optional<int> target;
@@ -60,9 +63,26 @@ int run_match(const MatchOptions& o) {
   }
   const int n = num_players(format);
   std::vector<BotSpec> given;
+  // A person's seat: "human" (a browser page) or "human-tty" (this terminal), NAME= allowed.
+  int human_given = -1;
+  bool human_tty = false;
   for (const std::string& text : o.bots) {
     BotSpec spec;
     std::string why;
+    const size_t eq = text.find('=');
+    const std::string word = eq == std::string::npos ? text : text.substr(eq + 1);
+    if (word == "human" || word == "human-tty") {
+      if (human_given >= 0) {
+        std::cerr << "referee match: only one seat can be played by a person\n";
+        return 2;
+      }
+      human_given = static_cast<int>(given.size());
+      human_tty = word == "human-tty";
+      spec.display_name = eq == std::string::npos ? "human" : text.substr(0, eq);
+      spec.address = "unix:(the human seat)";  // set once its server runs
+      given.push_back(spec);
+      continue;
+    }
     if (!parse_bot_spec(text, spec, &why)) {
       std::cerr << "referee match: " << why << "\n";
       return 2;
@@ -94,13 +114,22 @@ int run_match(const MatchOptions& o) {
   std::vector<BotSpec> seats = given;
   if (format == Format::kPartnerships && given.size() == 2)
     seats = {given[0], given[1], given[0], given[1]};
+  if (human_given >= 0 && std::count_if(seats.begin(), seats.end(), [](const BotSpec& b) {
+                            return b.address == "unix:(the human seat)";
+                          }) > 1) {
+    std::cerr << "referee match: a person plays one seat: name a bot for each seat of the "
+                 "partnership\n";
+    return 2;
+  }
   if (static_cast<int>(seats.size()) != n) {
     std::cerr << "referee match: format " << to_string(format) << " needs " << n << " bots"
               << (format == Format::kPartnerships ? " (or 2, one per side)" : "") << ", got "
               << given.size() << "\n";
     return 2;
   }
-  if (o.move_time_ms <= 0 || o.time_bank_ms < 0 || o.startup_timeout_ms <= 0) {
+  const int move_time_ms = o.move_time_ms.value_or(human_given >= 0 ? 60000 : 1000);
+  const int time_bank_ms = o.time_bank_ms.value_or(human_given >= 0 ? 600000 : 5000);
+  if (move_time_ms <= 0 || time_bank_ms < 0 || o.startup_timeout_ms <= 0) {
     std::cerr << "referee match: times must be positive\n";
     return 2;
   }
@@ -119,8 +148,10 @@ int run_match(const MatchOptions& o) {
   spec.seed = seed ? *seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
   // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
-  spec.time.move_time = std::chrono::milliseconds(o.move_time_ms);
-  spec.time.time_bank = std::chrono::milliseconds(o.time_bank_ms);
+  spec.time.move_time = std::chrono::milliseconds(move_time_ms);
+  spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
+  // The same allowance again for the bot's Hello, counted from its MatchStart.
+  spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
   const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
@@ -130,6 +161,27 @@ int run_match(const MatchOptions& o) {
   if (!socket_dir) {
     std::cerr << "referee match: " << why << "\n";
     return 1;
+  }
+  // A person's seat is served from this process; the match reaches it by address like any bot.
+  std::unique_ptr<serve::HumanSeat> human;
+  if (human_given >= 0) {
+    serve::HumanSeatOptions h;
+    h.bot_listen = "unix:" + socket_dir->path() + "/human.sock";
+    h.web = !human_tty;
+    h.serve = o.serve;
+    h.token = serve::random_token();
+    h.log_path = log_path;
+    human = serve::HumanSeat::start(h, &why);
+    if (!human) {
+      std::cerr << "referee match: the human seat cannot start: " << why << "\n";
+      return 1;
+    }
+    for (BotSpec& b : seats)
+      if (b.address == "unix:(the human seat)") b.address = h.bot_listen;
+    if (h.web) {
+      std::cout << "Your seat's page (open it to start the match): " << human->url() << std::endl;
+      if (!human->wait_for_person(stop)) return 128 + stop_signal();
+    }
   }
   // Every program is started before any is waited for, so the bots start up together.
   const auto deadline =
@@ -141,15 +193,22 @@ int run_match(const MatchOptions& o) {
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
+  // Once a seat has failed the match cannot be played: the seats not yet waited for are
+  // stopped without a word (only a seat that failed by itself is reported).
+  bool failed = false;
   for (int seat = 0; seat < n; ++seat) {
     if (stop) {
       endpoints[seat].reset();
       errors[seat] = "the referee was stopped";
+    } else if (failed && endpoints[seat]) {
+      endpoints[seat].reset();
     } else if (endpoints[seat] && !endpoints[seat]->wait_ready(deadline, &errors[seat])) {
       endpoints[seat].reset();
     }
-    if (!endpoints[seat] && !stop)
+    if (!endpoints[seat] && !stop && !errors[seat].empty()) {
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
+      failed = true;
+    }
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
@@ -160,6 +219,7 @@ int run_match(const MatchOptions& o) {
   }
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
+  if (human) human->finish(std::chrono::milliseconds(1500));  // the page shows the result
   // The log is the match's record: one that did not reach the disk whole fails the command.
   const bool logged = log->close(/*sync=*/true, &why);
 
@@ -211,7 +271,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "match",
       "Play one match between bot programs (or bots at addresses) and log every move.\n"
       "Each BOT is [NAME=]COMMAND (started by the referee, which appends --listen ADDRESS) or\n"
-      "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving).");
+      "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving), or [NAME=]human (a\n"
+      "person plays that seat from a browser page, see --serve) or [NAME=]human-tty (from this\n"
+      "terminal).");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
       ->expected(2, 4)
@@ -220,12 +282,18 @@ void add_match_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed,-s", o->seed,
                   "Seed of the deals (default: random, printed). Bots seed their own randomness "
                   "from the match id: give --match-id too to repeat a match exactly");
-  cmd->add_option("--move-time-ms", o->move_time_ms, "Time per decision")->capture_default_str();
+  cmd->add_option("--move-time-ms", o->move_time_ms,
+                  "Time per decision (default 1000; 60000 when a person plays a seat)");
   cmd->add_option("--time-bank-ms", o->time_bank_ms,
-                  "Extra time per bot for the whole match, used by slow decisions")
+                  "Extra time per seat for the whole match, used by slow decisions (default "
+                  "5000; 600000 when a person plays a seat)");
+  cmd->add_option("--serve", o->serve,
+                  "With a `human` seat: HOST:PORT of its page (loopback by default; port 0 "
+                  "picks a free one). The URL printed carries a random token the page needs")
       ->capture_default_str();
   cmd->add_option("--startup-timeout-ms", o->startup_timeout_ms,
-                  "How long a bot may take to start serving")
+                  "How long a bot may take to start serving, and again to answer MatchStart "
+                  "with Hello")
       ->capture_default_str();
   cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
   cmd->add_option("--match-id", o->match_id,

@@ -7,44 +7,10 @@
 
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
+#include "process/utf8_text.h"
 #include "transport/match_stream.h"
 
 namespace allfives::referee {
-
-std::string describe(v1::FaultKind k) {
-  switch (k) {
-    case v1::FAULT_KIND_TIMEOUT:
-      return "timeout";
-    case v1::FAULT_KIND_CRASH:
-      return "crash";
-    case v1::FAULT_KIND_DISCONNECT:
-      return "disconnect";
-    case v1::FAULT_KIND_ILLEGAL_PLAY:
-      return "illegal_play";
-    case v1::FAULT_KIND_MALFORMED_ANSWER:
-      return "malformed_answer";
-    case v1::FAULT_KIND_PROTOCOL_VIOLATION:
-      return "protocol_violation";
-    case v1::FAULT_KIND_STARTUP_FAILURE:
-      return "startup_failure";
-    default:
-      return "unknown";
-  }
-}
-
-std::vector<int> placements(const std::vector<int>& scores, int faulting_side) {
-  const int n = static_cast<int>(scores.size());
-  std::vector<int> place(n, 1);
-  for (int a = 0; a < n; ++a) {
-    if (a == faulting_side) {
-      place[a] = n;
-      continue;
-    }
-    for (int b = 0; b < n; ++b)
-      if (b != a && b != faulting_side && scores[b] > scores[a]) ++place[a];
-  }
-  return place;
-}
 
 namespace {
 
@@ -82,6 +48,7 @@ struct Seat {
   std::vector<v1::Event> pending;  // public events not yet delivered to this seat
   std::chrono::milliseconds bank{0};
   BotHello hello;
+  int turns = 0;  // turn requests this seat has answered
 };
 
 class Runner {
@@ -97,12 +64,15 @@ class Runner {
   bool stopped() const { return stop_ && stop_->load(); }
 
   bool handshake();
-  bool check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer);
+  bool check_hello(int seat, Clock::time_point deadline);
   void write_header();
   // Asks `seat` for its play; says how long it took and how many plays were legal.
   bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us, int* legal_count);
   void on_events(const EventList& events, uint32_t decision_us, int legal_count);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
+  // Faults every seat whose stream holds an answer nobody asked for, if no fault came first.
+  void check_unasked();
+  std::string unasked_reason(int seat);
   void fault_from_io(int seat, IoStatus st, const std::string& doing);
   void finish(const State* state);
   // Writes the records queued with log_.add(). See MatchLog::add.
@@ -131,10 +101,34 @@ void Runner::flush_log() {
 
 void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   if (result_.fault) return;  // the first fault decides the match
-  result_.fault = Fault{seat, kind, std::move(reason)};
+  // An unasked answer that another seat sent while this fault was in the making came first.
+  check_unasked();
+  if (result_.fault) return;
+  // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.
+  result_.fault = Fault{seat, kind, valid_utf8(reason)};
 }
 
-// A stream operation failed: tell a timeout, a crash, a disconnect and a stop apart.
+void Runner::check_unasked() {
+  for (int seat = 0; seat < static_cast<int>(seats_.size()) && !result_.fault; ++seat) {
+    Seat& s = seats_[seat];
+    if (s.stream && s.stream->check() == IoStatus::kUnasked)
+      result_.fault = Fault{seat, v1::FAULT_KIND_PROTOCOL_VIOLATION, unasked_reason(seat)};
+  }
+}
+
+std::string Runner::unasked_reason(int seat) {
+  const Seat& s = seats_[seat];
+  const std::string after = s.turns == 0
+                                ? "after its Hello and before any turn request"
+                                : "after its answer to turn request " + std::to_string(s.turns) +
+                                      " and before the next request";
+  return std::string("sent ") + kind_name(s.stream->unasked()) + " " + after +
+         ": an answer nobody asked for (each request gets exactly one answer)";
+}
+
+// A stream operation failed: tell a timeout, a crash, a disconnect and a stop apart. A crash
+// is only what the referee sees of a process it started; what a live bot (or one reached at
+// an address) does to its stream is judged by the gRPC status code.
 void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
   if (st == IoStatus::kStopped) {
     aborted_ = true;
@@ -144,8 +138,12 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT, "no answer in time while " + doing);
     return;
   }
+  if (st == IoStatus::kUnasked) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION, unasked_reason(seat));
+    return;
+  }
   Seat& s = seats_[seat];
-  const std::string status = s.stream ? s.stream->finish_status() : "";
+  const grpc::Status status = s.stream ? s.stream->finish_status() : grpc::Status::OK;
   if (BotProcess* p = s.bot ? s.bot->process() : nullptr) {
     // A dying process closes its socket a moment before it can be reaped.
     for (int i = 0; i < 40 && p->running(); ++i)
@@ -156,26 +154,51 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
       return;
     }
   }
-  if (status.empty()) {
-    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-              "the bot ended the stream before the match ended, while " + doing);
-  } else if (status.find("status 14:") == 0 || status.find("status 1:") == 0) {
-    // UNAVAILABLE (14) and CANCELLED (1) from a live process: the connection itself broke.
-    set_fault(seat, v1::FAULT_KIND_DISCONNECT,
-              "the connection broke while " + doing + " (" + status + ")");
-  } else {
-    set_fault(seat, v1::FAULT_KIND_CRASH, "the bot failed while " + doing + " (" + status + ")");
+  switch (status.error_code()) {
+    case grpc::StatusCode::OK:
+      set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+                "the bot ended the stream before the match ended, while " + doing);
+      return;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      // What gRPC reports for a message over the channel's limit (a bot returning this code
+      // itself is judged the same way; its message is quoted).
+      set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER,
+                "sent a message over the size limit of " +
+                    std::to_string(kMaxBotMessageBytes >> 20) + " MiB (" +
+                    std::to_string(kMaxBotMessageBytes) + " bytes) while " + doing + " (" +
+                    describe(status) + ")");
+      return;
+    case grpc::StatusCode::UNIMPLEMENTED:
+      set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+                "the bot does not serve allfives.v1.Bot/PlayMatch (" + describe(status) + ")");
+      return;
+    default:
+      // The bot aborted or reset its stream, its handler failed, or the connection broke.
+      set_fault(seat, v1::FAULT_KIND_DISCONNECT,
+                "the stream ended with an error while " + doing + " (" + describe(status) + ")" +
+                    (s.bot && s.bot->process() ? "; the bot process is still running" : ""));
+      return;
   }
 }
 
 // Every seat's stream is opened and sent MatchStart before any Hello is awaited, so the bots
 // start up their matches in parallel; the answers are then checked in seat order.
 bool Runner::handshake() {
+  // A seat that did not start ends the match before it begins: that seat is the fault (the
+  // one that failed by itself, not one stopped because of it) and nobody hears MatchStart.
+  int missing = -1;
+  for (int seat = n() - 1; seat >= 0; --seat) {
+    const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
+    if (!given.bot && (missing < 0 || !given.startup_error.empty())) missing = seat;
+  }
+  if (missing >= 0) {
+    const std::string& why = spec_.seats[static_cast<size_t>(missing)].startup_error;
+    set_fault(missing, v1::FAULT_KIND_STARTUP_FAILURE, why.empty() ? "the bot did not start" : why);
+    return false;
+  }
   const auto deadline = Clock::now() + spec_.time.handshake;
-  std::vector<v1::BotMessage> answers(static_cast<size_t>(n()));
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
-    if (!s.bot) continue;
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
     v1::MatchStart* ms = m.mutable_match_start();
@@ -193,25 +216,27 @@ bool Runner::handshake() {
     ms->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
     ms->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
     for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
-    s.stream->start_exchange(m, &answers[static_cast<size_t>(seat)]);
+    s.stream->start_exchange(m);
   }
   bool ok = true;
-  for (int seat = 0; seat < n(); ++seat) ok = check_hello(seat, deadline, answers[seat]) && ok;
+  for (int seat = 0; seat < n(); ++seat) ok = check_hello(seat, deadline) && ok;
   return ok;
 }
 
-bool Runner::check_hello(int seat, Clock::time_point deadline, const v1::BotMessage& answer) {
+bool Runner::check_hello(int seat, Clock::time_point deadline) {
   Seat& s = seats_[seat];
-  if (!s.bot) {
-    set_fault(seat, v1::FAULT_KIND_STARTUP_FAILURE,
-              spec_.seats[static_cast<size_t>(seat)].startup_error);
+  const IoStatus st = s.stream->wait_started(deadline);
+  if (st == IoStatus::kTimeout) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT,
+              "no Hello within " + std::to_string(spec_.time.handshake.count()) +
+                  " ms of MatchStart (the start-up timeout)");
     return false;
   }
-  const IoStatus st = s.stream->wait_started(deadline);
   if (st != IoStatus::kOk) {
     fault_from_io(seat, st, "waiting for Hello in answer to MatchStart");
     return false;
   }
+  const v1::BotMessage& answer = s.stream->answer();
   if (!answer.has_hello()) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
               std::string("answered MatchStart with ") + kind_name(answer) + " instead of Hello");
@@ -259,11 +284,10 @@ void Runner::write_header() {
 bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us,
                       int* legal_count) {
   Seat& s = seats_[seat];
-  // The request and its answer are needed only during this call (the stream has nothing in
-  // flight when exchange() returns, whatever the outcome).
+  // The request is needed only during this call (gRPC has serialized it when the write
+  // completes); the answer lives in the stream.
   decision_arena_.Reset();
   auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
-  auto& answer = *google::protobuf::Arena::CreateMessage<v1::BotMessage>(&decision_arena_);
   v1::TurnRequest* tr = m.mutable_turn_request();
   for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
   s.pending.clear();
@@ -276,7 +300,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
 
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  const IoStatus st = s.stream->exchange(m, &answer, deadline, [this] { flush_log(); });
+  const IoStatus st = s.stream->exchange(m, deadline, [this] { flush_log(); });
   const auto elapsed = Clock::now() - sent;
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   *decision_us =
@@ -303,7 +327,9 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
     return false;
   }
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - spec_.time.move_time);
+  ++s.turns;
 
+  const v1::BotMessage& answer = s.stream->answer();
   if (!answer.has_play()) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
               std::string("answered a turn request with ") + kind_name(answer) +
@@ -452,6 +478,8 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
 }
 
 void Runner::finish(const State* state) {
+  // An answer nobody asked for that came before the end is a fault even after the last play.
+  if (!aborted_) check_unasked();
   if (aborted_) {
     result_.reason = v1::MATCH_END_REASON_ABORTED;
   } else if (result_.fault) {
@@ -532,8 +560,10 @@ void Runner::finish(const State* state) {
     if (output.empty()) continue;
     v1::LogBotOutput* o = log_.add().mutable_bot_output();
     o->set_seat(static_cast<uint32_t>(seat));
-    o->set_stderr(output);
+    uint64_t invalid = 0;
+    o->set_stderr(valid_utf8(output, &invalid));
     o->set_dropped_bytes(dropped_bytes_in(output));
+    o->set_invalid_utf8_bytes(invalid);
   }
   flush_log();
 }

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +13,7 @@
 #include "allfives/v1/common.pb.h"
 #include "bots/bot_endpoint.h"
 #include "log/match_log.h"
+#include "match/match_result.h"
 
 namespace allfives::referee {
 
@@ -22,7 +22,8 @@ struct TimeControl {
   std::chrono::milliseconds time_bank{5000};  // extra time for the whole match
   // Added to the transport deadline only, so the referee, not gRPC, decides what was late.
   std::chrono::milliseconds transport_slack{200};
-  std::chrono::milliseconds handshake{5000};  // for MatchStart -> Hello
+  // For MatchStart -> Hello; the commands set it to the start-up timeout (bot.proto).
+  std::chrono::milliseconds handshake{10000};
 };
 
 // One seat of a match: who was meant to sit there and the running bot, if it started.
@@ -39,36 +40,6 @@ struct MatchSpec {
   TimeControl time;
   std::vector<SeatSpec> seats;  // one per seat, in seat order (a bot may sit twice)
 };
-
-struct Fault {
-  int seat = -1;
-  v1::FaultKind kind = v1::FAULT_KIND_UNSPECIFIED;
-  std::string reason;  // plain words
-};
-
-// What a bot said of itself in its Hello.
-struct BotHello {
-  std::string name;
-  std::string version;
-};
-
-struct MatchResult {
-  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
-  int winner_side = -1;         // -1: a draw or no result
-  std::vector<int> scores;      // per side
-  std::vector<int> placements;  // per side, 1 = first, equal for ties; a faulting side last
-  std::optional<Fault> fault;
-  int hands_played = 0;
-  int decisions = 0;
-  std::chrono::milliseconds duration{0};
-  std::vector<BotHello> hellos;  // per seat
-};
-
-std::string describe(v1::FaultKind k);  // "timeout", "crash", ...
-
-// Places per side: by score, highest first, equal scores sharing a place; a side with a fault
-// is placed after every other side.
-std::vector<int> placements(const std::vector<int>& scores, int faulting_side);
 
 // Plays the match. Everything is written to `log` as it happens. `stop` (may be null) aborts
 // the match (result reason ABORTED) when raised.

@@ -86,6 +86,76 @@ std::string hand_result(const Replay& r, const Frame& end) {
 
 }  // namespace
 
+std::string html_hands_json(const Replay& r, const std::vector<Frame>& frames) {
+  std::string out = "[";
+  // Each hand: its first and last step and how it ended.
+  bool first_hand = true;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (frames[i].kind != v1::LogRecord::kHandStart) continue;
+    size_t last = i;
+    while (last + 1 < frames.size() && frames[last + 1].kind != v1::LogRecord::kHandStart &&
+           frames[last + 1].kind != v1::LogRecord::kMatchEnd &&
+           frames[last].kind != v1::LogRecord::kHandEnd)
+      ++last;
+    if (!first_hand) out += ',';
+    first_hand = false;
+    out += "{\"first\":" + std::to_string(i) + ",\"last\":" + std::to_string(last) + ",\"result\":";
+    // A hand without its end in an unfinished log is still being played (or was cut off).
+    append_json_string(out, frames[last].kind != v1::LogRecord::kHandEnd && !r.finished
+                                ? std::string("in play")
+                                : hand_result(r, frames[last]));
+    out += ",\"scores\":";
+    json_ints(out, frames[last].scores.data(),
+              frames[last].scores.data() + frames[last].scores.size());
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+std::string html_step_json(const Replay& r, const Frame& f) {
+  const int n = num_players(r.config.format);
+  std::string out;
+  out += "{\"k\":\"";
+  out += kind_code(f.kind);
+  out += "\",\"h\":" + std::to_string(f.hand) + ",\"n\":" + std::to_string(f.play) +
+         ",\"a\":" + std::to_string(f.seat) + ",\"g\":" + std::to_string(f.log_line) + ",\"l\":\"" +
+         line_pairs(f.line) + "\"";
+  if (f.placed >= 0) out += ",\"x\":" + std::to_string(f.placed);
+  out += ",\"d\":[";
+  for (int seat = 0; seat < n; ++seat) {
+    const auto s = static_cast<size_t>(seat);
+    if (seat) out += ',';
+    // A hidden hand is just its size.
+    if (f.shown[s]) {
+      out += '"';
+      out += pairs(f.hands[s]);
+      out += '"';
+    } else {
+      out += std::to_string(f.hand_sizes[s]);
+    }
+  }
+  out += "],\"b\":" + std::to_string(f.boneyard) + ",\"s\":";
+  json_ints(out, f.scores.data(), f.scores.data() + f.scores.size());
+  if (f.kind == v1::LogRecord::kPlay)
+    out += ",\"c\":" + std::to_string(f.count) + ",\"p\":" + std::to_string(f.points) +
+           ",\"q\":" + std::to_string(f.side);
+  if (f.kind == v1::LogRecord::kHandEnd)
+    out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
+  out += ",\"t\":";
+  append_json_string(out, f.text);
+  if (!f.notes.empty()) {
+    out += ",\"o\":[";
+    for (size_t j = 0; j < f.notes.size(); ++j) {
+      if (j) out += ',';
+      append_json_string(out, f.notes[j]);
+    }
+    out += ']';
+  }
+  out += '}';
+  return out;
+}
+
 std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
                            const HtmlOptions& o) {
   const Format format = r.config.format;
@@ -102,6 +172,10 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"viewer\":" + std::to_string(o.viewer);
   out += ",\"start\":" + std::to_string(o.start);
   out += ",\"finished\":" + std::string(r.finished ? "true" : "false");
+  if (!o.live_url.empty()) {
+    out += ",\"live\":";
+    append_json_string(out, o.live_url);
+  }
   out += ",\"started\":";
   append_json_string(out, r.header.started_at());
   out += "},\"seats\":[";
@@ -118,66 +192,12 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
     if (side) out += ',';
     append_json_string(out, side_label(r, side));
   }
-  out += "],\"hands\":[";
-  // Each hand: its first and last step and how it ended.
-  bool first_hand = true;
+  out += "],\"hands\":";
+  out += html_hands_json(r, frames);
+  out += ",\"steps\":[";
   for (size_t i = 0; i < frames.size(); ++i) {
-    if (frames[i].kind != v1::LogRecord::kHandStart) continue;
-    size_t last = i;
-    while (last + 1 < frames.size() && frames[last + 1].kind != v1::LogRecord::kHandStart &&
-           frames[last + 1].kind != v1::LogRecord::kMatchEnd &&
-           frames[last].kind != v1::LogRecord::kHandEnd)
-      ++last;
-    if (!first_hand) out += ',';
-    first_hand = false;
-    out += "{\"first\":" + std::to_string(i) + ",\"last\":" + std::to_string(last) + ",\"result\":";
-    append_json_string(out, hand_result(r, frames[last]));
-    out += ",\"scores\":";
-    json_ints(out, frames[last].scores.data(),
-              frames[last].scores.data() + frames[last].scores.size());
-    out += '}';
-  }
-  out += "],\"steps\":[";
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const Frame& f = frames[i];
     if (i) out += ",\n";
-    out += "{\"k\":\"";
-    out += kind_code(f.kind);
-    out += "\",\"h\":" + std::to_string(f.hand) + ",\"n\":" + std::to_string(f.play) +
-           ",\"a\":" + std::to_string(f.seat) + ",\"g\":" + std::to_string(f.log_line) +
-           ",\"l\":\"" + line_pairs(f.line) + "\"";
-    if (f.placed >= 0) out += ",\"x\":" + std::to_string(f.placed);
-    out += ",\"d\":[";
-    for (int seat = 0; seat < n; ++seat) {
-      const auto s = static_cast<size_t>(seat);
-      if (seat) out += ',';
-      // A hidden hand is just its size.
-      if (f.shown[s]) {
-        out += '"';
-        out += pairs(f.hands[s]);
-        out += '"';
-      } else {
-        out += std::to_string(f.hand_sizes[s]);
-      }
-    }
-    out += "],\"b\":" + std::to_string(f.boneyard) + ",\"s\":";
-    json_ints(out, f.scores.data(), f.scores.data() + f.scores.size());
-    if (f.kind == v1::LogRecord::kPlay)
-      out += ",\"c\":" + std::to_string(f.count) + ",\"p\":" + std::to_string(f.points) +
-             ",\"q\":" + std::to_string(f.side);
-    if (f.kind == v1::LogRecord::kHandEnd)
-      out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
-    out += ",\"t\":";
-    append_json_string(out, f.text);
-    if (!f.notes.empty()) {
-      out += ",\"o\":[";
-      for (size_t j = 0; j < f.notes.size(); ++j) {
-        if (j) out += ',';
-        append_json_string(out, f.notes[j]);
-      }
-      out += ']';
-    }
-    out += '}';
+    out += html_step_json(r, frames[i]);
   }
   out += "]}";
   return out;

@@ -24,11 +24,20 @@ namespace allfives::referee {
 struct HtmlOptions {
   int viewer = -1;  // the seat whose view the frames show, -1 for everything
   int start = 0;    // the step the page opens at when its URL names none
+  // For a log still being written (`referee serve`): the URL of a server-sent-events stream
+  // whose messages {"from":K,"hands":[...],"steps":[...],"finished":bool} add the steps from K
+  // on; the page appends them and, if it was showing the last step, moves on to the new last.
+  std::string live_url;
 };
 
 // The page's data: {"match":…, "seats":[…], "sides":[…], "hands":[…], "steps":[…]}.
 std::string html_data_json(const Replay& replay, const std::vector<Frame>& frames,
                            const HtmlOptions& options);
+
+// The parts of that data that grow with the log: the "hands" array and one element of
+// "steps", for a page that follows a live log.
+std::string html_hands_json(const Replay& replay, const std::vector<Frame>& frames);
+std::string html_step_json(const Replay& replay, const Frame& frame);
 
 // The whole page.
 std::string render_html(const Replay& replay, const std::vector<Frame>& frames,

@@ -13,6 +13,7 @@
 
 #include "allfives/core/state.h"
 #include "allfives/v1/log.pb.h"
+#include "log/log_reader.h"
 
 namespace allfives::referee {
 
@@ -80,15 +81,5 @@ bool load_replay(std::string_view text, const std::string& file, Replay& out, Lo
                  const ReplayOptions& options);
 bool load_replay_file(const std::string& path, Replay& out, LogError& error,
                       const ReplayOptions& options);
-
-// Limits on hostile input: a real log is far below each.
-inline constexpr size_t kMaxLogLineBytes = size_t{1} << 20;  // 1 MiB per line
-inline constexpr int kMaxLogLines = 100000;
-inline constexpr size_t kMaxLogFileBytes = size_t{256} << 20;  // 256 MiB per file
-
-// One log line as a record. A fast strict reader handles what the referee writes; anything
-// else goes to protobuf's JSON parser (from_json_line), so it accepts exactly what that parser
-// accepts, with the same result. Returns false and says why on bad input.
-bool parse_log_line(std::string_view line, v1::LogRecord& out, std::string* error);
 
 }  // namespace allfives::referee

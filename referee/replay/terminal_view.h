@@ -1,64 +1,16 @@
-// `referee replay` in the terminal: what the table looked like after each record of a logged
-// match (a Frame), as everyone saw it or as one seat saw it, printed all at once or stepped
-// through interactively. The HTML replay (html_view.h) draws the same frames.
+// `referee replay` in the terminal: the frames of a logged match (frames.h), as everyone saw
+// it or as one seat saw it, printed all at once or stepped through interactively. The HTML
+// replay (html_view.h) draws the same frames.
 #pragma once
 
-#include <array>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-#include "allfives/core/line.h"
-#include "allfives/core/types.h"
+#include "replay/frames.h"
 #include "replay/replay.h"
 
 namespace allfives::referee {
-
-// The table right after one step of a replay, as one viewer may see it.
-struct Frame {
-  int step = 0;      // index into Replay::steps
-  int log_line = 0;  // the log line of the step's record
-  v1::LogRecord::KindCase kind = v1::LogRecord::KIND_NOT_SET;
-  int hand = 0;     // 0-based hand index
-  int play = 0;     // plays made in this hand so far, this step's included
-  int seat = -1;    // who acted: the player (play/draw/pass), the opener (hand_start), the seat
-                    // that went out (hand_end, -1 for a block), the faulting seat (fault)
-  Line line;        // the line after the step
-  int placed = -1;  // index in line_layout(line) of the tile this step laid, -1 if none
-  std::array<TileSet, kMaxPlayers> hands{};  // each hand, where the viewer may see it
-  std::array<bool, kMaxPlayers> shown{};     // whether the viewer sees hands[seat]
-  std::array<int, kMaxPlayers> hand_sizes{};
-  int boneyard = 0;                // tiles left in the boneyard
-  std::vector<int> scores;         // every side's score after the step
-  int count = 0;                   // play: the end count it made
-  int points = 0;                  // play / hand_end: the points it scored
-  int side = -1;                   // play / hand_end: the side credited (-1: nobody)
-  std::string text;                // what happened, in plain words
-  std::vector<std::string> notes;  // further lines: a hand's scoring, the match result
-};
-
-// Every frame of `replay` in step order, as everyone sees them (viewer -1: all hands) or as
-// seat `viewer` saw them at each moment (its own hand, the others' as counts, draws of
-// others as counts; hands revealed at a hand's end are public).
-std::vector<Frame> build_frames(const Replay& replay, int viewer);
-
-// One tile of the line as laid, halves left to right (a double has left == right).
-struct LaidTile {
-  int left = 0;
-  int right = 0;
-};
-// The line's tiles from its left end to its right end.
-std::vector<LaidTile> line_layout(const Line& line);
-
-// "seat 1 (random)" and "random" / "side 0 (a + c)" for partnerships.
-std::string seat_label(const Replay& replay, int seat);
-std::string side_label(const Replay& replay, int side);
-// "2 players", "partnerships"...
-std::string format_label(Format format);
-
-// The frame index of hand `hand` (1-based) after its `play`-th play (0: the hand's start),
-// or -1 with the reason in `error`.
-int find_frame(const std::vector<Frame>& frames, int hand, int play, std::string* error);
 
 struct TerminalOptions {
   int viewer = -1;     // the seat whose view is shown, -1 for everything

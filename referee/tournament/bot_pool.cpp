@@ -45,9 +45,20 @@ std::vector<std::unique_ptr<BotEndpoint>> BotPool::acquire(const std::vector<int
                                  socket_name, &(*errors)[i]);
     launched[i] = out[i] != nullptr;
   }
-  // Every new program was started before any is waited for: they start up together.
-  for (size_t i = 0; i < bots.size(); ++i)
-    if (launched[i] && !out[i]->wait_ready(deadline, &(*errors)[i])) out[i].reset();
+  // Every new program was started before any is waited for: they start up together. Once one
+  // has failed the match cannot be played: the new ones not yet waited for are stopped without
+  // an error of their own (idle instances stay held, to be released unharmed).
+  bool failed = false;
+  for (size_t i = 0; i < bots.size(); ++i) failed |= !out[i];
+  for (size_t i = 0; i < bots.size(); ++i) {
+    if (!launched[i]) continue;
+    if (failed) {
+      out[i].reset();
+    } else if (!out[i]->wait_ready(deadline, &(*errors)[i])) {
+      out[i].reset();
+      failed = true;
+    }
+  }
   return out;
 }
 

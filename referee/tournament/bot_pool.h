@@ -29,7 +29,8 @@ class BotPool {
   ~BotPool();
 
   // For each bot index in `bots`, an idle instance or a new one; new ones start up together.
-  // Entry i is null, with errors[i] saying why, if bot bots[i] could not start.
+  // Entry i is null, with errors[i] saying why, if bot bots[i] could not start; once one could
+  // not, new ones not yet ready are stopped and left null with no error (not their fault).
   std::vector<std::unique_ptr<BotEndpoint>> acquire(const std::vector<int>& bots,
                                                     std::vector<std::string>* errors);
   // Returns an instance after a match. A faulty or dead instance is stopped and will be

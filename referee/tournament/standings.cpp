@@ -1,7 +1,7 @@
 #include "tournament/standings.h"
 
 #include "log/json_text.h"
-#include "match/match_runner.h"
+#include "match/match_result.h"
 
 #include <algorithm>
 #include <cctype>
@@ -316,17 +316,6 @@ std::string h2h_text(const HeadToHead& h) {
 
 }  // namespace
 
-std::string fault_kind_word(int kind) {
-  std::string name = v1::FaultKind_IsValid(kind) ? v1::FaultKind_Name(kind) : "";
-  const std::string prefix = "FAULT_KIND_";
-  if (name.rfind(prefix, 0) == 0) name = name.substr(prefix.size());
-  if (name.empty()) name = "UNKNOWN";
-  std::transform(name.begin(), name.end(), name.begin(), [](char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  });
-  return name;
-}
-
 void StandingsAccumulator::add(const v1::IndexEntry& e) {
   const Match m = reduce(e);
   if (!m.why.empty()) {
@@ -478,7 +467,7 @@ std::string format_standings_table(const Standings& s) {
     const char* sep = " ";
     for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
       if (b.forfeits[k] == 0) continue;
-      out << sep << fault_kind_word(k) << " " << b.forfeits[k];
+      out << sep << describe(static_cast<v1::FaultKind>(k)) << " " << b.forfeits[k];
       sep = ", ";
     }
     out << "\n";
@@ -523,7 +512,7 @@ std::string format_standings_table(const Standings& s) {
 std::string standings_csv(const Standings& s) {
   std::string out = "rank,bot,matches,wins,losses,draws,forfeits";
   for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
-    if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + fault_kind_word(k);
+    if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + describe(static_cast<v1::FaultKind>(k));
   out +=
       ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
       "elo_ci95\n";
@@ -560,7 +549,8 @@ std::string standings_json(const Standings& s) {
     const char* sep = "";
     for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
       if (!v1::FaultKind_IsValid(k)) continue;
-      out += sep + json_string(fault_kind_word(k)) + ": " + std::to_string(b.forfeits[k]);
+      out += sep + json_string(describe(static_cast<v1::FaultKind>(k))) + ": " +
+             std::to_string(b.forfeits[k]);
       sep = ", ";
     }
     out += "}, \"points_for\": " + fixed(b.points_for, 0) +

@@ -93,9 +93,6 @@ class StandingsAccumulator {
 
 Standings compute_standings(const std::vector<v1::IndexEntry>& entries);
 
-// The fault kind as a lower-case word without the prefix: "timeout", "illegal_play", ...
-std::string fault_kind_word(int kind);
-
 // Aligned text: a header, one row per bot (rank, bot, matches, W, L, D, forfeits, average
 // points for/against, Elo +/- interval), the forfeits by kind, then the cross table.
 std::string format_standings_table(const Standings& s);

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
 #include "tournament/schedule.h"
@@ -43,12 +44,6 @@ class FirstError final : public google::protobuf::io::ErrorCollector {
   int line_ = 0, column_ = 0;
   std::string message_;
 };
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 // Resolves a program the way the referee will start it: a name without '/' is looked up in
 // PATH; a path is taken relative to the tournament file's folder.
@@ -248,6 +243,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
   t.time.time_bank = std::chrono::milliseconds(p.time_bank_ms());
   t.startup_timeout = std::chrono::milliseconds(p.startup_timeout_ms());
+  t.time.handshake = t.startup_timeout;  // the Hello's deadline, counted from MatchStart
   t.concurrency = p.concurrency() > 0
                       ? static_cast<int>(p.concurrency())
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -261,7 +257,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   std::string bytes;
   key.SerializeToString(&bytes);
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(bytes)));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
   t.hash = hex;
   out = std::move(t);
   return true;

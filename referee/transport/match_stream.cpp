@@ -1,10 +1,8 @@
-#include "match_stream.h"
+#include "transport/match_stream.h"
 
-#include <sys/stat.h>
+#include <algorithm>
 
-#include <thread>
-
-#include "grpc/health/v1/health.grpc.pb.h"
+#include "process/utf8_text.h"
 
 namespace allfives::referee {
 namespace {
@@ -12,66 +10,74 @@ namespace {
 // Waits are cut into slices so a raised stop flag is noticed quickly.
 constexpr auto kSlice = std::chrono::milliseconds(50);
 
-// Operations are tagged with small numbers; wait() takes a set of them as bits.
-void* tag_of(int n) {
-  return reinterpret_cast<void*>(static_cast<intptr_t>(n));
+// The operations a stream starts. Each is its own completion-queue tag, and a set of them is a
+// bit mask, so one wait can collect a write and a read together.
+enum class Op : intptr_t {
+  kStart = 0,          // StartCall: the null tag; nothing waits for it
+  kWrite,              // a message to the bot
+  kRead,               // the bot's answer (or a message nobody asked for)
+  kWriteLast,          // the final message
+  kFinish,             // the bot's end of the stream
+  kFinishAfterCancel,  // the end of the stream after a cancel
+};
+constexpr int kNumOps = static_cast<int>(Op::kFinishAfterCancel) + 1;
+
+void* tag_of(Op op) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(op));
 }
-constexpr unsigned bit(int n) {
-  return 1u << n;
+constexpr unsigned bit(Op op) {
+  return 1u << static_cast<int>(op);
 }
 
-// gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
-// changes), so they go over as gRPC's own monotonic clock.
-gpr_timespec to_gpr(Clock::time_point t) {
-  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(t - Clock::now());
-  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
-                      gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
+const char* code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN_CODE";
+  }
 }
 
 }  // namespace
 
-std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
-  grpc::ChannelArguments args;
-  // One bot connection per channel: matches must not share a TCP connection with others.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-}
-
-std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
-                                                  Clock::time_point deadline,
-                                                  const std::function<bool()>& alive,
-                                                  std::string* error) {
-  // A Unix socket's file appears when the server starts listening: watching for it every
-  // millisecond finds that moment far sooner than health checks that back off (a bot takes
-  // about 10-15 ms to start here; the checks at 0, 5, 15 and 35 ms often found it at 35).
-  std::string last = "no answer";
-  if (address.rfind("unix:", 0) == 0) {
-    const std::string path = address.substr(5);
-    struct stat st {};
-    while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
-  }
-  auto backoff = std::chrono::milliseconds(5);
-  while (Clock::now() < deadline) {
-    if (alive && !alive()) {
-      if (error) *error = "the bot process exited before it was ready";
-      return nullptr;
-    }
-    std::shared_ptr<grpc::Channel> channel = make_channel(address);
-    auto stub = grpc::health::v1::Health::NewStub(channel);
-    grpc::ClientContext ctx;
-    ctx.set_deadline(to_gpr(std::min(deadline, Clock::now() + std::chrono::milliseconds(500))));
-    grpc::health::v1::HealthCheckRequest req;
-    grpc::health::v1::HealthCheckResponse resp;
-    const grpc::Status st = stub->Check(&ctx, req, &resp);
-    if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
-    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
-    std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
-    backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
-  }
-  if (error) *error = "not serving before the start-up timeout (last: " + last + ")";
-  return nullptr;
+std::string describe(const grpc::Status& status) {
+  std::string out = "gRPC status ";
+  out += code_name(status.error_code());
+  out += " (" + std::to_string(static_cast<int>(status.error_code())) + ")";
+  if (!status.error_message().empty()) out += ": " + valid_utf8(status.error_message());
+  return out;
 }
 
 std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
@@ -83,7 +89,7 @@ std::unique_ptr<MatchStream> MatchStream::start(grpc::Channel& channel,
   // round of its own (and StartCall has nothing to wait for).
   s->context_.set_initial_metadata_corked(true);
   s->stream_ = s->stub_->PrepareAsyncPlayMatch(&s->context_, &s->queue_);
-  s->stream_->StartCall(nullptr);
+  s->stream_->StartCall(tag_of(Op::kStart));
   return s;
 }
 
@@ -96,8 +102,68 @@ MatchStream::~MatchStream() {
   }
 }
 
-IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
-  while (tags != 0) {
+void MatchStream::start_read() {
+  stream_->Read(&incoming_[1 - answer_], tag_of(Op::kRead));
+  reading_ = true;
+  ++pending_;
+}
+
+void MatchStream::on_event(void* tag, bool ok) {
+  --pending_;
+  const auto n = reinterpret_cast<intptr_t>(tag);
+  if (n < 0 || n >= kNumOps) return;
+  const auto op = static_cast<Op>(n);
+  if (op == Op::kRead) {
+    reading_ = false;
+    if (!ok) {
+      // The bot's side of the stream is over: expected after the last message, else a break.
+      if (!closing_) broken_ = true;
+      return;
+    }
+    if (closing_ || cancelled_) return;  // after the match, or abandoned: ignored
+    if (!asked_) {
+      unasked_ = true;
+      broken_ = true;
+      return;
+    }
+    asked_ = false;
+    answer_ = 1 - answer_;
+    done_ |= bit(Op::kRead);
+    return;
+  }
+  if (!ok) {
+    broken_ = true;
+    return;
+  }
+  done_ |= bit(op);
+}
+
+void MatchStream::poll() {
+  void* got = nullptr;
+  bool ok = false;
+  // A deadline in the past still lets gRPC read what the socket holds once.
+  while (pending_ > 0 && queue_.AsyncNext(&got, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC)) ==
+                             grpc::CompletionQueue::GOT_EVENT)
+    on_event(got, ok);
+}
+
+void MatchStream::look() {
+  if (broken_ || closing_ || !opened_) return;
+  if (!reading_) start_read();
+  poll();
+}
+
+IoStatus MatchStream::check() {
+  look();
+  if (unasked_) return IoStatus::kUnasked;
+  return broken_ ? IoStatus::kClosed : IoStatus::kOk;
+}
+
+IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
+  for (;;) {
+    if (unasked_) return IoStatus::kUnasked;
+    if (broken_) return IoStatus::kClosed;
+    if ((ops & ~done_) == 0) return IoStatus::kOk;
     if (stop_ && stop_->load(std::memory_order_relaxed)) {
       broken_ = true;
       cancel_and_drain();
@@ -107,18 +173,9 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
-      case grpc::CompletionQueue::GOT_EVENT: {
-        --pending_;
-        const auto n = reinterpret_cast<intptr_t>(got);
-        if (n < 0 || n >= 32 || !(tags & bit(static_cast<int>(n))))
-          continue;  // a late completion of an abandoned operation
-        if (!ok) {
-          broken_ = true;
-          return IoStatus::kClosed;
-        }
-        tags &= ~bit(static_cast<int>(n));
+      case grpc::CompletionQueue::GOT_EVENT:
+        on_event(got, ok);
         continue;
-      }
       case grpc::CompletionQueue::TIMEOUT:
         if (Clock::now() >= deadline) {
           broken_ = true;
@@ -131,83 +188,88 @@ IoStatus MatchStream::wait(unsigned tags, Clock::time_point deadline) {
         return IoStatus::kClosed;
     }
   }
-  return IoStatus::kOk;
 }
 
 IoStatus MatchStream::wait_started(Clock::time_point deadline) {
-  const unsigned tags = started_;
+  const unsigned ops = started_;
   started_ = 0;
-  if (broken_) return IoStatus::kClosed;
-  const IoStatus st = wait(tags, deadline);
-  if (st == IoStatus::kOk && (tags & bit(5))) finished_ = true;
+  const IoStatus st = wait(ops, deadline);
+  done_ &= ~ops;
+  if (st == IoStatus::kOk && (ops & bit(Op::kFinish))) finished_ = true;
   return st;
 }
 
-void MatchStream::start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer) {
+void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
-  stream_->Write(m, tag_of(2));
-  stream_->Read(answer, tag_of(3));
-  pending_ += 2;
-  started_ |= bit(2) | bit(3);
+  // A message already here was sent before this request: unasked.
+  look();
+  if (broken_) return;
+  asked_ = true;
+  done_ &= ~(bit(Op::kWrite) | bit(Op::kRead));
+  stream_->Write(m, tag_of(Op::kWrite));
+  ++pending_;
+  // The first request's Read follows its Write (a corked call starts with its first message).
+  if (!opened_) start_read();
+  opened_ = true;
+  started_ |= bit(Op::kWrite) | bit(Op::kRead);
 }
 
 void MatchStream::start_close(const v1::RefereeMessage& last) {
   if (broken_) return;
-  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(4));
-  stream_->Finish(&status_, tag_of(5));
+  look();
+  if (broken_) return;
+  closing_ = true;
+  done_ &= ~(bit(Op::kWriteLast) | bit(Op::kFinish));
+  stream_->WriteLast(last, grpc::WriteOptions(), tag_of(Op::kWriteLast));
+  stream_->Finish(&status_, tag_of(Op::kFinish));
   finish_requested_ = true;
   pending_ += 2;
-  started_ |= bit(4) | bit(5);
+  started_ |= bit(Op::kWriteLast) | bit(Op::kFinish);
 }
 
-IoStatus MatchStream::exchange(const v1::RefereeMessage& m, v1::BotMessage* answer,
-                               Clock::time_point deadline, const std::function<void()>& meanwhile) {
-  start_exchange(m, answer);
+IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
+                               const std::function<void()>& meanwhile) {
+  start_exchange(m);
   if (meanwhile) meanwhile();
   return wait_started(deadline);
 }
 
-std::string MatchStream::finish_status() {
+grpc::Status MatchStream::finish_status() {
   if (!finished_ && stream_) {
-    // The peer ended the stream: Finish() reports its status without cancelling first.
+    // The bot ended the stream or the connection broke: Finish() gets the status the bot (or
+    // gRPC) ended it with, without cancelling first; it comes at once if the call is over.
+    if (!finish_requested_) {
+      stream_->Finish(&status_, tag_of(Op::kFinish));
+      finish_requested_ = true;
+      ++pending_;
+    }
+    const auto until = Clock::now() + std::chrono::seconds(1);
     while (pending_ > 0) {
       void* got;
       bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) !=
-          grpc::CompletionQueue::GOT_EVENT)
-        break;
-      --pending_;
+      if (queue_.AsyncNext(&got, &ok, to_gpr(until)) != grpc::CompletionQueue::GOT_EVENT) break;
+      on_event(got, ok);
     }
-    if (pending_ == 0 && !finish_requested_) {
-      stream_->Finish(&status_, tag_of(5));
-      finish_requested_ = true;
-      void* got;
-      bool ok;
-      if (queue_.AsyncNext(&got, &ok, to_gpr(Clock::now() + std::chrono::seconds(1))) ==
-          grpc::CompletionQueue::GOT_EVENT)
-        finished_ = true;
-      else
-        ++pending_;
-    }
+    if (pending_ == 0) finished_ = true;
   }
   cancel_and_drain();
-  if (status_.ok()) return "";
-  return "status " + std::to_string(status_.error_code()) + ": " + status_.error_message();
+  return status_;
 }
 
 // Ends the call for good and waits for every operation in flight, so nothing completes into
 // a destroyed stream. Finish() after a cancel returns promptly with the final status.
 void MatchStream::cancel_and_drain() {
   if (finished_ || !stream_) return;
+  cancelled_ = true;
   context_.TryCancel();
   while (pending_ > 0) {
     void* got;
     bool ok;
     if (!queue_.Next(&got, &ok)) return;
-    --pending_;
+    on_event(got, ok);
   }
   if (!finish_requested_) {
-    stream_->Finish(&status_, tag_of(6));
+    stream_->Finish(&status_, tag_of(Op::kFinishAfterCancel));
     finish_requested_ = true;
     void* got;
     bool ok;

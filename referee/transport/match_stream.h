@@ -1,5 +1,5 @@
-// The transport to one bot: a gRPC channel, its readiness probe, and one PlayMatch stream
-// whose every operation has a deadline and returns OK / closed / timeout, never throws.
+// One PlayMatch stream to a bot (over a channel from bot_channel.h) whose every operation has
+// a deadline and returns OK / closed / timeout / unasked, never throws.
 //
 // The stream uses gRPC's asynchronous API on a private completion queue so each Write and
 // Read can be abandoned at its own deadline (a synchronous bidi stream only has a deadline
@@ -15,36 +15,41 @@
 #include <string>
 
 #include "allfives/v1/bot.grpc.pb.h"
+#include "transport/bot_channel.h"
 
 namespace allfives::referee {
-
-using Clock = std::chrono::steady_clock;
 
 enum class IoStatus {
   kOk,
   kClosed,   // the stream ended or broke; see MatchStream::finish_status()
   kTimeout,  // the deadline passed first; the stream was cancelled
   kStopped,  // the referee is stopping (the stop flag was raised)
+  kUnasked,  // the bot sent a message while no request was outstanding; see unasked()
 };
 
-std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
-
-// Polls the standard health service at `address` until it answers SERVING or `deadline`
-// passes (back-off: 5 ms doubling to 200 ms; for a Unix socket, only once its file exists),
-// and returns the channel that got the answer.
-// Each attempt uses a fresh channel: a channel whose first connection failed (the bot had not
-// opened its socket yet) waits out gRPC's reconnect back-off, a second or more. `alive` is
-// asked between attempts so a bot process that died is not waited for. On failure returns
-// null and `error` says what was seen last.
-std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
-                                                  Clock::time_point deadline,
-                                                  const std::function<bool()>& alive,
-                                                  std::string* error);
+// "gRPC status CANCELLED (1): <message>", the message escaped to valid UTF-8 (it comes from
+// the bot or its library).
+std::string describe(const grpc::Status& status);
 
 // Operations are started and then waited for together with wait_started(), so several streams
 // progress at once (the match runner shakes hands with and ends the match with every seat in
 // parallel); exchange() is the one-call form of the turn request and its answer.
 // gRPC allows one write and one read in flight per stream.
+//
+// Unasked answers: a message that arrives while no request is outstanding (a second answer to
+// one request, an answer before the request) is kept as unasked() and ends the stream's use
+// with kUnasked; it is never taken as the answer to the next request. Before each request
+// (and in check()) the stream looks: it opens the next Read if none is open, which completes
+// at once with whatever gRPC already holds for the stream, and takes in what the socket holds
+// without waiting; only then does it write. So whatever arrived before a request was sent is
+// unasked, wherever it waited.
+//
+// The price: a Read opened with nothing to write alongside makes gRPC (1.51) send an HTTP/2
+// WINDOW_UPDATE frame on its own, a few microseconds of CPU per decision on each side
+// (bench/referee_vs_echo.cpp), whether it is opened right after an answer or just before the
+// next request (here, as that is where it is needed). Opening it after the request's Write,
+// as gRPC would coalesce, cannot tell an old message from the answer: even the order of
+// completions once put an honest bot's answer before its request's write.
 class MatchStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
@@ -54,25 +59,41 @@ class MatchStream {
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
 
-  // Sends `m` and reads the answer, with the Read started together with the Write so one
-  // wait collects both. `meanwhile` (may be empty) runs once both are handed to gRPC and
-  // before waiting: the caller's own work (writing the log) then overlaps the bot's.
-  IoStatus exchange(const v1::RefereeMessage& m, v1::BotMessage* answer, Clock::time_point deadline,
+  // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
+  // runs once the request is handed to gRPC and before waiting: the caller's own work
+  // (writing the log) then overlaps the bot's.
+  IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
                     const std::function<void()>& meanwhile = {});
-  // After kClosed: the status the stream ended with ("" if it ended cleanly).
-  std::string finish_status();
+  // The answer to the last request, after its wait returned kOk (until the next request).
+  const v1::BotMessage& answer() const { return incoming_[answer_]; }
+  // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
+  // if the stream ended or broke, else kOk.
+  IoStatus check();
+  // After kUnasked: the message nobody asked for.
+  const v1::BotMessage& unasked() const { return incoming_[1 - answer_]; }
+  // After kClosed: the status the stream ended with (OK if the bot ended it cleanly).
+  grpc::Status finish_status();
   bool broken() const { return broken_; }
 
-  void start_exchange(const v1::RefereeMessage& m, v1::BotMessage* answer);
-  // Sends `last` as the final message and asks for the bot's end of the stream.
+  // Sends a request (nothing if an unasked message came first: the wait then says kUnasked).
+  void start_exchange(const v1::RefereeMessage& m);
+  // Sends `last` as the final message and asks for the bot's end of the stream. A message the
+  // bot sends after it is ignored: the match is over.
   void start_close(const v1::RefereeMessage& last);
   // Waits for every operation started and not yet waited for.
   IoStatus wait_started(Clock::time_point deadline);
 
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
-  // Waits until every operation in `tags` (a bit per tag number) has completed.
-  IoStatus wait(unsigned tags, Clock::time_point deadline);
+  // Waits until every operation in `ops` (a set of operations, match_stream.cpp) has completed.
+  IoStatus wait(unsigned ops, Clock::time_point deadline);
+  // Takes the completions already queued, without waiting.
+  void poll();
+  // Opens a Read if none is open (once the call has started) and polls: see the class comment.
+  void look();
+  // Records one completion: what it means depends on whether a request is outstanding.
+  void on_event(void* tag, bool ok);
+  void start_read();
   void cancel_and_drain();
 
   const std::atomic<bool>* stop_;
@@ -80,11 +101,22 @@ class MatchStream {
   grpc::CompletionQueue queue_;
   std::unique_ptr<v1::Bot::Stub> stub_;
   std::unique_ptr<grpc::ClientAsyncReaderWriter<v1::RefereeMessage, v1::BotMessage>> stream_;
+  // The answer to the last request and the message being read next, in turn: the next Read
+  // goes into the other one, so answer() stays valid until the next request.
+  v1::BotMessage incoming_[2];
+  int answer_ = 0;                 // which of incoming_ holds the last answer
+  bool opened_ = false;            // the first request was written (the call has started)
+  bool reading_ = false;           // a Read into incoming_[1 - answer_] is in flight
+  bool asked_ = false;             // a request was sent and its answer has not arrived
+  bool unasked_ = false;           // a message arrived while nothing was asked
+  bool closing_ = false;           // the last message was sent; the stream's end is expected
+  bool cancelled_ = false;         // the call is being cancelled: start nothing new
+  unsigned done_ = 0;              // operations (a set) completed and not yet waited for
   bool broken_ = false;            // an operation failed; only finish remains
   bool finish_requested_ = false;  // Finish() was called (it may be called once)
   bool finished_ = false;          // the call is over and nothing is in flight
   int pending_ = 0;                // operations started but not yet returned by the queue
-  unsigned started_ = 0;           // tags (bits) started but not yet waited for
+  unsigned started_ = 0;           // operations (a set) started but not yet waited for
   grpc::Status status_;
 };
 

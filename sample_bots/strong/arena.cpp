@@ -21,6 +21,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "allfives/core/greedy.h"
 #include "allfives/core/rng.h"
 #include "search.h"
 
@@ -31,18 +32,7 @@ using namespace allfives;
 class Greedy final : public bot::Bot {
  public:
   Play choose_play(const View& view, const bot::Clock&) override {
-    const PlayList& legal = view.legal_plays();
-    Play best = legal[0];
-    int best_points = strong::points_after(view.line(), best);
-    for (int i = 1; i < legal.size(); ++i) {
-      const int points = strong::points_after(view.line(), legal[i]);
-      if (points > best_points ||
-          (points == best_points && legal[i].tile.pips() > best.tile.pips())) {
-        best = legal[i];
-        best_points = points;
-      }
-    }
-    return best;
+    return greedy_play(view.line(), view.legal_plays());
   }
 };
 
@@ -55,7 +45,7 @@ class Heavy final : public bot::Bot {
       const Play p = legal[i];
       if (p.tile.pips() > best.tile.pips() ||
           (p.tile.pips() == best.tile.pips() &&
-           strong::points_after(view.line(), p) > strong::points_after(view.line(), best)))
+           points_after(view.line(), p) > points_after(view.line(), best)))
         best = p;
     }
     return best;

@@ -250,14 +250,6 @@ bool sample_world(const View& view, const Tracker* tracker, SplitMix64& rng, Pos
 // ---------------------------------------------------------------------------------------------
 // Rollouts
 
-int points_after(const Line& line, Play play) {
-  if (line.empty()) return points_for_count(play.tile.pips());
-  const LineEnd at = line.end(play.end);
-  const LineEnd other = line.end(play.end == End::kLeft ? End::kRight : End::kLeft);
-  const LineEnd placed{static_cast<uint8_t>(play.tile.other(at.value)), play.tile.is_double()};
-  return points_for_count(other.count() + placed.count());
-}
-
 Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille) {
   const PlayList legal = state.legal_plays();
   const int n = legal.size();
@@ -267,7 +259,7 @@ Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille) {
   const Line& line = state.line();
   int best = 0, best_value = -1, ties = 0;
   for (int i = 0; i < n; ++i) {
-    const int value = points_after(line, legal[i]) * 16 + legal[i].tile.pips();
+    const int value = greedy_rank(line, legal[i]);
     if (value > best_value) {
       best = i;
       best_value = value;
@@ -361,20 +353,6 @@ namespace {
 
 constexpr double kScale = 1e6;  // utilities are summed as integers in millionths
 
-Play greedy_play(const View& view) {
-  const PlayList& legal = view.legal_plays();
-  Play best = legal[0];
-  int best_value = -1;
-  for (Play p : legal) {
-    const int value = points_after(view.line(), p) * 16 + p.tile.pips();
-    if (value > best_value) {
-      best = p;
-      best_value = value;
-    }
-  }
-  return best;
-}
-
 struct Totals {
   std::vector<int64_t> sums;
   int worlds = 0;
@@ -460,7 +438,7 @@ SearchResult search(const View& view, const Tracker* tracker, const SearchConfig
   result.means.assign(static_cast<size_t>(n), 0.0);
   if (n == 1) return result;
   if (Clock::now() >= hard_stop) {
-    result.play = greedy_play(view);
+    result.play = greedy_play(view.line(), view.legal_plays());
     return result;
   }
 
@@ -494,7 +472,7 @@ SearchResult search(const View& view, const Tracker* tracker, const SearchConfig
     result.strict_worlds += t.strict;
   }
   if (result.worlds == 0) {
-    result.play = greedy_play(view);
+    result.play = greedy_play(view.line(), view.legal_plays());
     return result;
   }
   int best = 0;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "allfives/bot/bot.h"
+#include "allfives/core/greedy.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
 
@@ -90,12 +91,9 @@ class Tracker {
 inline constexpr int kStrictTries = 32;
 bool sample_world(const View& view, const Tracker* tracker, SplitMix64& rng, Position& out);
 
-// Points a play would score now.
-int points_after(const Line& line, Play play);
-
 // The rollout policy: with probability epsilon_permille/1000 a uniformly random legal play,
-// else the play that scores the most now, the heavier tile between equals (like the greedy
-// bot), ties broken at random.
+// else the greedy play (allfives/core/greedy.h: the most points now, the heavier tile between
+// equals), ties broken at random.
 Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille);
 
 // P(win) for two sides from (my score, their score) at a hand's start, for one config: a

@@ -2,17 +2,28 @@
 // would not let it). End-to-end tests start the real referee against it (fastchess's mock
 // engines idea).
 //
-//   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--record FILE]
+//   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--delay-ms N]
+//                   [--record FILE] [--pid-file FILE]
 // Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
 // decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
 // malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
 // (answer decision K with Hello), close-stream (end the stream cleanly at decision K),
 // exit-at-startup (exit 7 at once), no-socket (never listen), flood-stderr (print N bytes of
 // noise to stderr at decision K, then play normally), spawn-child (start `sleep 1000` as a
-// grandchild at startup, then play normally).
+// grandchild at startup, then play normally), slow (answer every decision after N ms: a match
+// that lasts long enough to be watched live).
+// Protocol abuse: answer-twice (send two answers to decision K), answer-early (send a
+// PlayAnswer right after Hello, before any turn request), abort-stream (cancel the stream at
+// decision K, the process staying alive), error-status (the handler returns INTERNAL at
+// decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
+// that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
+// MatchStart, the process staying alive).
+// --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
+// gives the tests of unasked answers a wide window between two requests.
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
 // --pid-file FILE appends "PID PGID" of this process (and of its spawned child) at startup,
 // for the no-orphans tests.
+#include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
@@ -25,9 +36,9 @@
 #include <string>
 #include <thread>
 
-#include "allfives/bot/health_service.h"
 #include "allfives/v1/bot.grpc.pb.h"
 #include "allfives/wire/convert.h"
+#include "health_service.h"
 
 namespace v1 = allfives::v1;
 
@@ -38,6 +49,7 @@ struct Options {
   std::string mode = "normal";
   int at = 1;
   int ms = 0;
+  int delay_ms = 0;
   std::string record;
   std::string pid_file;
 };
@@ -63,13 +75,24 @@ class MisbehavingBot final : public v1::Bot::Service {
     int decision = 0;
     while (stream->Read(&in)) {
       record(in);
+      if (g_opt.delay_ms > 0 && !in.has_match_end())
+        std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.delay_ms));
       v1::BotMessage out;
       if (in.has_match_start()) {
         out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
         out.mutable_hello()->set_version("1");
         out.mutable_hello()->set_protocol_version(
             g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
+        if (g_opt.mode == "no-hello") {
+          while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          return grpc::Status::CANCELLED;
+        }
         stream->Write(out);
+        if (g_opt.mode == "answer-early") {
+          v1::BotMessage early;
+          early.mutable_play()->set_legal_play_index(0);
+          stream->Write(early);
+        }
         continue;
       }
       if (!in.has_turn_request()) continue;
@@ -81,9 +104,20 @@ class MisbehavingBot final : public v1::Bot::Service {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return grpc::Status::CANCELLED;
       }
-      if (now && g_opt.mode == "late")
+      if ((now && g_opt.mode == "late") || g_opt.mode == "slow")
         std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
       if (now && g_opt.mode == "close-stream") return grpc::Status::OK;
+      if (now && g_opt.mode == "abort-stream") {
+        ctx->TryCancel();
+        return grpc::Status::CANCELLED;
+      }
+      if (now && g_opt.mode == "error-status")
+        return grpc::Status(grpc::StatusCode::INTERNAL, "the handler failed on purpose \xff");
+      if (now && g_opt.mode == "invalid-utf8") {
+        // A lone continuation byte, a cut two-byte sequence, 0xff, then valid UTF-8 (é).
+        std::fputs("bad bytes: \x80 \xc3 \xff, good: \xc3\xa9\n", stderr);
+        std::fflush(stderr);
+      }
       if (now && g_opt.mode == "flood-stderr") {
         std::string noise(1024, 'x');
         for (int i = 0; i < g_opt.ms / 1024; ++i) std::fprintf(stderr, "%s\n", noise.c_str());
@@ -117,7 +151,13 @@ class MisbehavingBot final : public v1::Bot::Service {
       } else {
         a->set_legal_play_index(0);
       }
+      if (now && g_opt.mode == "oversized") {
+        // A field the referee does not know, 5 MiB long: over the 4 MiB limit of bot.proto.
+        out.GetReflection()->MutableUnknownFields(&out)->AddLengthDelimited(
+            1000, std::string(5 << 20, 'x'));
+      }
       stream->Write(out);
+      if (now && g_opt.mode == "answer-twice") stream->Write(out);
     }
     return grpc::Status::OK;
   }
@@ -136,6 +176,8 @@ int main(int argc, char** argv) {
       g_opt.at = std::atoi(v.c_str());
     else if (k == "--ms")
       g_opt.ms = std::atoi(v.c_str());
+    else if (k == "--delay-ms")
+      g_opt.delay_ms = std::atoi(v.c_str());
     else if (k == "--record")
       g_opt.record = v;
     else if (k == "--pid-file")
@@ -165,7 +207,7 @@ int main(int argc, char** argv) {
       std::ofstream(g_opt.pid_file, std::ios::app) << child << " " << getpgrp() << "\n";
   }
   MisbehavingBot service;
-  allfives::bot::HealthService health;
+  allfives::test::HealthService health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);

@@ -110,6 +110,14 @@ TEST(DeriveSeed, GoldenValuesAndIndependence) {
   EXPECT_EQ(seen.size(), 1000u);
 }
 
+// The reference values of FNV-1a 64 (the same in the Python SDK's rng.py).
+TEST(Fnv1a64, MatchesTheReferenceValues) {
+  EXPECT_EQ(fnv1a64(""), 0xCBF29CE484222325ull);
+  EXPECT_EQ(fnv1a64("a"), 0xAF63DC4C8601EC8Cull);
+  EXPECT_EQ(fnv1a64("foobar"), 0x85944171F73967E8ull);
+  static_assert(fnv1a64("a") == 0xAF63DC4C8601EC8Cull);  // usable at compile time
+}
+
 // ---- deal_hand
 // -----------------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "log/log_reader.h"
 #include "log/match_log.h"
 #include "replay/replay.h"
 

@@ -146,21 +146,25 @@ TEST(PythonBot, PlaysFourPlayersAndPartnerships) {
   }
 }
 
-// An exception inside a Python bot ends its match as a CRASH fault whose reason carries the
-// exception's message; the traceback is in the bot's captured output.
-TEST(PythonBot, AnExceptionIsACrashFaultWithItsMessage) {
+// An exception inside a Python bot ends its match (the SDK ends the stream with status
+// INTERNAL, the process lives on) as a DISCONNECT fault whose reason carries the exception's
+// message; the traceback is in the bot's captured output.
+TEST(PythonBot, AnExceptionIsADisconnectFaultWithItsMessage) {
   const Match m =
       play(temp_dir("raising"), {"raising=" + kRunBot + " " + kRaisingBot, "random=" + kRandom}, 3);
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
   const auto& f = only(m.log, v1::LogRecord::kFault).fault();
   EXPECT_EQ(f.seat(), 0u);
-  EXPECT_EQ(f.kind(), v1::FAULT_KIND_CRASH) << f.reason();
+  EXPECT_EQ(f.kind(), v1::FAULT_KIND_DISCONNECT) << f.reason();
+  EXPECT_NE(f.reason().find("gRPC status INTERNAL (13): the bot raised in choose_play"),
+            std::string::npos)
+      << f.reason();
   EXPECT_NE(f.reason().find("deliberate failure at decision 3"), std::string::npos) << f.reason();
   EXPECT_NE(f.reason().find("ValueError"), std::string::npos) << f.reason();
   const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
   EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_FAULT);
   EXPECT_EQ(end.fault_seat(), 0);
-  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_CRASH);
+  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_DISCONNECT);
   EXPECT_EQ(end.placements(0), 2u);
   EXPECT_EQ(end.placements(1), 1u);
   int plays = 0;

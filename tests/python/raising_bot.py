@@ -1,7 +1,8 @@
 """A Python bot with a bug on purpose: its 3rd decision of a match raises an exception.
 
 The end-to-end test (tests/python/python_bot_test.cpp) checks that the referee records it as
-a CRASH fault of this bot's seat whose reason carries the exception's message.
+a DISCONNECT fault of this bot's seat (the SDK ends the stream with status INTERNAL and the
+process lives on) whose reason carries the exception's message.
 """
 
 import sys

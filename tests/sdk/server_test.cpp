@@ -111,12 +111,6 @@ State first_turn(MatchStream& s, Format format, uint64_t seed, const std::string
   return state;
 }
 
-TEST(SdkSeed, Fnv1aMatchesTheReferenceValues) {
-  EXPECT_EQ(bot::fnv1a64(""), 0xCBF29CE484222325ull);
-  EXPECT_EQ(bot::fnv1a64("a"), 0xAF63DC4C8601EC8Cull);
-  EXPECT_EQ(bot::fnv1a64("foobar"), 0x85944171F73967E8ull);
-}
-
 TEST(SdkSeed, MatchSeedDependsOnSeedMatchIdAndSeatOnly) {
   const uint64_t s = bot::match_seed(7, "m-1", 0);
   EXPECT_EQ(s, bot::match_seed(7, "m-1", 0));

@@ -19,15 +19,6 @@
 
 namespace allfives::bot {
 
-uint64_t fnv1a64(std::string_view text) {
-  uint64_t h = 0xCBF29CE484222325ull;  // the FNV-1a 64-bit offset basis
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x00000100000001B3ull;  // the FNV 64-bit prime
-  }
-  return h;
-}
-
 uint64_t match_seed(uint64_t base_seed, std::string_view match_id, int seat) {
   return derive_seed(derive_seed(base_seed, fnv1a64(match_id)), static_cast<uint64_t>(seat));
 }

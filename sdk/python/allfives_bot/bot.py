@@ -19,7 +19,8 @@ class Bot:
 
     An exception raised by any of these methods ends this match only: the SDK prints the
     traceback to stderr and ends the stream with gRPC status INTERNAL, and the referee records
-    a CRASH fault (a forfeit) whose reason carries the exception's message.
+    a DISCONNECT fault (a forfeit; the process lives on) whose reason carries the exception's
+    message.
     """
 
     def __init__(self, info: Optional[MatchInfo] = None) -> None:

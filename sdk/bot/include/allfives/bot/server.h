@@ -12,12 +12,9 @@
 
 namespace allfives::bot {
 
-// FNV-1a, 64 bits: a string hash that is the same on every platform, compiler and run
-// (std::hash is not), so a match id always maps to the same seed.
-uint64_t fnv1a64(std::string_view text);
-
 // MatchInfo::seed: derived from the bot's --seed, the match id and the seat only, so a bot's
 // randomness in a match does not depend on which matches it played before or alongside it.
+// The match id is hashed with allfives::fnv1a64 (allfives/core/rng.h).
 uint64_t match_seed(uint64_t base_seed, std::string_view match_id, int seat);
 
 struct ServerOptions {

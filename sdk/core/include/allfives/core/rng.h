@@ -1,4 +1,5 @@
-// The project's only source of randomness: SplitMix64 and a Fisher–Yates shuffle.
+// The project's only source of randomness: SplitMix64, a Fisher–Yates shuffle, and the FNV-1a
+// hash that turns names into seeds.
 //
 // Both are written out here because std::shuffle and std::uniform_int_distribution give
 // different results on different standard libraries, and a seed must mean the same deal
@@ -6,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace allfives {
 
@@ -51,6 +53,17 @@ constexpr uint64_t derive_seed(uint64_t seed, uint64_t index) {
   SplitMix64 a(seed);
   SplitMix64 b(a.next() ^ (index * 0xD1B54A32D192ED03ull));
   return b.next();
+}
+
+// FNV-1a, 64 bits: a string hash that is the same on every platform, compiler and run
+// (std::hash is not), so a match id always maps to the same seed and a file to the same hash.
+constexpr uint64_t fnv1a64(std::string_view text) {
+  uint64_t h = 0xCBF29CE484222325ull;  // the FNV-1a 64-bit offset basis
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 0x00000100000001B3ull;  // the FNV 64-bit prime
+  }
+  return h;
 }
 
 }  // namespace allfives

@@ -1,4 +1,4 @@
-#include "tournament/standings_command.h"
+#include "cli/standings_command.h"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>

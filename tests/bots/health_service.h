@@ -1,6 +1,6 @@
-// The standard grpc.health.v1.Health service (Check only), served synchronously, for bots
-// written against the raw protocol with gRPC's synchronous server (the SDK's own server
-// answers Check on its completion queue and does not use this).
+// The standard grpc.health.v1.Health service (Check only), served synchronously, for test bots
+// written against the raw protocol with gRPC's synchronous server (misbehaving_bot). The SDK's
+// own server answers Check on its completion queue and does not use this.
 //
 // gRPC 1.51's built-in one (EnableDefaultHealthCheckService) uses the callback API, which on
 // this version starts extra "nexting" threads that poll all the time: in a tournament they
@@ -11,7 +11,7 @@
 
 #include "grpc/health/v1/health.grpc.pb.h"
 
-namespace allfives::bot {
+namespace allfives::test {
 
 class HealthService final : public grpc::health::v1::Health::Service {
  public:
@@ -29,4 +29,4 @@ class HealthService final : public grpc::health::v1::Health::Service {
   std::atomic<bool> serving_{true};
 };
 
-}  // namespace allfives::bot
+}  // namespace allfives::test

@@ -1,0 +1,96 @@
+#include "cli/serve_command.h"
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/stop_signal.h"
+#include "serve/arena_site.h"
+#include "serve/http_server.h"
+
+namespace allfives::referee {
+namespace {
+
+struct ServeOptions {
+  std::vector<std::string> dirs;
+  std::string listen = "127.0.0.1:8080";
+  int poll_ms = 100;
+};
+
+// Checks the stop flag every 100 ms: Ctrl-C ends the event loop.
+void watch_stop(boost::asio::steady_timer& timer, const std::atomic<bool>& stop,
+                boost::asio::io_context& ioc) {
+  timer.expires_after(std::chrono::milliseconds(100));
+  timer.async_wait([&](const boost::system::error_code& ec) {
+    if (ec) return;
+    if (stop) {
+      ioc.stop();
+      return;
+    }
+    watch_stop(timer, stop, ioc);
+  });
+}
+
+int run_serve(const ServeOptions& o) {
+  std::vector<serve::ServedRoot> roots;
+  std::string error;
+  if (!serve::make_roots(o.dirs, roots, &error)) {
+    std::cerr << "referee serve: " << error << "\n";
+    return 2;
+  }
+  if (o.poll_ms < 10 || o.poll_ms > 10000) {
+    std::cerr << "referee serve: --poll-ms must be 10..10000\n";
+    return 2;
+  }
+  const std::atomic<bool>& stop = install_stop_signals();
+  boost::asio::io_context ioc(1);
+  serve::SiteOptions site_options;
+  site_options.poll_interval = std::chrono::milliseconds(o.poll_ms);
+  serve::ArenaSite site(ioc, roots, site_options);
+  serve::HttpServerOptions options;
+  options.listen = o.listen;
+  auto server = serve::HttpServer::start(
+      ioc, options, [&site](const serve::HttpRequest& r) { return site.handle(r); }, &error);
+  if (!server) {
+    std::cerr << "referee serve: " << error << "\n";
+    return 1;
+  }
+  std::cout << "Serving " << roots.size() << " folder" << (roots.size() == 1 ? "" : "s")
+            << " at http://" << server->host() << ":" << server->port() << "/  (Ctrl-C stops)"
+            << std::endl;
+  boost::asio::steady_timer timer(ioc);
+  watch_stop(timer, stop, ioc);
+  ioc.run();
+  return 0;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Serve tournament output folders (or folders of match logs) as web pages: every\n"
+      "tournament with its standings and head-to-head table, the list of its matches, each\n"
+      "match's replay (also as one seat saw it), and matches still being played, followed live\n"
+      "as the referee appends to their logs. Only files under the given folders are served.");
+  cmd->add_option("dirs", o->dirs,
+                  "Folders to serve: tournament output folders, folders holding several of them "
+                  "(e.g. tournaments-out), or folders of match logs (e.g. logs)")
+      ->required()
+      ->expected(1, -1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--listen", o->listen,
+                  "HOST:PORT to listen on; loopback by default, port 0 picks a free one. Anyone "
+                  "who can reach the address can read every served log")
+      ->capture_default_str();
+  cmd->add_option("--poll-ms", o->poll_ms,
+                  "How often a log being watched live is checked for new lines")
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] { exit_code = run_serve(*o); });
+}
+
+}  // namespace allfives::referee

@@ -1,0 +1,28 @@
+// Verifying match logs in bulk: the logs a path names, and each re-played with the rules core
+// (load_replay_file), several at once, with one line of verdict per log. `referee verify` is
+// this with a command line (cli/verify_command.h).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace allfives::referee {
+
+// The logs a PATH names: a file is itself; a folder is every *.jsonl file under it (at any
+// depth, so a tournament folder gives its matches/*.jsonl) except index.jsonl, sorted.
+// Returns false and says why if the path does not exist or cannot be listed.
+bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::string* error);
+
+// Verifies every log the paths name, printing one line per log ("OK  path  (N hands, M plays)"
+// or "FAIL path:LINE: message"; with `quiet` only failures) and a summary line to `out`.
+// `jobs` logs are verified at once (0: one per core); the output keeps the order of the logs.
+// Every tournament output folder at or under a path (a folder with tournament.txtpb) is also
+// checked as a whole: each index.jsonl line against the schedule tournament.txtpb gives and
+// against its log ("FAIL DIR/index.jsonl:LINE: ..."), and logs its index does not name are
+// printed as "UNFINISHED path" instead of being judged (stopped matches).
+// Returns the exit code: 0 all OK, 1 a log or an index failed, 2 bad arguments (on `err`).
+int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
+                std::ostream& err, int jobs = 0);
+
+}  // namespace allfives::referee

@@ -1,0 +1,46 @@
+// The pages of `referee serve DIR...`: the site's answer to each request, built from the
+// files under the served folders as they are at that moment (nothing is cached but the live
+// matches being followed).
+//
+//   /                          every tournament (or folder of match logs) found
+//   /t/R/PATH/                 one tournament: standings, head to head, its matches
+//   /m/R/PATH.jsonl[?seat=S]   the HTML replay of one log (one seat's view with ?seat=);
+//                              a log still being written follows the match live
+//   /live/R/PATH.jsonl?from=K[&seat=S]  server-sent events: the steps from K on, as the log grows
+//   /log/R/PATH.jsonl          the log itself (application/x-ndjson)
+//   /standings/R/PATH/         the standings as JSON (standings.json's format)
+// R is the folder's position on the command line; PATH is relative to it (see served_paths.h).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "serve/http_server.h"
+#include "serve/served_paths.h"
+
+namespace allfives::referee::serve {
+
+struct SiteOptions {
+  std::chrono::milliseconds poll_interval{100};  // how often followed logs are checked
+};
+
+class ArenaSite {
+ public:
+  // `ioc` runs the live followers' timer; handle() must be called on its thread.
+  ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots, SiteOptions options);
+  ~ArenaSite();
+  HttpResponse handle(const HttpRequest& request);
+
+  struct Live;     // the followed logs (arena_site.cpp)
+  struct Indexes;  // each folder's index as last read, kept until the file changes
+
+ private:
+  std::vector<ServedRoot> roots_;
+  std::shared_ptr<Live> live_;
+  std::shared_ptr<Indexes> indexes_;
+};
+
+}  // namespace allfives::referee::serve

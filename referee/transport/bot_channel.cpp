@@ -1,0 +1,65 @@
+#include "transport/bot_channel.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace allfives::referee {
+
+// gRPC takes system_clock or gpr_timespec deadlines; ours are steady_clock (immune to clock
+// changes), so they go over as gRPC's own monotonic clock.
+gpr_timespec to_gpr(Clock::time_point t) {
+  const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(t - Clock::now());
+  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC),
+                      gpr_time_from_nanos(std::max<int64_t>(0, left.count()), GPR_TIMESPAN));
+}
+
+std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
+  grpc::ChannelArguments args;
+  // One bot connection per channel: matches must not share a TCP connection with others.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
+                                                  Clock::time_point deadline,
+                                                  const std::function<bool()>& alive,
+                                                  std::string* error) {
+  // A Unix socket's file appears when the server starts listening: watching for it every
+  // millisecond finds that moment far sooner than health checks that back off (a bot takes
+  // about 10-15 ms to start here; the checks at 0, 5, 15 and 35 ms often found it at 35).
+  std::string last = "no answer";
+  if (address.rfind("unix:", 0) == 0) {
+    const std::string path = address.substr(5);
+    struct stat st {};
+    while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
+  }
+  auto backoff = std::chrono::milliseconds(5);
+  while (Clock::now() < deadline) {
+    if (alive && !alive()) {
+      if (error) *error = "the bot process exited before it was ready";
+      return nullptr;
+    }
+    std::shared_ptr<grpc::Channel> channel = make_channel(address);
+    auto stub = grpc::health::v1::Health::NewStub(channel);
+    grpc::ClientContext ctx;
+    ctx.set_deadline(to_gpr(std::min(deadline, Clock::now() + std::chrono::milliseconds(500))));
+    grpc::health::v1::HealthCheckRequest req;
+    grpc::health::v1::HealthCheckResponse resp;
+    const grpc::Status st = stub->Check(&ctx, req, &resp);
+    if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
+    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
+    std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
+  }
+  if (error) *error = "not serving before the start-up timeout (last: " + last + ")";
+  return nullptr;
+}
+
+}  // namespace allfives::referee

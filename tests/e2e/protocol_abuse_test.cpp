@@ -1,0 +1,197 @@
+// End-to-end tests of a bot that abuses the protocol: the real referee against the
+// misbehaving bot, asserting the exact fault kind and reason and what the log keeps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "e2e/e2e_util.h"
+#include "tournament/index_file.h"
+
+namespace allfives::e2e {
+namespace {
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
+const std::string kRandom = ALLFIVES_RANDOM_BOT;
+
+// An honest opponent that waits 100 ms before each answer (its Hello too): an unasked answer
+// sent right after an answer arrives long before the referee's next request to that seat, so
+// each test sees one outcome however busy the machine. (The referee needs only that the
+// unasked message arrive before it sends the next request.)
+const std::string kSlowOpponent = kBadBot + " --mode normal --delay-ms 100";
+
+struct Match {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+};
+
+Match play(const std::string& name, const std::vector<std::string>& bots,
+           const std::vector<std::string>& extra = {}) {
+  const std::string dir = temp_dir(name);
+  std::vector<std::string> argv = {kReferee,
+                                   "match",
+                                   "--seed",
+                                   "7",
+                                   "--move-time-ms",
+                                   "1000",
+                                   "--time-bank-ms",
+                                   "1000",
+                                   "--startup-timeout-ms",
+                                   "5000",
+                                   "--log",
+                                   dir + "/match.jsonl"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), bots.begin(), bots.end());
+  Match m;
+  m.run = run(argv);
+  m.log = read_log(dir + "/match.jsonl");
+  return m;
+}
+
+std::string bad(const std::string& mode, int at = 3) {
+  return kBadBot + " --mode " + mode + " --at " + std::to_string(at);
+}
+
+// The match ended by a fault of seat 0 of `kind` whose reason is exactly `reason`, and
+// everything before it followed the rules.
+void expect_fault(const Match& m, v1::FaultKind kind, const std::string& reason) {
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_EQ(f.kind(), kind) << f.reason();
+  EXPECT_EQ(f.reason(), reason);
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.reason(), v1::MATCH_END_REASON_FAULT);
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), kind);
+  EXPECT_EQ(end.winner_side(), 1);
+  EXPECT_NE(m.run.output.find("Fault: seat 0"), std::string::npos) << m.run.output;
+  expect_log_follows_rules(m.log);
+}
+
+int plays_by(const Match& m, uint32_t seat) {
+  int n = 0;
+  for (const auto& r : m.log) n += r.has_play() && r.play().seat() == seat;
+  return n;
+}
+
+TEST(ProtocolAbuse, ASecondAnswerToOneRequestIsAViolationNotTheNextAnswer) {
+  const Match m = play("twice", {bad("answer-twice", 3), kSlowOpponent});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "sent PlayAnswer after its answer to turn request 3 and before the next request: "
+               "an answer nobody asked for (each request gets exactly one answer)");
+  // Its three asked-for answers were played, and the extra one was not taken for a fourth.
+  EXPECT_EQ(plays_by(m, 0), 3);
+}
+
+TEST(ProtocolAbuse, AnAnswerBeforeAnyRequestIsAViolation) {
+  const Match m = play("early", {bad("answer-early"), kSlowOpponent});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "sent PlayAnswer after its Hello and before any turn request: an answer nobody "
+               "asked for (each request gets exactly one answer)");
+  EXPECT_EQ(plays_by(m, 0), 0);
+}
+
+TEST(ProtocolAbuse, AbortingTheStreamWhileAliveIsADisconnectNotACrash) {
+  const Match m = play("abort", {bad("abort-stream", 3), kRandom});
+  // gRPC words the status message; its code and the rest of the reason are the referee's.
+  const std::string prefix =
+      "the stream ended with an error while waiting for a play (gRPC status CANCELLED (1): ";
+  const std::string suffix = "; the bot process is still running";
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.reason().substr(0, prefix.size()), prefix) << f.reason();
+  ASSERT_GE(f.reason().size(), suffix.size());
+  EXPECT_EQ(f.reason().substr(f.reason().size() - suffix.size()), suffix) << f.reason();
+  expect_fault(m, v1::FAULT_KIND_DISCONNECT, f.reason());
+  EXPECT_EQ(plays_by(m, 0), 2);
+}
+
+TEST(ProtocolAbuse, AFailingHandlerIsADisconnectWithItsStatus) {
+  // The status message ends in a byte that is not UTF-8: kept, escaped.
+  const Match m = play("error", {bad("error-status", 3), kRandom});
+  expect_fault(m, v1::FAULT_KIND_DISCONNECT,
+               "the stream ended with an error while waiting for a play (gRPC status INTERNAL "
+               "(13): the handler failed on purpose \\xff); the bot process is still running");
+  EXPECT_EQ(m.run.output.find("UTF-8"), std::string::npos) << m.run.output;
+}
+
+TEST(ProtocolAbuse, AMessageOverTheSizeLimitIsAMalformedAnswerNamingTheLimit) {
+  const Match m = play("oversized", {bad("oversized", 3), kRandom});
+  const std::string prefix =
+      "sent a message over the size limit of 4 MiB (4194304 bytes) while waiting for a play "
+      "(gRPC status RESOURCE_EXHAUSTED (8): ";
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.reason().substr(0, prefix.size()), prefix) << f.reason();
+  expect_fault(m, v1::FAULT_KIND_MALFORMED_ANSWER, f.reason());
+  EXPECT_EQ(plays_by(m, 0), 2);
+}
+
+TEST(ProtocolAbuse, NoHelloIsATimeoutGivingTheLimit) {
+  const Match m = play("nohello", {bad("no-hello"), kRandom}, {"--startup-timeout-ms", "1000"});
+  expect_fault(m, v1::FAULT_KIND_TIMEOUT,
+               "no Hello within 1000 ms of MatchStart (the start-up timeout)");
+}
+
+TEST(ProtocolAbuse, OutputThatIsNotUtf8IsKeptEscapedAndCounted) {
+  const Match m = play("utf8", {bad("invalid-utf8", 2), kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_NE(only(m.log, v1::LogRecord::kMatchEnd).match_end().reason(), v1::MATCH_END_REASON_FAULT);
+  const v1::LogBotOutput* out = nullptr;
+  for (const auto& r : m.log)
+    if (r.has_bot_output() && r.bot_output().seat() == 0) out = &r.bot_output();
+  ASSERT_NE(out, nullptr) << "the bot's output must be in the log";
+  EXPECT_EQ(out->stderr(), "bad bytes: \\x80 \\xc3 \\xff, good: \xc3\xa9\n");
+  EXPECT_EQ(out->invalid_utf8_bytes(), 3u);
+  // No library complaint about the bytes reaches the referee's own output.
+  EXPECT_EQ(m.run.output.find("UTF-8"), std::string::npos) << m.run.output;
+  expect_log_follows_rules(m.log);
+}
+
+TEST(ProtocolAbuse, WhenOneSeatFailsToStartOnlyItIsReported) {
+  // Seat 0 never opens its socket; seat 1 is ready at once and must neither be reported nor
+  // hear of a match that never began.
+  const std::string dir = temp_dir("quiet");
+  const Match m =
+      play("quiet-match", {bad("no-socket"), kBadBot + " --mode normal --record " + dir + "/seat1"},
+           {"--startup-timeout-ms", "1000"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_EQ(f.kind(), v1::FAULT_KIND_STARTUP_FAILURE);
+  EXPECT_NE(m.run.output.find("seat 0 failed to start"), std::string::npos) << m.run.output;
+  EXPECT_EQ(m.run.output.find("seat 1 failed"), std::string::npos) << m.run.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/seat1")) << "seat 1 was sent a message";
+}
+
+TEST(ProtocolAbuse, InATournamentABotThatCannotStartIsTheOnlyOneReported) {
+  // "broken" exits at once in every match; "honest" starts fine and must never hear of a match
+  // that cannot begin, nor be blamed or replaced.
+  const std::string d = temp_dir("quiet-tournament");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"quiet\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"broken\" command: \"" << kBadBot
+                      << "\" args: \"--mode\" args: \"exit-at-startup\" }\n"
+                      << "bots { name: \"honest\" command: \"" << kBadBot
+                      << "\" args: \"--record\" args: \"" << d << "/honest\" }\n"
+                      << "matches_per_pairing: 2\nseed: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", d + "/out", "-j", "1"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(referee::read_index(d + "/out/index.jsonl", false, entries, notes, &error)) << error;
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << e.fault_reason();
+    EXPECT_EQ(e.match().seat_bots(e.fault_seat()), "broken");
+    EXPECT_NE(e.fault_reason().find("exited with code 7"), std::string::npos) << e.fault_reason();
+  }
+  EXPECT_FALSE(std::filesystem::exists(d + "/honest")) << "honest was sent a message";
+  EXPECT_EQ(r.output.find("bot honest:"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace allfives::e2e

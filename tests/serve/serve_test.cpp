@@ -1,0 +1,451 @@
+// End-to-end tests of `referee serve` and the human seat, over plain sockets: the real referee
+// binary serves folders written by real tournaments and matches between the sample bots.
+// What the pages say is checked against `referee standings` and the logs themselves.
+#include <google/protobuf/struct.pb.h>
+#include <google/protobuf/util/json_util.h>
+#include <google/protobuf/util/message_differencer.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "allfives/core/types.h"
+#include "e2e/e2e_util.h"
+#include "serve/serve_util.h"
+
+namespace allfives::e2e {
+namespace {
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kRandom = ALLFIVES_RANDOM_BOT;
+const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
+
+using namespace std::chrono_literals;
+
+// A small tournament with a forfeiting bot, played once per test program.
+const std::string& tournament_dir() {
+  static std::string out;
+  if (!out.empty()) return out;
+  const std::string dir = temp_dir("serve-tournament");
+  std::ofstream(dir + "/t.txtpb") << "name: \"served\"\nformat: FORMAT_TWO_PLAYERS\n"
+                                  << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                                  << "bots { name: \"random\" command: \"" << kRandom << "\" }\n"
+                                  << "bots { name: \"cheat\" command: \"" << kBadBot
+                                  << "\" args: \"--mode\" args: \"illegal\" args: \"--at\" args: "
+                                     "\"40\" }\n"
+                                  << "matches_per_pairing: 4\nseed: 11\n";
+  const RunResult r =
+      run({kReferee, "tournament", dir + "/t.txtpb", "--out", dir + "/out", "-j", "2"}, 120s);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  out = dir + "/out";
+  return out;
+}
+
+// `referee serve ARGS --listen 127.0.0.1:0`, its port read from what it prints.
+struct Server {
+  std::unique_ptr<Child> child;
+  int port = 0;
+};
+Server serve(std::vector<std::string> args) {
+  Server s;
+  args.insert(args.begin(), {kReferee, "serve"});
+  args.insert(args.end(), {"--listen", "127.0.0.1:0", "--poll-ms", "20"});
+  s.child = std::make_unique<Child>(args);
+  const std::string line = s.child->wait_for_line("Serving", 10s);
+  std::string target;
+  split_url(between(line + " ", "at ", " "), s.port, target);
+  EXPECT_GT(s.port, 0) << s.child->output();
+  return s;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
+  const std::string dir = tournament_dir();
+  const RunResult text = run({kReferee, "standings", dir});
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  // The text table: the header line starts with "Rank", rows follow until a blank line.
+  std::vector<std::vector<std::string>> expected;
+  std::istringstream lines(text.output);
+  std::string line;
+  bool in_table = false, in_h2h = false;
+  std::vector<std::vector<std::string>> expected_h2h;
+  while (std::getline(lines, line)) {
+    if (line.rfind("Rank", 0) == 0) in_table = true;
+    if (line.rfind("Head to head", 0) == 0) {
+      in_h2h = true;
+      continue;
+    }
+    if (line.empty()) {
+      in_table = false;
+      in_h2h = false;
+    }
+    if (in_table) expected.push_back(split_columns(line));
+    if (in_h2h) expected_h2h.push_back(split_columns(line));
+  }
+  ASSERT_EQ(expected.size(), 4u) << text.output;  // header and three bots
+
+  Server s = serve({dir});
+  const HttpReply page = http_get(s.port, "/t/0/");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.headers.at("content-type"), "text/html; charset=utf-8");
+  const auto table = html_table(page.body, "standings");
+  ASSERT_EQ(table.size(), expected.size()) << page.body;
+  for (size_t i = 0; i < table.size(); ++i) EXPECT_EQ(table[i], expected[i]) << "row " << i;
+  // The head-to-head table: the text's rows (a blank corner is dropped by the splitting).
+  auto h2h = html_table(page.body, "h2h");
+  ASSERT_EQ(h2h.size(), expected_h2h.size());
+  for (size_t i = 1; i < h2h.size(); ++i) EXPECT_EQ(h2h[i], expected_h2h[i]) << "h2h row " << i;
+  // The forfeits are on the page, and every match of the index is listed with its replay.
+  EXPECT_NE(page.body.find("illegal_play"), std::string::npos);
+  const auto matches = html_table(page.body, "matches");
+  EXPECT_EQ(matches.size(), 1u + 12u);  // header + 3 pairings x 4
+  const HttpReply listing = http_get(s.port, "/");
+  EXPECT_NE(listing.body.find("href=\"/t/0/\""), std::string::npos) << listing.body;
+}
+
+TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {
+  const std::string dir = tournament_dir();
+  Server s = serve({dir});
+  const HttpReply page = http_get(s.port, "/t/0/");
+  const std::regex link("href=\"(/m/0/matches/[^\"?]+\\.jsonl)\"");
+  std::set<std::string> urls;
+  for (auto it = std::sregex_iterator(page.body.begin(), page.body.end(), link);
+       it != std::sregex_iterator(); ++it)
+    urls.insert((*it)[1]);
+  ASSERT_EQ(urls.size(), 12u);
+  for (const std::string& url : urls) {
+    const HttpReply all = http_get(s.port, url);
+    ASSERT_EQ(all.status, 200) << url;
+    EXPECT_NE(all.body.find("id=\"replay-data\""), std::string::npos);
+    EXPECT_NE(all.body.find("\"viewer\":-1"), std::string::npos);
+    const HttpReply seat1 = http_get(s.port, url + "?seat=1");
+    ASSERT_EQ(seat1.status, 200);
+    EXPECT_NE(seat1.body.find("\"viewer\":1"), std::string::npos);
+    EXPECT_EQ(http_get(s.port, url + "?seat=2").status, 400);  // a 2-player match
+    EXPECT_EQ(http_get(s.port, url + "?seat=x").status, 400);
+  }
+  // The page is the replay `referee replay --html` writes, byte for byte.
+  const std::string one = *urls.begin();
+  const std::string log = dir + one.substr(std::string("/m/0").size());
+  const std::string html = temp_dir("serve-html") + "/r.html";
+  ASSERT_EQ(run({kReferee, "replay", log, "--seat", "1", "--html", html}).exit_code, 0);
+  EXPECT_EQ(http_get(s.port, one + "?seat=1").body, slurp(html));
+  // The raw log.
+  const HttpReply raw = http_get(s.port, "/log/0" + one.substr(4));
+  EXPECT_EQ(raw.status, 200);
+  EXPECT_EQ(raw.headers.at("content-type"), "application/x-ndjson; charset=utf-8");
+  EXPECT_EQ(raw.body, slurp(log));
+}
+
+TEST(ServeTest, NoUrlReachesAFileOutsideTheServedFolders) {
+  const std::string base = temp_dir("serve-paths");
+  const std::string served = base + "/served";
+  std::filesystem::create_directories(served + "/matches");
+  std::filesystem::create_directories(base + "/secret/matches");
+  const std::string secret = "SECRET-" + std::to_string(::getpid());
+  std::ofstream(base + "/secret.jsonl") << secret << "\n";
+  std::ofstream(base + "/secret/matches/x.jsonl") << secret << "\n";
+  std::ofstream(served + "/matches/ok.jsonl") << "not a log\n";
+  std::filesystem::create_symlink(base + "/secret.jsonl", served + "/matches/link.jsonl");
+  std::filesystem::create_symlink(base + "/secret", served + "/linkdir");
+  Server s = serve({served});
+  // The served file itself is reachable (so the refusals below are not a broken server).
+  EXPECT_EQ(http_get(s.port, "/log/0/matches/ok.jsonl").status, 200);
+  const std::vector<std::string> attacks = {
+      "/log/0/../secret.jsonl",
+      "/log/0/matches/../../secret.jsonl",
+      "/log/0/%2e%2e/secret.jsonl",
+      "/log/0/%2E%2E/secret.jsonl",
+      "/log/0/matches/%2e%2e%2f%2e%2e%2fsecret.jsonl",
+      "/log/0/..%2fsecret.jsonl",
+      "/log/0/matches/..%5c..%5csecret.jsonl",
+      "/log/0//" + base.substr(1) + "/secret.jsonl",
+      "/log/0/%2f" + base.substr(1) + "/secret.jsonl",
+      "/log/0/matches/link.jsonl",
+      "/log/0/linkdir/matches/x.jsonl",
+      "/m/0/matches/link.jsonl",
+      "/m/0/linkdir/matches/x.jsonl",
+      "/live/0/matches/link.jsonl?from=0",
+      "/t/0/linkdir/",
+      "/t/0/../",
+      "/log/0/matches/ok.jsonl%00.jsonl",
+      "/log/1/matches/ok.jsonl",
+      "/log/-1/matches/ok.jsonl",
+      "/log/00000000000/matches/ok.jsonl",
+  };
+  for (const std::string& a : attacks) {
+    HttpReply r = http_get(s.port, a);
+    EXPECT_GE(r.status, 400) << a;
+    EXPECT_LT(r.status, 500) << a;
+    EXPECT_EQ(r.body.find(secret), std::string::npos) << a;
+    EXPECT_FALSE(r.headers["content-type"].empty()) << a;
+  }
+  // The folder listing does not follow the link out either.
+  EXPECT_EQ(http_get(s.port, "/").body.find("linkdir"), std::string::npos);
+}
+
+TEST(ServeTest, BadRequestsGetClientErrorsAndTheServerKeepsServing) {
+  Server s = serve({tournament_dir()});
+  const std::vector<std::pair<std::string, int>> requests = {
+      {"GARBAGE\r\n\r\n", 400},
+      {"GET / HTTP/1.1\r\nHost: x\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
+      {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n", 413},
+      {"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405},
+      {"GET /t/0/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400},
+      {"GET /live/0/matches/x.jsonl?from=abc HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET /nothing HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET /t/99999/ HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
+  };
+  for (const auto& [raw, status] : requests) {
+    HttpReply r = http_raw(s.port, raw, 5s);
+    EXPECT_EQ(r.status, status) << raw.substr(0, 60);
+    EXPECT_FALSE(r.headers["content-type"].empty()) << raw.substr(0, 60);
+  }
+  // A live stream's bad step number, on a real log.
+  const HttpReply page = http_get(s.port, "/t/0/");
+  const std::string url = between(page.body, "href=\"/m/0/", "\"");
+  EXPECT_EQ(http_get(s.port, "/live/0/" + url + "?from=abc").status, 400);
+  // A client that connects and leaves mid-request, then a normal request.
+  http_raw(s.port, "GET /t/0/ HTTP/1.1\r\nHo", 200ms);
+  EXPECT_EQ(http_get(s.port, "/").status, 200);
+  EXPECT_TRUE(s.child->running());
+  EXPECT_EQ(s.child->interrupt(), 0);
+}
+
+// Parses a JSON document into a Struct (fails the test if it is not JSON).
+google::protobuf::Struct json(const std::string& text) {
+  google::protobuf::Struct s;
+  EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(text, &s).ok()) << text.substr(0, 200);
+  return s;
+}
+
+TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
+  const std::string dir = temp_dir("serve-live");
+  const std::string log = dir + "/live.jsonl";
+  Server s = serve({dir});
+  // A match slow enough to watch: one bot takes 15 ms per decision.
+  Child match({kReferee, "match", "--seed", "4", "--log", log,
+               "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
+  for (int i = 0; i < 200 && !std::filesystem::exists(log); ++i) std::this_thread::sleep_for(10ms);
+  std::this_thread::sleep_for(300ms);
+  const HttpReply listing = http_get(s.port, "/t/0/");
+  EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
+  const HttpReply page = http_get(s.port, "/m/0/live.jsonl");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_NE(page.body.find("\"live\":\"/live/0/live.jsonl?seat=\""), std::string::npos);
+
+  std::vector<google::protobuf::Value> steps;  // every step, in order, as streamed
+  int messages = 0;
+  bool finished = false;
+  read_events(
+      s.port, "/live/0/live.jsonl?seat=&from=0",
+      [&](const std::string& data) {
+        const auto m = json(data);
+        EXPECT_EQ(static_cast<size_t>(m.fields().at("from").number_value()), steps.size());
+        for (const auto& st : m.fields().at("steps").list_value().values()) steps.push_back(st);
+        ++messages;
+        finished = m.fields().at("finished").bool_value();
+        return !finished;
+      },
+      60s);
+  EXPECT_EQ(match.wait_exit(30s), 0) << match.output();
+  EXPECT_TRUE(finished);
+  EXPECT_GT(messages, 10) << "the match should arrive in many pieces, as it is played";
+  // The streamed steps are the finished replay's steps, all of them, in order.
+  const HttpReply done = http_get(s.port, "/m/0/live.jsonl");
+  const auto data = json(
+      between(done.body, "<script type=\"application/json\" id=\"replay-data\">", "</script>"));
+  const auto& all = data.fields().at("steps").list_value().values();
+  ASSERT_EQ(static_cast<size_t>(all.size()), steps.size());
+  for (int i = 0; i < all.size(); ++i)
+    EXPECT_TRUE(
+        google::protobuf::util::MessageDifferencer::Equals(all[i], steps[static_cast<size_t>(i)]))
+        << "step " << i << ": " << all[i].DebugString() << " vs "
+        << steps[static_cast<size_t>(i)].DebugString();
+  EXPECT_EQ(data.fields().at("match").struct_value().fields().count("live"), 0u);
+  // A late watcher of a finished match gets everything at once and the stream ends.
+  int late = 0;
+  read_events(
+      s.port, "/live/0/live.jsonl?seat=0&from=3", [&](const std::string&) { return ++late < 5; },
+      10s);
+  EXPECT_EQ(late, 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// The human seat.
+
+struct HumanMatch {
+  std::unique_ptr<Child> referee;
+  int port = 0;
+  std::string target;  // "/?token=..."
+  std::string token;
+  std::string log;
+};
+
+HumanMatch start_human(const std::string& name, std::vector<std::string> extra = {}) {
+  HumanMatch h;
+  h.log = temp_dir(name) + "/human.jsonl";
+  std::vector<std::string> argv = {
+      kReferee, "match",   "--seed",      "9",        "--log",
+      h.log,    "--serve", "127.0.0.1:0", "me=human", "greedy=" + kGreedy};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  h.referee = std::make_unique<Child>(argv);
+  const std::string line = h.referee->wait_for_line("http://", 10s);
+  split_url(line.substr(line.find("http://")), h.port, h.target);
+  h.token = h.target.substr(h.target.find("token=") + 6);
+  EXPECT_EQ(h.token.size(), 32u) << line;
+  return h;
+}
+
+std::set<std::string> pairs_of(const std::string& s) {
+  std::set<std::string> out;
+  for (size_t i = 0; i + 1 < s.size(); i += 2) out.insert(s.substr(i, 2));
+  return out;
+}
+
+std::string pair_of(const v1::Tile& t) {
+  return std::to_string(t.high()) + std::to_string(t.low());
+}
+
+TEST(HumanSeatTest, ThePageNeedsItsToken) {
+  HumanMatch h = start_human("human-token");
+  ASSERT_GT(h.port, 0);
+  EXPECT_EQ(http_get(h.port, "/").status, 403);
+  EXPECT_EQ(http_get(h.port, "/?token=").status, 403);
+  EXPECT_EQ(http_get(h.port, "/?token=" + std::string(32, '0')).status, 403);
+  EXPECT_EQ(http_get(h.port, "/events").status, 403);
+  EXPECT_EQ(http_post(h.port, "/play", "seq=0&play=0").status, 403);
+  EXPECT_EQ(http_post(h.port, "/play?token=" + h.token.substr(0, 31), "seq=0&play=0").status, 403);
+  const HttpReply page = http_get(h.port, h.target);
+  EXPECT_EQ(page.status, 200);
+  EXPECT_EQ(page.headers.at("content-type"), "text/html; charset=utf-8");
+  EXPECT_EQ(h.referee->interrupt(), 130);
+}
+
+// Plays a whole match through the page's own requests (what the page's buttons send) and
+// checks everything the seat was sent against the log: never a tile of another hand before
+// that hand's end reveals it.
+TEST(HumanSeatTest, APersonPlaysAWholeMatchAndSeesOnlyTheirOwnTiles) {
+  HumanMatch h = start_human("human-play", {"--move-time-ms", "20000"});
+  ASSERT_GT(h.port, 0);
+  std::vector<google::protobuf::Struct> seen;
+  int plays = 0;
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) {
+        seen.push_back(json(data));
+        const auto& f = seen.back().fields();
+        const auto& legal = f.at("legal").list_value().values();
+        if (f.at("to_move").number_value() == f.at("seat").number_value() && !legal.empty()) {
+          // The last legal play, so both ends get chosen over a match.
+          const int pick = legal.size() - 1;
+          const HttpReply r = http_post(
+              h.port, "/play?token=" + h.token,
+              "seq=" + std::to_string(static_cast<long long>(f.at("seq").number_value())) +
+                  "&play=" + std::to_string(pick));
+          EXPECT_EQ(r.status, 200) << r.body;
+          ++plays;
+        }
+        return !f.at("over").bool_value();
+      },
+      120s);
+  ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(seen.back().fields().at("over").bool_value());
+  EXPECT_GT(plays, 5);
+  const auto log = read_log(h.log);
+  expect_log_follows_rules(log);
+  EXPECT_EQ(log[0].header().bots(0).display_name(), "me");
+  EXPECT_EQ(only(log, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+  // Seat 0's tiles over each hand (dealt and drawn), from the log.
+  std::map<int, std::set<std::string>> mine;
+  int hand = -1;
+  for (const auto& r : log) {
+    if (r.has_hand_start()) {
+      hand = static_cast<int>(r.hand_start().hand_index());
+      for (const auto& t : r.hand_start().hands(0).tiles()) mine[hand].insert(pair_of(t));
+    }
+    if (r.has_draw() && r.draw().seat() == 0)
+      for (const auto& t : r.draw().tiles()) mine[hand].insert(pair_of(t));
+  }
+  for (const auto& m : seen) {
+    const auto& f = m.fields();
+    const int h_index = static_cast<int>(f.at("hand_index").number_value());
+    for (const std::string& t : pairs_of(f.at("hand").string_value()))
+      EXPECT_TRUE(mine[h_index].count(t))
+          << "tile " << t << " sent as seat 0's in hand " << h_index;
+    if (f.count("revealed")) {
+      // Only at a hand's end: the page was told the hand is over.
+      bool ended = false;
+      for (const auto& e : f.at("events").list_value().values())
+        ended = ended || e.string_value().find("ends:") != std::string::npos;
+      EXPECT_TRUE(ended) << "hands revealed before the hand's end";
+      EXPECT_TRUE(f.at("legal").list_value().values().empty());
+    }
+  }
+}
+
+TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTime) {
+  HumanMatch h = start_human("human-late", {"--move-time-ms", "300", "--time-bank-ms", "200"});
+  ASSERT_GT(h.port, 0);
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) { return !json(data).fields().at("over").bool_value(); }, 30s);
+  ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+  const auto log = read_log(h.log);
+  const auto& end = only(log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_TIMEOUT);
+}
+
+}  // namespace
+}  // namespace allfives::e2e
+
+namespace allfives::e2e {
+namespace {
+
+// The terminal seat: plays typed as numbers on standard input (here always "1", the first
+// play offered); the table is drawn as `referee replay --seat 0` draws it.
+TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
+  const std::string dir = temp_dir("human-tty");
+  const std::string log = dir + "/tty.jsonl";
+  const std::string out = dir + "/out.txt";
+  const RunResult r = run({"/bin/sh", "-c",
+                           "yes 1 | head -2000 | '" + kReferee + "' match --seed 5 --log '" + log +
+                               "' human-tty '" + kGreedy + "' > '" + out + "' 2>&1"},
+                          120s);
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  const std::string shown = slurp(out);
+  const auto records = read_log(log);
+  expect_log_follows_rules(records);
+  EXPECT_EQ(records[0].header().bots(0).display_name(), "human");
+  EXPECT_EQ(only(records, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+  EXPECT_NE(shown.find("Your plays:  1) "), std::string::npos) << shown;
+  // The first table shown is the replay's frame of the hand's start, as seat 0 saw it (the
+  // rule above it differs only in the step count: the log was one line long then).
+  const RunResult replay = run({kReferee, "replay", log, "--seat", "0", "--print", "--hand", "1",
+                                "--play", "0", "--color", "never"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  const std::string frame = between(replay.output, "── Hand 1 · start", "\n  scores:");
+  const std::string frame_body = frame.substr(frame.find('\n'));
+  ASSERT_FALSE(frame_body.empty());
+  EXPECT_NE(shown.find(frame_body), std::string::npos) << frame_body << "\n----\n"
+                                                       << shown.substr(0, 2000);
+  // Seat 1's tiles are never listed while its hand is on: only "(hidden)".
+  EXPECT_NE(shown.find("(hidden)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace allfives::e2e
