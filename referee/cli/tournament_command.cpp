@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "cli/stop_signal.h"
 #include "tournament/tournament_runner.h"
@@ -19,7 +21,36 @@ struct TournamentOptions {
   bool affinity = true;
   int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
   int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
+  std::vector<std::string> candidates;
+  std::string sprt;
+  int sprt_max_pairs = -1;
 };
+
+// "ELO0,ELO1[,ALPHA,BETA]" into an Sprt message.
+bool parse_sprt(const std::string& text, v1::Sprt& out) {
+  std::vector<double> v;
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t comma = std::min(text.find(',', from), text.size());
+    try {
+      size_t used = 0;
+      const std::string part = text.substr(from, comma - from);
+      v.push_back(std::stod(part, &used));
+      if (used != part.size()) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+    from = comma + 1;
+  }
+  if (v.size() != 2 && v.size() != 4) return false;
+  out.set_elo0(v[0]);
+  out.set_elo1(v[1]);
+  if (v.size() == 4) {
+    out.set_alpha(v[2]);
+    out.set_beta(v[3]);
+  }
+  return true;
+}
 
 // "I/N" with 0 <= I < N.
 bool parse_shard(const std::string& text, int& index, int& count) {
@@ -45,8 +76,29 @@ int run(const TournamentOptions& o) {
   }
   TournamentRun run;
   std::string error;
-  if (!load_tournament(o.file, run.def, &error)) {
+  v1::Sprt sprt;
+  if (!o.sprt.empty() && !parse_sprt(o.sprt, sprt)) {
+    std::cerr << "referee tournament: --sprt must be ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA (e.g. "
+                 "0,5 or 0,5,0.05,0.05), not '"
+              << o.sprt << "'\n";
+    return 2;
+  }
+  const auto flags = [&](v1::Tournament& t) {
+    for (const std::string& c : o.candidates) t.add_candidates(c);
+    if (!o.sprt.empty()) {
+      const uint32_t max_pairs = t.sprt().max_pairs();
+      *t.mutable_sprt() = sprt;
+      t.mutable_sprt()->set_max_pairs(max_pairs);
+    }
+    if (o.sprt_max_pairs >= 0 && t.has_sprt())
+      t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(o.sprt_max_pairs));
+  };
+  if (!load_tournament(o.file, run.def, &error, flags)) {
     std::cerr << "referee tournament: " << error << "\n";
+    return 2;
+  }
+  if (o.sprt_max_pairs >= 0 && !run.def.sprt) {
+    std::cerr << "referee tournament: --sprt-max-pairs needs --sprt or an sprt block in the file\n";
     return 2;
   }
   if (!o.shard.empty() && !parse_shard(o.shard, run.shard_index, run.shard_count)) {
@@ -85,9 +137,11 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<TournamentOptions>();
   CLI::App* cmd = app.add_subcommand(
       "tournament",
-      "Play a round-robin tournament from a definition file (protobuf text format, see\n"
-      "proto/allfives/v1/tournament.proto and tournaments/*.txtpb), log every match and print\n"
-      "the standings. Ctrl-C stops cleanly; --resume continues in the same output folder.");
+      "Play a tournament from a definition file (protobuf text format, see\n"
+      "proto/allfives/v1/tournament.proto and tournaments/*.txtpb): a round robin, or a\n"
+      "gauntlet of candidates against baselines, optionally stopped early by an SPRT. Logs\n"
+      "every match and prints the standings. Ctrl-C stops cleanly; --resume continues in the\n"
+      "same output folder, and plays only the new matches of a file with bots appended.");
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
@@ -100,6 +154,18 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "Play only slice I of N of the schedule (e.g. 3/8), into its own folder; "
                   "merge the folders with `referee standings`");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress line");
+  cmd->add_option("--candidate", o->candidates,
+                  "Make this bot a gauntlet candidate (repeatable; as `candidates` in the file): "
+                  "each candidate plays every other bot that is not a candidate, and baselines do "
+                  "not play each other")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--sprt", o->sprt,
+                  "Stop early on a sequential probability ratio test (as the file's `sprt` block): "
+                  "ELO0,ELO1[,ALPHA,BETA] in normalized Elo, e.g. 0,5 (alpha = beta = 0.05 by "
+                  "default). Two-side formats; tests the one candidate (or the first of two bots) "
+                  "over mirrored pairs; see docs/STATISTICS.md");
+  cmd->add_option("--sprt-max-pairs", o->sprt_max_pairs,
+                  "Stop the SPRT undecided after this many pairs of the candidate");
   cmd->add_flag(
       "--affinity,!--no-affinity", o->affinity,
       "Pin each worker, with its bots, to one CPU (worker i to the i-th usable CPU, round "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "allfives/v1/common.pb.h"
+#include "match/decision_timing.h"
 
 namespace allfives::referee {
 
@@ -35,7 +36,8 @@ struct MatchResult {
   int hands_played = 0;
   int decisions = 0;
   std::chrono::milliseconds duration{0};
-  std::vector<BotHello> hellos;  // per seat
+  std::vector<BotHello> hellos;        // per seat
+  std::vector<DecisionTiming> timing;  // per seat: its decision times
 };
 
 // A fault kind in one word, its name in common.proto without the prefix, in lower case:

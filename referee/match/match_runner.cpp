@@ -45,8 +45,10 @@ struct Seat {
   const BotSpec* spec = nullptr;
   BotEndpoint* bot = nullptr;  // null if it failed to start
   std::unique_ptr<MatchStream> stream;
-  std::vector<v1::Event> pending;  // public events not yet delivered to this seat
-  std::chrono::milliseconds bank{0};
+  std::vector<v1::Event> pending;          // public events not yet delivered to this seat
+  std::chrono::milliseconds move_time{0};  // per decision
+  std::chrono::milliseconds bank{0};       // what is left of the time bank
+  std::chrono::milliseconds initial_bank{0};
   BotHello hello;
   int turns = 0;  // turn requests this seat has answered
 };
@@ -213,8 +215,8 @@ bool Runner::handshake() {
     ms->set_partner_seat(partner_of(format_, seat));
     ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
     ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
-    ms->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
-    ms->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
+    ms->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
+    ms->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
     for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
     s.stream->start_exchange(m);
   }
@@ -277,6 +279,8 @@ void Runner::write_header() {
     b->set_version(s.hello.version);
     if (s.spec->started()) b->set_command(s.spec->describe());
     b->set_address(s.bot ? s.bot->address() : s.spec->address);
+    b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
+    b->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
   }
   h->set_started_at(utc_now());
 }
@@ -294,8 +298,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   const View view = state.view(seat);
   wire::fill_turn_request(view, tr);
   *legal_count = view.legal_plays().size();
-  const auto limit = spec_.time.move_time + s.bank;
-  tr->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
+  const auto limit = s.move_time + s.bank;
+  tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
 
   const auto sent = Clock::now();
@@ -307,9 +311,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
       static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   // Only a timeout needs these words: not built for every decision.
   const auto limit_words = [&] {
-    return std::to_string(limit.count()) + " ms (move time " +
-           std::to_string(spec_.time.move_time.count()) + " ms + bank " +
-           std::to_string(s.bank.count()) + " ms)";
+    return std::to_string(limit.count()) + " ms (move time " + std::to_string(s.move_time.count()) +
+           " ms + bank " + std::to_string(s.bank.count()) + " ms)";
   };
   if (st == IoStatus::kTimeout) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT,
@@ -326,8 +329,11 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
         "answered after " + std::to_string(elapsed_ms.count()) + " ms; it had " + limit_words());
     return false;
   }
-  s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - spec_.time.move_time);
+  s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - s.move_time);
   ++s.turns;
+  DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
+  timing.add(*decision_us, static_cast<uint64_t>(limit.count()) * 1000);
+  timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
 
   const v1::BotMessage& answer = s.stream->answer();
   if (!answer.has_play()) {
@@ -574,9 +580,12 @@ MatchResult Runner::run() {
   for (int seat = 0; seat < n(); ++seat) {
     seats_[seat].spec = spec_.seats[static_cast<size_t>(seat)].spec;
     seats_[seat].bot = spec_.seats[static_cast<size_t>(seat)].bot;
-    seats_[seat].bank = spec_.time.time_bank;
+    const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
+    seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
+    seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
+  result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
 
   const bool ok = handshake();
   write_header();

@@ -31,6 +31,10 @@ struct SeatSpec {
   const BotSpec* spec = nullptr;
   BotEndpoint* bot = nullptr;  // null: the bot failed to start (see startup_error)
   std::string startup_error;
+  // This seat's own move time and bank (time odds); empty: MatchSpec::time's. The slack and
+  // the handshake time are always MatchSpec::time's.
+  std::optional<std::chrono::milliseconds> move_time = std::nullopt;
+  std::optional<std::chrono::milliseconds> time_bank = std::nullopt;
 };
 
 struct MatchSpec {

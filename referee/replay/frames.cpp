@@ -1,12 +1,26 @@
 #include "replay/frames.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 
 #include "match/match_result.h"
 
 namespace allfives::referee {
 namespace {
+
+// A decision time from the log: "0.84 ms", "12.3 ms", "1.25 s".
+std::string decision_text(uint32_t us) {
+  char buf[32];
+  if (us < 10000) {
+    std::snprintf(buf, sizeof buf, "%.2f ms", us / 1000.0);
+  } else if (us < 1000000) {
+    std::snprintf(buf, sizeof buf, "%.1f ms", us / 1000.0);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f s", us / 1e6);
+  }
+  return buf;
+}
 
 // load_replay has checked every tile, so these conversions only guard against misuse.
 Tile tile_of(const v1::Tile& t) {
@@ -264,6 +278,7 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
                  ": count " + std::to_string(f.count) + ", " + points_text(f.points);
         if (seat >= 0 && seat < n && table.hands[static_cast<size_t>(seat)].empty())
           f.text += ", and has no tiles left";
+        f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
         break;
       }
       case v1::LogRecord::kDraw: {

@@ -129,7 +129,7 @@ TournamentFolder read_tournament_folder(const std::string& dir) {
   t.index_path = (fs::path(dir) / "index.jsonl").string();
   const std::string file = (fs::path(dir) / "tournament.txtpb").string();
   std::string why;
-  t.def_ok = load_tournament(file, t.def, &why, LoadOptions{.check_programs = false});
+  t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
   if (!t.def_ok) t.failures.push_back(why);
   if (!read_index(t.index_path, /*repair=*/false, t.entries, t.notes, &why)) {
     t.failures.push_back(why);
@@ -176,9 +176,12 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
       fail("match " + id + " is already in the index at line " + std::to_string(it->second));
       continue;
     }
-    if (e.tournament_hash() != t.def.hash)
+    // Matches played before bots were appended to the file carry the hash of the shorter file.
+    if (e.tournament_hash() != t.def.hash &&
+        std::find(t.def.earlier_hashes.begin(), t.def.earlier_hashes.end(), e.tournament_hash()) ==
+            t.def.earlier_hashes.end())
       fail("tournament_hash '" + e.tournament_hash() + "' is not the hash of " + t.dir +
-           "/tournament.txtpb ('" + t.def.hash + "')");
+           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
     const auto found = by_id.find(id);
     if (found == by_id.end()) {
       fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");

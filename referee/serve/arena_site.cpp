@@ -16,9 +16,9 @@
 #include "log/json_text.h"
 #include "log/log_reader.h"
 #include "match/match_result.h"
+#include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
-#include "replay/frames.h"
 #include "replay/terminal_view.h"
 #include "tournament/index_file.h"
 #include "tournament/standings.h"
@@ -177,12 +177,15 @@ std::string standings_html(const Standings& s) {
       "<th>Pts for</th><th>Pts against</th><th>Elo</th></tr>";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
-    out += "<tr><td>" + std::to_string(i + 1) + "</td><td class=\"l\">" + html_escape(b.name) +
-           "</td><td>" + std::to_string(b.matches) + "</td><td>" + std::to_string(b.wins) +
-           "</td><td>" + std::to_string(b.losses) + "</td><td>" + std::to_string(b.draws) +
-           "</td><td>" + std::to_string(b.forfeits_total) + "</td><td>" +
-           fixed(b.avg_points_for(), 1) + "</td><td>" + fixed(b.avg_points_against(), 1) +
-           "</td><td>" + signed_fixed(b.elo, 0) + " ± " + fixed(b.elo_ci95, 0) + "</td></tr>";
+    // "=": a statistical tie with a neighbour, as `referee standings` marks it.
+    std::string rank = std::to_string(i + 1);
+    if (b.tied) rank += '=';
+    out += "<tr><td>" + rank + "</td><td class=\"l\">" + html_escape(b.name) + "</td><td>" +
+           std::to_string(b.matches) + "</td><td>" + std::to_string(b.wins) + "</td><td>" +
+           std::to_string(b.losses) + "</td><td>" + std::to_string(b.draws) + "</td><td>" +
+           std::to_string(b.forfeits_total) + "</td><td>" + fixed(b.avg_points_for(), 1) +
+           "</td><td>" + fixed(b.avg_points_against(), 1) + "</td><td>" + signed_fixed(b.elo, 0) +
+           " ± " + fixed(b.elo_ci95, 0) + "</td></tr>";
   }
   out += "</table>";
   std::string forfeits;
@@ -192,7 +195,8 @@ std::string standings_html(const Standings& s) {
     const char* sep = " ";
     for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
       if (b.forfeits[k] == 0) continue;
-      forfeits += sep + describe(static_cast<v1::FaultKind>(k)) + " " + std::to_string(b.forfeits[k]);
+      forfeits +=
+          sep + describe(static_cast<v1::FaultKind>(k)) + " " + std::to_string(b.forfeits[k]);
       sep = ", ";
     }
     forfeits += "</div>";
@@ -610,8 +614,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
         hands = std::to_string(e.hands_played());
         if (e.fault_seat() >= 0)
           fault = "<span class=\"fault\">seat " + std::to_string(e.fault_seat()) + " " +
-                  describe(e.fault_kind()) + ": " + html_escape(e.fault_reason()) +
-                  "</span>";
+                  describe(e.fault_kind()) + ": " + html_escape(e.fault_reason()) + "</span>";
       } else {
         const LogSummary& s = indexes_->summary(log_real);
         n_seats = s.seats.size();

@@ -55,7 +55,12 @@ std::string Progress::line(bool final) {
                     ? (std::to_string(static_cast<int>(left / rate + 0.5)) + "s").c_str()
                     : "-",
                 leader.c_str(), faults_);
-  return buf;
+  return status_.empty() ? std::string(buf) : std::string(buf) + "  " + status_;
+}
+
+void Progress::set_status(std::string status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  status_ = std::move(status);
 }
 
 void Progress::add(const v1::IndexEntry& e) {

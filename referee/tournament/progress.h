@@ -22,6 +22,8 @@ class Progress {
   void add_earlier(const v1::IndexEntry& e);
   // The final line (ends a refreshing line with a newline).
   void finish();
+  // Text appended to every line from now on, e.g. the SPRT's LLR and bounds (thread-safe).
+  void set_status(std::string status);
 
  private:
   void tally(const v1::IndexEntry& e);
@@ -33,6 +35,7 @@ class Progress {
   int total_, already_, done_ = 0, faults_ = 0;
   std::map<std::string, double> points_;  // match points: 1 per win, 1/2 per draw
   std::map<std::string, int> played_;
+  std::string status_;
   std::chrono::steady_clock::time_point start_, last_print_;
 };
 

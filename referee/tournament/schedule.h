@@ -10,13 +10,19 @@
 
 namespace allfives::referee {
 
-// Every k-combination of bots (pairs for partnerships) is a pairing. Each pairing plays
+// The pairings are gauntlet.h's pairings_of: every k-combination of bots (pairs for
+// partnerships), or each candidate with baselines in a gauntlet. Each pairing plays
 // matches_per_pairing / rotations deal sequences, each once per seat rotation: in rotation r
 // seat s holds the pairing's bot (s + r) mod k (partnerships: the two bots alternate seats and
 // swap sides in rotation 1). Deal sequence d of every pairing uses seed derive_seed(seed, d),
 // so luck of the deal cancels within a pairing and is shared across pairings. The order is
 // deal-major (all pairings play deal 0 before any plays deal 1), so partial results stay
 // balanced.
+//
+// Stable under appending bots: a match's id ("BOT-BOT-dD-rR", the seat bots, deal and
+// rotation), seed and seats do not depend on the other pairings, and appended bots only
+// append pairings, so every match of the smaller tournament keeps its id, seed and seats in
+// the larger one (only ordinals shift). The same holds for a larger matches_per_pairing.
 std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
 
 // How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the

@@ -162,6 +162,7 @@ std::vector<double> cholesky_solve(const Matrix& l, std::vector<double> b) {
 struct EloFit {
   std::vector<double> elo;   // centred
   std::vector<double> ci95;  // half widths
+  Matrix covariance;         // of the uncentred ratings (natural units); differences use it
 };
 
 // Bradley-Terry with the prior of kEloPriorDraws, by Newton's method with backtracking (the
@@ -242,6 +243,7 @@ EloFit fit_elo(const Matrix& n, const Matrix& w) {
     e[j] = 1.0;
     inv[j] = cholesky_solve(l, e);  // column j (the matrix is symmetric)
   }
+  fit.covariance = inv;
   std::vector<double> row_mean(m, 0.0);
   double all_mean = 0;
   for (size_t i = 0; i < m; ++i) {
@@ -310,6 +312,62 @@ std::string json_string(const std::string& s) {
   return out;
 }
 
+// An Elo figure: signed, "+inf" / "-inf" for a score of 1 or 0.
+std::string elo_text(double v) {
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  return signed_fixed(v, 0);
+}
+
+// A number for JSON, null when it is not finite.
+std::string json_number(double v, int decimals) {
+  return std::isfinite(v) ? fixed(v, decimals) : "null";
+}
+
+std::string timing_csv(const DecisionTiming& t) {
+  std::string out = std::to_string(t.decisions);
+  for (const double ms : {t.mean_us() / 1000, t.quantile_us(0.5) / 1000, t.quantile_us(0.99) / 1000,
+                          t.max_us / 1000.0}) {
+    out += ',';
+    out += fixed(ms, 3);
+  }
+  out += ',';
+  out += std::to_string(t.max_bank_used_ms);
+  out += ',';
+  out += std::to_string(t.near_deadline);
+  return out;
+}
+
+std::string timing_json(const DecisionTiming& t) {
+  std::string out = "{\"decisions\": ";
+  out += std::to_string(t.decisions);
+  out += ", \"mean_ms\": " + fixed(t.mean_us() / 1000, 3);
+  out += ", \"median_ms\": " + fixed(t.quantile_us(0.5) / 1000, 3);
+  out += ", \"p99_ms\": " + fixed(t.quantile_us(0.99) / 1000, 3);
+  out += ", \"max_ms\": " + fixed(t.max_us / 1000.0, 3);
+  out += ", \"max_bank_used_ms\": " + std::to_string(t.max_bank_used_ms);
+  out += ", \"near_deadline\": " + std::to_string(t.near_deadline) + "}";
+  return out;
+}
+
+std::string counts_text(const PairingStats& p) {
+  if (!p.pentanomial)
+    return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
+           std::to_string(p.games.draws);
+  std::string out;
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) out += '/';
+    out += std::to_string(p.pairs.n[k]);
+  }
+  return out;
+}
+
+// "+54 [+15, +96]  nElo +74 ± 54  LOS 99.6%" and the verdict.
+std::string estimate_text(const EloEstimate& e) {
+  return elo_text(e.elo) + " [" + elo_text(e.elo_lower) + ", " + elo_text(e.elo_upper) +
+         "]  nElo " + signed_fixed(e.nelo, 0) + " ± " + fixed(e.nelo_ci95, 0) + "  LOS " +
+         fixed(100 * e.los, 1) + "%";
+}
+
 std::string h2h_text(const HeadToHead& h) {
   return std::to_string(h.wins) + "-" + std::to_string(h.losses) + "-" + std::to_string(h.draws);
 }
@@ -322,6 +380,21 @@ void StandingsAccumulator::add(const v1::IndexEntry& e) {
     s_.notes.push_back("skipped match '" + e.match().match_id() + "': " + m.why);
     return;
   }
+  mirrored_.add(e);
+  if (e.timing_size() == e.match().seat_bots_size())
+    for (int seat = 0; seat < e.timing_size(); ++seat) {
+      const v1::SeatTiming& st = e.timing(seat);
+      DecisionTiming t;
+      t.decisions = st.decisions();
+      t.total_us = st.total_us();
+      t.max_us = st.max_us();
+      t.near_deadline = st.near_deadline();
+      t.max_bank_used_ms = st.bank_used_ms();
+      for (int i = 0; i < st.bucket_size() && i < st.bucket_count_size(); ++i)
+        t.buckets[st.bucket(i)] += st.bucket_count(i);
+      BotStanding& r = rows_[e.match().seat_bots(seat)];
+      r.timing.merge(t);
+    }
   if (first_) {
     s_.tournament_name = e.tournament_name();
     s_.tournament_hash = e.tournament_hash();
@@ -402,19 +475,81 @@ Standings StandingsAccumulator::finish() const {
     rows[names[i]].elo = fit.elo[i];
     rows[names[i]].elo_ci95 = fit.ci95[i];
   }
+  // Can the fit tell two bots apart? The 95% interval of their rating difference.
+  auto tied = [&](const std::string& a, const std::string& b) {
+    const size_t i = index[a], j = index[b];
+    if (fit.covariance.empty()) return true;
+    const double var = fit.covariance[i][i] + fit.covariance[j][j] - 2 * fit.covariance[i][j];
+    const double diff = std::abs(fit.elo[i] - fit.elo[j]) / kEloPerNatural;
+    return diff <= kZ95 * std::sqrt(std::max(0.0, var));
+  };
 
   for (auto& [name, row] : rows) s.bots.push_back(std::move(row));
   std::stable_sort(s.bots.begin(), s.bots.end(), [](const BotStanding& a, const BotStanding& b) {
     if (elo_key(a.elo) != elo_key(b.elo)) return elo_key(a.elo) > elo_key(b.elo);
     return a.name < b.name;
   });
+  for (size_t i = 0; i + 1 < s.bots.size(); ++i)
+    if (tied(s.bots[i].name, s.bots[i + 1].name)) s.bots[i].tied = s.bots[i + 1].tied = true;
+  if (!fit.covariance.empty()) {
+    s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
+    for (size_t i = 0; i < s.bots.size(); ++i)
+      for (size_t j = 0; j < s.bots.size(); ++j)
+        s.elo_covariance[i][j] = fit.covariance[index[s.bots[i].name]][index[s.bots[j].name]] *
+                                 kEloPerNatural * kEloPerNatural;
+  }
   s.cross.assign(s.bots.size(), std::vector<HeadToHead>(s.bots.size()));
   for (size_t i = 0; i < s.bots.size(); ++i)
     for (size_t j = 0; j < s.bots.size(); ++j) {
       const auto it = pairs.find({s.bots[i].name, s.bots[j].name});
       if (it != pairs.end()) s.cross[i][j] = it->second;
     }
+  // Pairings, the higher ranked bot first.
+  const auto& mirrored = mirrored_.pairings();
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = i + 1; j < s.bots.size(); ++j) {
+      const HeadToHead& h = s.cross[i][j];
+      if (h.games() == 0) continue;
+      PairingStats p;
+      p.bot = s.bots[i].name;
+      p.opponent = s.bots[j].name;
+      p.games = Trinomial{h.wins, h.draws, h.losses};
+      const bool in_order = p.bot < p.opponent;
+      const auto it =
+          mirrored.find(in_order ? std::pair{p.bot, p.opponent} : std::pair{p.opponent, p.bot});
+      if (it != mirrored.end() && it->second.pairs() > 0) {
+        p.pentanomial = true;
+        p.pairs = in_order ? it->second : it->second.mirrored();
+        p.estimate = estimate(p.pairs);
+      } else {
+        p.estimate = estimate(p.games);
+      }
+      s.pairings.push_back(std::move(p));
+    }
+  if (mirrored_.unpaired() > 0 && !mirrored.empty())
+    s.notes.push_back(std::to_string(mirrored_.unpaired()) +
+                      " match(es) without their mirrored partner are left out of the pair "
+                      "statistics");
   return s;
+}
+
+bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error) {
+  size_t a = s.bots.size();
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    if (s.bots[i].name == name) a = i;
+  if (a == s.bots.size()) {
+    if (error) *error = "the anchor '" + name + "' is not a bot of these standings";
+    return false;
+  }
+  const double shift = elo - s.bots[a].elo;
+  const auto& c = s.elo_covariance;
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    s.bots[i].elo += shift;
+    if (c.size() == s.bots.size())
+      s.bots[i].elo_ci95 = kZ95 * std::sqrt(std::max(0.0, c[i][i] + c[a][a] - 2 * c[i][a]));
+  }
+  s.anchor = name + " = " + fixed(elo, 0);
+  return true;
 }
 
 Standings compute_standings(const std::vector<v1::IndexEntry>& entries) {
@@ -435,11 +570,12 @@ std::string format_standings_table(const Standings& s) {
   std::vector<std::vector<std::string>> cells;
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
-    cells.push_back({std::to_string(i + 1), b.name, std::to_string(b.matches),
-                     std::to_string(b.wins), std::to_string(b.losses), std::to_string(b.draws),
-                     std::to_string(b.forfeits_total), fixed(b.avg_points_for(), 1),
-                     fixed(b.avg_points_against(), 1),
-                     signed_fixed(b.elo, 0) + " ± " + fixed(b.elo_ci95, 0)});
+    std::string rank = std::to_string(i + 1);
+    if (b.tied) rank += '=';
+    cells.push_back(
+        {rank, b.name, std::to_string(b.matches), std::to_string(b.wins), std::to_string(b.losses),
+         std::to_string(b.draws), std::to_string(b.forfeits_total), fixed(b.avg_points_for(), 1),
+         fixed(b.avg_points_against(), 1), signed_fixed(b.elo, 0) + " ± " + fixed(b.elo_ci95, 0)});
   }
   std::vector<size_t> widths(header.size());
   for (size_t c = 0; c < header.size(); ++c) {
@@ -499,12 +635,79 @@ std::string format_standings_table(const Standings& s) {
     }
   }
 
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; })) {
+    out << "\nDecision times (ms)\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"Bot", "Decisions", "Mean", "Median", "p99", "Max", "Most bank used", "Near deadline"}};
+    for (const BotStanding& b : s.bots) {
+      const DecisionTiming& t = b.timing;
+      if (t.decisions == 0) continue;
+      rows.push_back({b.name, std::to_string(t.decisions), fixed(t.mean_us() / 1000, 2),
+                      fixed(t.quantile_us(0.5) / 1000, 2), fixed(t.quantile_us(0.99) / 1000, 2),
+                      fixed(t.max_us / 1000.0, 2), std::to_string(t.max_bank_used_ms),
+                      std::to_string(t.near_deadline)});
+    }
+    std::vector<size_t> tw(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) tw[c] = std::max(tw[c], width(row[c]));
+    for (const auto& row : rows) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        line += c == 0 ? pad_right(row[c], tw[c]) : pad_left(row[c], tw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+  if (!s.pairings.empty()) {
+    out << "\nPairings (the first bot's side; Elo [95% interval], normalized Elo ± 95%, "
+           "likelihood of superiority)\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const PairingStats& p : s.pairings) {
+      const EloEstimate& e = p.estimate;
+      rows.push_back({p.bot + " vs " + p.opponent,
+                      std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
+                      counts_text(p), estimate_text(e),
+                      e.indistinguishable() ? "cannot be told apart" : ""});
+    }
+    std::vector<size_t> pw(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) pw[c] = std::max(pw[c], width(row[c]));
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        line += ' ';
+        line += pad_right(row[c], pw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
   out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
          "Pts for/against: average per match of the bot's side's score / of the opposing "
          "side's\n(3-4 players: the mean of the other players' scores).\n"
          "Elo: Bradley-Terry fit over pairwise games (each pair of bots in a match; a draw "
          "is half\na win), mean 0, ± a 95% interval; prior: "
       << fixed(kEloPriorDraws, 0) << " virtual draw per bot against a 0-rated opponent.\n";
+  if (!s.anchor.empty())
+    out << "Anchored: " << s.anchor
+        << " instead of mean 0; each ± is the interval of the difference to the anchor.\n";
+  if (std::any_of(s.bots.begin(), s.bots.end(), [](const BotStanding& b) { return b.tied; }))
+    out << "=: cannot be told apart from a neighbour in the ranking (the 95% interval of their "
+           "Elo\ndifference includes 0): the order between them may be noise.\n";
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; }))
+    out << "Decision times: median and p99 to within 4.5%; most bank used: in one match; near "
+           "deadline:\ndecisions that took 90% or more of the move time plus the bank left.\n";
+  if (!s.pairings.empty())
+    out << "Pairings: over mirrored pairs (the same deals, seats swapped), counted by the first "
+           "bot's\npair score 0/½/1/1½/2, or over pairwise games (W-L-D) where there are no "
+           "pairs;\n\"cannot be told apart\": the 95% interval of the Elo difference includes "
+           "0. Formulas: docs/STATISTICS.md.\n";
   for (const std::string& note : s.notes) out << "Note: " << note << "\n";
   return out.str();
 }
@@ -515,18 +718,21 @@ std::string standings_csv(const Standings& s) {
     if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + describe(static_cast<v1::FaultKind>(k));
   out +=
       ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
-      "elo_ci95\n";
+      "elo_ci95,statistical_tie\n";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
     out += std::to_string(i + 1) + "," + csv_field(b.name) + "," + std::to_string(b.matches) + "," +
            std::to_string(b.wins) + "," + std::to_string(b.losses) + "," + std::to_string(b.draws) +
            "," + std::to_string(b.forfeits_total);
-    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
-      if (v1::FaultKind_IsValid(k)) out += "," + std::to_string(b.forfeits[k]);
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+      if (!v1::FaultKind_IsValid(k)) continue;
+      out += ',';
+      out += std::to_string(b.forfeits[k]);
+    }
     out += "," + fixed(b.points_for, 0) + "," + fixed(b.points_against, 2) + "," +
            fixed(b.avg_points_for(), 2) + "," + fixed(b.avg_points_against(), 2) + "," +
            std::to_string(b.games) + "," + fixed(b.game_score, 1) + "," + fixed(b.elo, 1) + "," +
-           fixed(b.elo_ci95, 1) + "\n";
+           fixed(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") + "\n";
   }
   return out;
 }
@@ -538,6 +744,7 @@ std::string standings_json(const Standings& s) {
   out += "  \"format\": " + json_string(v1::Format_Name(s.format)) + ",\n";
   out += "  \"matches\": " + std::to_string(s.matches) + ",\n";
   out += "  \"elo_prior_draws\": " + fixed(kEloPriorDraws, 2) + ",\n";
+  out += "  \"anchor\": " + json_string(s.anchor) + ",\n";
   out += "  \"bots\": [";
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
@@ -559,7 +766,9 @@ std::string standings_json(const Standings& s) {
            ", \"avg_points_against\": " + fixed(b.avg_points_against(), 2) +
            ", \"games\": " + std::to_string(b.games) +
            ", \"game_score\": " + fixed(b.game_score, 1) + ", \"elo\": " + fixed(b.elo, 1) +
-           ", \"elo_ci95\": " + fixed(b.elo_ci95, 1) + "}";
+           ", \"elo_ci95\": " + fixed(b.elo_ci95, 1) +
+           ", \"statistical_tie\": " + (b.tied ? "true" : "false") +
+           ", \"timing\": " + timing_json(b.timing) + "}";
   }
   out += s.bots.empty() ? "],\n" : "\n  ],\n";
   out += "  \"head_to_head\": [";
@@ -576,9 +785,65 @@ std::string standings_json(const Standings& s) {
              ", \"draws\": " + std::to_string(h.draws) + "}";
     }
   out += any ? "\n  ],\n" : "],\n";
+  out += "  \"pairings\": [";
+  for (size_t i = 0; i < s.pairings.size(); ++i) {
+    const PairingStats& p = s.pairings[i];
+    const EloEstimate& e = p.estimate;
+    out += i ? ",\n    {" : "\n    {";
+    out += "\"bot\": " + json_string(p.bot) + ", \"opponent\": " + json_string(p.opponent) +
+           ", \"model\": " + (p.pentanomial ? "\"pentanomial\"" : "\"trinomial\"") +
+           ", \"pairs\": [";
+    for (size_t k = 0; k < 5; ++k) {
+      if (k) out += ", ";
+      out += std::to_string(p.pairs.n[k]);
+    }
+    out += "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
+           ", \"draws\": " + std::to_string(p.games.draws) +
+           ", \"losses\": " + std::to_string(p.games.losses) +
+           "}, \"samples\": " + std::to_string(e.samples) + ", \"score\": " + fixed(e.score, 6) +
+           ", \"elo\": " + json_number(e.elo, 2) +
+           ", \"elo_lower\": " + json_number(e.elo_lower, 2) +
+           ", \"elo_upper\": " + json_number(e.elo_upper, 2) + ", \"nelo\": " + fixed(e.nelo, 2) +
+           ", \"nelo_ci95\": " + fixed(e.nelo_ci95, 2) + ", \"los\": " + fixed(e.los, 6) +
+           ", \"indistinguishable\": " + (e.indistinguishable() ? "true" : "false") + "}";
+  }
+  out += s.pairings.empty() ? "],\n" : "\n  ],\n";
   out += "  \"notes\": [";
   for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
   out += "]\n}\n";
+  return out;
+}
+
+std::string timing_csv(const Standings& s) {
+  std::string out =
+      "bot,decisions,mean_decision_ms,median_decision_ms,p99_decision_ms,max_decision_ms,"
+      "max_bank_used_ms,near_deadline\n";
+  for (const BotStanding& b : s.bots) out += csv_field(b.name) + "," + timing_csv(b.timing) + "\n";
+  return out;
+}
+
+std::string pairings_csv(const Standings& s) {
+  std::string out =
+      "bot,opponent,model,pairs_0,pairs_half,pairs_1,pairs_1half,pairs_2,wins,draws,losses,"
+      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,indistinguishable\n";
+  auto num = [](double v, int d) {
+    return std::isfinite(v) ? fixed(v, d) : std::string(v > 0 ? "inf" : "-inf");
+  };
+  for (const PairingStats& p : s.pairings) {
+    const EloEstimate& e = p.estimate;
+    out += csv_field(p.bot) + "," + csv_field(p.opponent) + "," +
+           (p.pentanomial ? "pentanomial" : "trinomial");
+    for (size_t k = 0; k < 5; ++k) {
+      out += ',';
+      out += std::to_string(p.pairs.n[k]);
+    }
+    out += ',';
+    out += std::to_string(p.games.wins) + "," + std::to_string(p.games.draws) + "," +
+           std::to_string(p.games.losses) + "," + std::to_string(e.samples) + "," +
+           fixed(e.score, 6) + "," + num(e.elo, 2) + "," + num(e.elo_lower, 2) + "," +
+           num(e.elo_upper, 2) + "," + fixed(e.nelo, 2) + "," + fixed(e.nelo_ci95, 2) + "," +
+           fixed(e.los, 6) + "," + (e.indistinguishable() ? "1" : "0") + "\n";
+  }
   return out;
 }
 
@@ -591,6 +856,8 @@ bool write_standings_files(const std::string& dir, const Standings& s, std::stri
   }
   const std::pair<const char*, std::string> files[] = {{"standings.txt", format_standings_table(s)},
                                                        {"standings.csv", standings_csv(s)},
+                                                       {"pairings.csv", pairings_csv(s)},
+                                                       {"timing.csv", timing_csv(s)},
                                                        {"standings.json", standings_json(s)}};
   for (const auto& [name, text] : files) {
     const std::string path = (std::filesystem::path(dir) / name).string();

@@ -25,6 +25,18 @@
 //   C H^-1 C, with H the negated Hessian (prior included, so it is invertible) and C the
 //   centring projection I - 11'/n. Pairwise games of one 3-4 player match are not independent,
 //   so there the intervals are somewhat too narrow.
+// * Pairings (statistics.h, docs/STATISTICS.md): for every two bots that met, the difference
+//   between them from the higher ranked bot's side. With two sides, over their mirrored pairs
+//   (the pentanomial counts); with 3-4 players, or matches that are not (yet) in pairs, over
+//   their pairwise games (wins, draws, losses). Elo with its 95% interval, normalized Elo, LOS;
+//   "cannot be told apart" when the interval includes 0.
+// * Statistical ties in the ranking: a bot is marked when the Bradley-Terry fit cannot tell it
+//   from the bot ranked just above or below it (the 95% interval of their rating difference,
+//   from the fit's covariance, includes 0).
+// * Decision times: from the entries' per-seat timing summaries (IndexEntry.timing), merged per
+//   bot: mean, median and 99th percentile (from the summaries' histograms, exact to 4.5%), max,
+//   the most time bank used in one match, and the decisions that took 90% or more of the time
+//   the bot had for them.
 // Entries without a result (reason ABORTED) or inconsistent with their format are skipped and
 // noted.
 #pragma once
@@ -34,6 +46,9 @@
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
+#include "match/decision_timing.h"
+#include "tournament/pairs.h"
+#include "tournament/statistics.h"
 
 namespace allfives::referee {
 
@@ -54,6 +69,8 @@ struct BotStanding {
   double game_score = 0;  // pairwise wins + draws / 2
   double elo = 0;         // mean over the bots is 0
   double elo_ci95 = 0;    // half width of the 95% interval
+  bool tied = false;      // cannot be told apart from a neighbour in the ranking (see above)
+  DecisionTiming timing;  // over every seat it held (entries' SeatTiming; see below)
   double avg_points_for() const { return matches ? points_for / matches : 0; }
   double avg_points_against() const { return matches ? points_against / matches : 0; }
 };
@@ -65,6 +82,15 @@ struct HeadToHead {
   int games() const { return wins + losses + draws; }
 };
 
+// Two bots that met, from the first's side.
+struct PairingStats {
+  std::string bot, opponent;
+  bool pentanomial = false;  // over mirrored pairs; else over pairwise games
+  Pentanomial pairs;         // if pentanomial
+  Trinomial games;           // pairwise games (always filled)
+  EloEstimate estimate;      // from pairs if pentanomial, else from games
+};
+
 struct Standings {
   std::string tournament_name;                 // of the first entry
   std::string tournament_hash;                 // of the first entry
@@ -74,7 +100,17 @@ struct Standings {
   // cross[i][j]: pairwise games of bots[i] against bots[j] (i's wins-losses-draws).
   std::vector<std::vector<HeadToHead>> cross;
   std::vector<std::string> notes;  // entries skipped and why
+  // Every two bots that met, the higher ranked first, in rank order.
+  std::vector<PairingStats> pairings;
+  // Covariance of the ratings (Elo^2), in the order of `bots`: for intervals of differences.
+  std::vector<std::vector<double>> elo_covariance;
+  std::string anchor;  // "NAME = ELO" if anchor_ratings() was applied, else ""
 };
+
+// Shifts the ratings so that bot `name` has `elo` (instead of a mean of 0), and makes every
+// interval the interval of the difference to that bot (the anchor's own is 0). False with the
+// reason if there is no such bot.
+bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error);
 
 // Standings built one finished match at a time, so a long tournament needs memory for its
 // bots and pairs only, not for its matches. The result does not depend on the order of add().
@@ -88,6 +124,7 @@ class StandingsAccumulator {
   std::map<std::string, BotStanding> rows_;
   // Pairwise games by name pair (first's wins-losses-draws).
   std::map<std::pair<std::string, std::string>, HeadToHead> pairs_;
+  PairBook mirrored_;  // two-side matches grouped into mirrored pairs
   bool first_ = true;
 };
 
@@ -103,7 +140,15 @@ std::string standings_csv(const Standings& s);
 // A JSON document with the tournament, the rows, the head-to-head pairs and the notes.
 std::string standings_json(const Standings& s);
 
-// Writes DIR/standings.txt, DIR/standings.csv and DIR/standings.json (creating DIR).
+// One header line, then one row per pairing (Standings.pairings).
+std::string pairings_csv(const Standings& s);
+
+// One header line, then one row per bot with its decision times (wall-clock measures, kept out
+// of standings.csv so that it depends on the results alone).
+std::string timing_csv(const Standings& s);
+
+// Writes DIR/standings.txt, DIR/standings.csv, DIR/pairings.csv, DIR/timing.csv and
+// DIR/standings.json (creating DIR).
 bool write_standings_files(const std::string& dir, const Standings& s, std::string* error);
 
 }  // namespace allfives::referee

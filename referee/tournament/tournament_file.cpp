@@ -17,7 +17,9 @@
 #include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
+#include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
+#include "tournament/sprt.h"
 
 namespace allfives::referee {
 namespace {
@@ -82,6 +84,25 @@ bool resolve_program(const std::string& program, const fs::path& base, std::stri
 
 }  // namespace
 
+std::string definition_hash(const v1::Tournament& p) {
+  // Where and how fast do not change results, nor do the choice of matches (candidates, and
+  // matches_per_pairing: deal sequence d of a pairing is the same whatever the count) and when
+  // to stop (sprt); everything else does.
+  v1::Tournament key = p;
+  key.clear_matches_per_pairing();
+  key.clear_concurrency();
+  key.clear_out_dir();
+  key.clear_startup_timeout_ms();
+  key.clear_candidates();
+  key.clear_sprt();
+  for (v1::TournamentBot& b : *key.mutable_bots()) b.clear_candidate();
+  std::string bytes;
+  key.SerializeToString(&bytes);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
+  return hex;
+}
+
 int seat_rotations(Format f) {
   return f == Format::kPartnerships ? 2 : num_players(f);
 }
@@ -89,11 +110,8 @@ int bots_per_pairing(Format f) {
   return f == Format::kPartnerships ? 2 : num_players(f);
 }
 
-bool load_tournament(const std::string& path, TournamentDef& out, std::string* error) {
-  return load_tournament(path, out, error, LoadOptions{});
-}
-
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
+                     const std::function<void(v1::Tournament&)>& adjust,
                      const LoadOptions& options) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
@@ -134,6 +152,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path));
 
   v1::Tournament& p = t.proto;
+  if (adjust) adjust(p);
   const auto* d = v1::Tournament::descriptor();
   // "FILE:LINE: why" for a field (line of its first occurrence, or of the file's end).
   auto at = [&](const char* field) {
@@ -217,6 +236,9 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                   " (or 0: " + r.zero + "), got " + std::to_string(r.value));
 
   const int rotations = seat_rotations(format);
+  if (p.matches_per_pairing() == 0 && p.has_sprt() && rotations == 2)
+    p.set_matches_per_pairing(
+        2 * (p.sprt().max_pairs() > 0 ? std::min(p.sprt().max_pairs(), kMaxSprtPairs) : 10000));
   if (p.matches_per_pairing() == 0) p.set_matches_per_pairing(static_cast<uint32_t>(rotations));
   if (p.matches_per_pairing() % static_cast<uint32_t>(rotations) != 0)
     return fail(at("matches_per_pairing") + "matches_per_pairing must be a multiple of " +
@@ -230,14 +252,6 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   if (p.name().empty()) p.set_name(fs::path(path).stem().string());
 
-  // The schedule is built whole, so its size is checked before anything is allocated.
-  if (const uint64_t n = schedule_size(t); n > kMaxScheduleMatches)
-    return fail(at("matches_per_pairing") + "the schedule would have " +
-                (n == UINT64_MAX ? std::string("more than 10^19") : std::to_string(n)) +
-                " matches (" + std::to_string(p.bots_size()) + " bots, matches_per_pairing " +
-                std::to_string(p.matches_per_pairing()) + "); a tournament has at most " +
-                std::to_string(kMaxScheduleMatches) +
-                ": use fewer bots or matches, or split it into several tournaments");
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
@@ -249,16 +263,29 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   t.out_dir = p.out_dir().empty() ? "tournaments-out/" + p.name() : p.out_dir();
 
-  // Where and how fast do not change results; everything else does.
-  v1::Tournament key = p;
-  key.clear_concurrency();
-  key.clear_out_dir();
-  key.clear_startup_timeout_ms();
-  std::string bytes;
-  key.SerializeToString(&bytes);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
-  t.hash = hex;
+  for (const v1::TournamentBot& b : p.bots()) {
+    TimeControl time = t.time;
+    if (b.move_time_ms() > 0) time.move_time = std::chrono::milliseconds(b.move_time_ms());
+    if (b.time_bank_ms() > 0) time.time_bank = std::chrono::milliseconds(b.time_bank_ms());
+    t.bot_time.push_back(time);
+  }
+  if (!read_candidates(t, at, why)) return fail(why);
+  if (!read_sprt(t, at, why)) return fail(why);
+  // The schedule is built whole, so its size is checked before anything is allocated.
+  if (const uint64_t n = schedule_size(t); n > kMaxScheduleMatches)
+    return fail(at("matches_per_pairing") + "the schedule would have " +
+                (n == UINT64_MAX ? std::string("more than 10^19") : std::to_string(n)) +
+                " matches (" + std::to_string(p.bots_size()) + " bots, matches_per_pairing " +
+                std::to_string(p.matches_per_pairing()) + "); a tournament has at most " +
+                std::to_string(kMaxScheduleMatches) +
+                ": use fewer bots or matches, or split it into several tournaments");
+
+  t.hash = definition_hash(p);
+  for (int k = needed; k < p.bots_size(); ++k) {
+    v1::Tournament fewer = p;
+    fewer.mutable_bots()->DeleteSubrange(k, p.bots_size() - k);
+    t.earlier_hashes.push_back(definition_hash(fewer));
+  }
   out = std::move(t);
   return true;
 }

@@ -2,6 +2,8 @@
 // format) and checking it completely before anything runs.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +11,7 @@
 #include "allfives/v1/tournament.pb.h"
 #include "bots/bot_endpoint.h"
 #include "match/match_runner.h"
+#include "tournament/statistics.h"
 
 namespace allfives::referee {
 
@@ -25,6 +28,21 @@ struct TournamentDef {
   // Identifies what decides the results (bots, format, seeds, limits), not where or how fast
   // they are played: resume and merge refuse to mix tournaments with different hashes.
   std::string hash;
+  // Gauntlet (gauntlet.h): candidate[i] marks bots[i] as a candidate; all false: round robin.
+  std::vector<bool> candidate;
+  // Per bot, its time control: the tournament's unless the bot has its own (time odds).
+  std::vector<TimeControl> bot_time;
+  // The SPRT (sprt.h), if the file has an sprt block.
+  struct SprtSetup {
+    SprtParams params;
+    uint32_t max_pairs = 0;  // 0: no maximum but the schedule's end
+    int candidate = 0;       // index in bots of the bot under test
+  };
+  std::optional<SprtSetup> sprt;
+  // The hashes of this definition with only its first k bots, for every k below bots.size()
+  // that is still a tournament: a folder played with fewer bots may be resumed with bots
+  // appended (its matches keep their ids, seeds and results; see schedule.h).
+  std::vector<std::string> earlier_hashes;
 };
 
 // Limits that keep a hostile or mistyped file from exhausting memory before anything runs.
@@ -43,13 +61,18 @@ struct LoadOptions {
 };
 
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
-bool load_tournament(const std::string& path, TournamentDef& out, std::string* error);
+// `adjust` (optional) changes the message as parsed, before any check or default: command-line
+// flags that stand for fields of the file.
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
-                     const LoadOptions& options);
+                     const std::function<void(v1::Tournament&)>& adjust = {},
+                     const LoadOptions& options = {});
 
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);
 // Bots in one pairing: k for k individual players, 2 for partnerships.
 int bots_per_pairing(Format f);
+
+// The hash of a definition as load_tournament computes it (what decides results only).
+std::string definition_hash(const v1::Tournament& p);
 
 }  // namespace allfives::referee

@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "allfives/wire/convert.h"
@@ -24,6 +25,7 @@
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
+#include "tournament/sprt.h"
 #include "tournament/standings.h"
 #include "tournament/worker_processes.h"
 
@@ -51,6 +53,18 @@ v1::IndexEntry index_entry(const TournamentRun& run, const v1::ScheduledMatch& m
   e.set_tournament_hash(run.def.hash);
   e.set_format(wire::to_proto(run.def.config.format));
   e.set_tournament_name(run.def.proto.name());
+  for (const DecisionTiming& t : r.timing) {
+    v1::SeatTiming* st = e.add_timing();
+    st->set_decisions(t.decisions);
+    st->set_total_us(t.total_us);
+    st->set_max_us(t.max_us);
+    st->set_near_deadline(t.near_deadline);
+    st->set_bank_used_ms(t.max_bank_used_ms);
+    for (const auto& [bucket, count] : t.buckets) {
+      st->add_bucket(bucket);
+      st->add_bucket_count(count);
+    }
+  }
   return e;
 }
 
@@ -120,9 +134,15 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   for (const std::string& name : m.seat_bots()) seat_bots.push_back(bot_index.at(name));
   std::vector<std::string> why;
   std::vector<std::unique_ptr<BotEndpoint>> held = pool.acquire(seat_bots, &why);
-  for (size_t seat = 0; seat < seat_bots.size(); ++seat)
+  for (size_t seat = 0; seat < seat_bots.size(); ++seat) {
+    const auto b = static_cast<size_t>(seat_bots[seat]);
     spec.seats.push_back(
-        SeatSpec{&def.bots[static_cast<size_t>(seat_bots[seat])], held[seat].get(), why[seat]});
+        SeatSpec{&def.bots[b], held[seat].get(), why[seat], std::nullopt, std::nullopt});
+    if (b < def.bot_time.size()) {
+      spec.seats.back().move_time = def.bot_time[b].move_time;
+      spec.seats.back().time_bank = def.bot_time[b].time_bank;
+    }
+  }
   const std::string log_file = "matches/" + m.match_id() + ".jsonl";
   auto log = MatchLog::create((fs::path(run.out_dir) / log_file).string(), fatal);
   if (!log) return std::nullopt;
@@ -140,6 +160,33 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   }
   if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;
   return index_entry(run, m, r, log_file);
+}
+
+// Names the bots of the definition last run in the output folder (its tournament.txtpb)
+// that this file no longer has or has elsewhere in its list, if any.
+std::string removed_bots_hint(const TournamentRun& run) {
+  std::ifstream in(fs::path(run.out_dir) / "tournament.txtpb");
+  std::stringstream text;
+  text << in.rdbuf();
+  v1::Tournament before;
+  if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &before)) return "";
+  std::string hint;
+  for (int i = 0; i < before.bots_size(); ++i) {
+    const std::string& name = before.bots(i).name();
+    if (i >= static_cast<int>(run.def.bots.size())) {
+      hint += " Bot '" + name + "' was removed.";
+    } else if (run.def.bots[static_cast<size_t>(i)].display_name != name) {
+      hint += " Bot " + std::to_string(i + 1) + " was '" + name + "', now '" +
+              run.def.bots[static_cast<size_t>(i)].display_name + "'.";
+    } else {
+      v1::TournamentBot a = before.bots(i), b = run.def.proto.bots(i);
+      a.clear_candidate();
+      b.clear_candidate();
+      if (a.SerializeAsString() != b.SerializeAsString())
+        hint += " Bot '" + name + "' was changed.";
+    }
+  }
+  return hint;
 }
 
 // Lines a worker sends after its last result (see worker_main).
@@ -199,6 +246,38 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
   return stop.load() ? 130 : code;
 }
 
+// Every match already in the index must belong to this definition: played with the same
+// file, or with the same file before bots were appended to it (def.earlier_hashes), and be a
+// match of the schedule. Explains on stderr and returns false otherwise.
+bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::IndexEntry>& earlier,
+                           const std::vector<v1::ScheduledMatch>& schedule,
+                           const std::string& index_path) {
+  const TournamentDef& def = run.def;
+  std::set<std::string> hashes(def.earlier_hashes.begin(), def.earlier_hashes.end());
+  hashes.insert(def.hash);
+  std::set<std::string> ids;
+  for (const v1::ScheduledMatch& m : schedule) ids.insert(m.match_id());
+  for (const v1::IndexEntry& e : earlier) {
+    if (!hashes.count(e.tournament_hash())) {
+      std::cerr << "referee tournament: " << index_path << " holds matches of another tournament "
+                << "definition (hash " << e.tournament_hash() << ", this file " << def.hash
+                << "). Resume needs the same file, or the same file with bots appended at the "
+                   "end of its list: a bot may not be removed, renamed, moved or changed, nor "
+                   "may the format, seed, time control or limits change."
+                << removed_bots_hint(run) << "\n";
+      return false;
+    }
+    if (!ids.count(e.match().match_id())) {
+      std::cerr << "referee tournament: " << index_path << " holds match '" << e.match().match_id()
+                << "', which is not in this file's schedule (a folder written by an older "
+                   "referee, whose match ids began with the match's position?); use another "
+                   "--out\n";
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
@@ -239,14 +318,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
                  "--out\n";
     return 1;
   }
-  for (const v1::IndexEntry& e : earlier) {
-    if (e.tournament_hash() != def.hash) {
-      std::cerr << "referee tournament: " << index_path << " holds matches of another tournament "
-                << "definition (hash " << e.tournament_hash() << ", this file " << def.hash
-                << "); resume needs the same file\n";
-      return 1;
-    }
-  }
+  const std::vector<v1::ScheduledMatch> schedule = make_schedule(def);
+  if (!check_earlier_matches(run, earlier, schedule, index_path)) return 1;
   {
     std::string text;
     google::protobuf::TextFormat::PrintToString(def.proto, &text);
@@ -257,8 +330,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
 
-  const std::vector<v1::ScheduledMatch> mine =
-      shard_of(make_schedule(def), run.shard_index, run.shard_count);
+  const std::vector<v1::ScheduledMatch> mine = shard_of(schedule, run.shard_index, run.shard_count);
   std::set<std::string> finished;
   // An index written twice over (by referees before the folder lock) counts each match once.
   std::erase_if(earlier, [&](const v1::IndexEntry& e) {
@@ -283,11 +355,23 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
+  std::optional<SprtMonitor> sprt;
+  if (def.sprt)
+    sprt.emplace(*def.sprt, def.bots[static_cast<size_t>(def.sprt->candidate)].display_name);
   for (const v1::IndexEntry& e : earlier) {
     progress.add_earlier(e);
     standings.add(e);
+    if (sprt) sprt->add(e);
   }
   earlier = {};
+  if (sprt) {
+    progress.set_status(sprt->status());
+    // A resumed test that was already decided plays nothing more.
+    if (sprt->over()) {
+      std::cerr << "the SPRT was already over in " << index_path << "; nothing left to play\n";
+      todo.clear();
+    }
+  }
 
   std::unique_ptr<IndexWriter> index =
       IndexWriter::open(index_path, run.out_dir, &error, run.sync_interval);
@@ -326,9 +410,16 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       failed = true;
       return false;
     }
+    bool more = true;
+    if (sprt) {
+      // The test is over: no new match is handed out; matches under way finish and are kept.
+      // It decides on results as they arrive; standings count them once they are on disk.
+      more = !sprt->add(e);
+      progress.set_status(sprt->status());
+    }
     index->submit(std::move(e));
     count_committed();
-    return index->failed().empty();
+    return more && index->failed().empty();
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
@@ -375,6 +466,11 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   if (!write_standings_files(run.out_dir, table, &error)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
+  }
+  if (sprt) {
+    const std::string report = sprt->report();
+    std::cout << "\n" << report;
+    std::ofstream(out / "sprt.txt") << report;
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
   peak_kib = std::max(peak_kib, peak_rss_kib());

@@ -51,7 +51,7 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-// The index as comparable text: sorted by ordinal, without wall-clock durations.
+// The index as comparable text: sorted by ordinal, without wall-clock times.
 std::string normalized_index(const std::string& out_dir) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;
@@ -64,6 +64,7 @@ std::string normalized_index(const std::string& out_dir) {
   std::string out;
   for (auto& e : entries) {
     e.clear_duration_ms();
+    e.clear_timing();  // wall-clock decision times
     out += referee::to_json_line(e) + "\n";
   }
   return out;

@@ -42,7 +42,8 @@ std::string write_tournament(const std::string& dir, int matches_per_pairing,
   return path;
 }
 
-// The index as comparable text: sorted by ordinal, without wall-clock durations.
+// The index as comparable text: sorted by ordinal, without wall-clock durations and decision
+// times.
 std::string normalized_index(const std::string& out_dir) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;
@@ -54,6 +55,7 @@ std::string normalized_index(const std::string& out_dir) {
   std::string out;
   for (auto& e : entries) {
     e.clear_duration_ms();
+    e.clear_timing();
     out += referee::to_json_line(e) + "\n";
   }
   return out;

@@ -53,8 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   referee::TournamentDef def;
   std::string error;
   // Programs are not looked up: the reader's own checks are what is fuzzed, not the PATH.
-  const bool ok =
-      referee::load_tournament(path, def, &error, referee::LoadOptions{.check_programs = false});
+  const bool ok = referee::load_tournament(path, def, &error, {},
+                                           referee::LoadOptions{.check_programs = false});
   if (!ok) {
     check(!error.empty() && error.rfind(path, 0) == 0);  // every error names the file
     return 0;

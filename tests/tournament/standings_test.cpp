@@ -305,7 +305,7 @@ TEST(Writers, CsvHeaderAndRows) {
             "rank,bot,matches,wins,losses,draws,forfeits,forfeit_timeout,forfeit_crash,"
             "forfeit_disconnect,forfeit_illegal_play,forfeit_malformed_answer,"
             "forfeit_protocol_violation,forfeit_startup_failure,points_for,points_against,"
-            "avg_points_for,avg_points_against,games,game_score,elo,elo_ci95");
+            "avg_points_for,avg_points_against,games,game_score,elo,elo_ci95,statistical_tie");
   EXPECT_EQ(first.rfind("1,good,5,4,1,0,0,0,0,0,0,0,0,0,", 0), 0u) << first;
   EXPECT_EQ(second.rfind("2,\"bad,name\",5,1,4,0,1,0,0,0,0,0,0,1,", 0), 0u) << second;
   const auto columns = [](const std::string& line) {

@@ -1,0 +1,215 @@
+// End-to-end tests of the bot author's loop: an SPRT that stops early with H1 (the strong bot
+// as candidate against greedy) and with H0 (two identical greedy bots), a resumed decided test
+// that plays nothing more, a finished tournament that grows by appended bots without replaying
+// its matches (removing a bot is refused), ratings across tournaments with an anchor, time odds
+// and decision times.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "e2e/e2e_util.h"
+#include "tournament/index_file.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReferee = ALLFIVES_REFEREE;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<v1::IndexEntry> index_of(const std::string& out) {
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_TRUE(referee::read_index(out + "/index.jsonl", false, entries, notes, &error)) << error;
+  return entries;
+}
+
+RunResult tournament(const std::string& file, const std::string& out,
+                     std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out, "-j", "2"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv, std::chrono::seconds(300));
+}
+
+// The strong bot with a fixed, small search (--simulations: deterministic, a few ms a
+// decision) is far stronger than greedy, so H1 (nElo 20) is accepted after a few dozen pairs.
+TEST(Sprt, StrongCandidateAgainstGreedyAcceptsH1) {
+  const std::string d = temp_dir("sprt-h1");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"sprt-h1\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"strong\" candidate: true command: \""
+                      << ALLFIVES_STRONG_BOT
+                      << "\" args: \"--seed\" args: \"1\" args: \"--simulations\" args: \"300\" }\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "seed: 11\nmove_time_ms: 2000\n"
+                      << "sprt { elo0: 0 elo1: 20 alpha: 0.05 beta: 0.05 max_pairs: 2000 }\n";
+  const RunResult r = tournament(file, d + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("H1 accepted"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("LLR "), std::string::npos) << r.output;
+  const size_t matches = index_of(d + "/out").size();
+  std::printf("strong (candidate) vs greedy, SPRT nElo [0, 20]: H1 accepted after %zu matches\n",
+              matches);
+  EXPECT_LT(matches, 400u) << "the test should stop long before its maximum of 4000 matches";
+  EXPECT_NE(read_file(d + "/out/sprt.txt").find("H1 accepted"), std::string::npos);
+  // The pair statistics are in the standings.
+  const std::string table = read_file(d + "/out/standings.txt");
+  EXPECT_NE(table.find("strong vs greedy"), std::string::npos) << table;
+  EXPECT_NE(read_file(d + "/out/standings.json").find("\"model\": \"pentanomial\""),
+            std::string::npos);
+
+  // Resumed, the decided test plays nothing more.
+  const RunResult again = tournament(file, d + "/out", {"--resume"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("already over"), std::string::npos) << again.output;
+  EXPECT_EQ(index_of(d + "/out").size(), matches);
+}
+
+// Two instances of the same deterministic bot: a mirrored pair always splits 1-1, so the pairs
+// carry no evidence of a difference and H0 is accepted (after about 450 pairs for nElo
+// [0, 20]; docs/STATISTICS.md). A low target score keeps each match short; it does not change
+// how many pairs the test needs.
+TEST(Sprt, IdenticalGreedyBotsAcceptH0) {
+  const std::string d = temp_dir("sprt-h0");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"sprt-h0\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"greedy2\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "seed: 12\ntarget_score: 61\n"
+                      << "sprt { elo0: 0 elo1: 20 max_pairs: 3000 }\n";
+  const RunResult r = tournament(file, d + "/out", {"--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("H0 accepted"), std::string::npos) << r.output;
+  const size_t matches = index_of(d + "/out").size();
+  std::printf("greedy vs greedy, SPRT nElo [0, 20]: H0 accepted after %zu matches\n", matches);
+  EXPECT_LT(matches, 6000u);
+  EXPECT_NE(read_file(d + "/out/standings.txt").find("cannot be told apart"), std::string::npos);
+}
+
+std::string grow_file(const std::string& dir, const std::vector<std::string>& bots) {
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream out(file);
+  out << "name: \"grow\"\nformat: FORMAT_TWO_PLAYERS\nseed: 4\nmatches_per_pairing: 4\n";
+  for (const std::string& b : bots)
+    out << "bots { name: \"" << b << "\" command: \""
+        << (b == "greedy" ? ALLFIVES_GREEDY_BOT : ALLFIVES_RANDOM_BOT) << "\""
+        << (b == "greedy" ? "" : " args: \"--seed\" args: \"" + std::to_string(b.size()) + "\"")
+        << " }\n";
+  return file;
+}
+
+TEST(Tournament, AppendedBotsPlayOnlyTheirNewPairings) {
+  const std::string d = temp_dir("grow");
+  const std::string out = d + "/out";
+  RunResult r = tournament(grow_file(d, {"greedy", "random"}), out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::map<std::string, std::string> logs;  // match id -> log text
+  for (const v1::IndexEntry& e : index_of(out))
+    logs[e.match().match_id()] = read_file(out + "/" + e.log_file());
+  ASSERT_EQ(logs.size(), 4u);
+
+  r = tournament(grow_file(d, {"greedy", "random", "random_b"}), out, {"--resume"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("12 matches, 8 to play"), std::string::npos) << r.output;
+  const auto entries = index_of(out);
+  EXPECT_EQ(entries.size(), 12u);
+  for (const auto& [id, text] : logs)
+    EXPECT_EQ(read_file(out + "/matches/" + id + ".jsonl"), text) << id << " was played again";
+  EXPECT_NE(read_file(out + "/standings.txt").find("random_b"), std::string::npos);
+
+  // Removing a bot is refused, and says which.
+  r = tournament(grow_file(d, {"greedy", "random_b"}), out, {"--resume"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("Bot 2 was 'random', now 'random_b'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("appended"), std::string::npos) << r.output;
+  EXPECT_EQ(index_of(out).size(), 12u);
+}
+
+std::string two_bot_file(const std::string& dir, const std::string& name, const std::string& format,
+                         const std::string& second, const std::string& extra = "") {
+  const std::string file = dir + "/" + name + ".txtpb";
+  std::ofstream(file) << "name: \"" << name << "\"\nformat: " << format << "\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"" << second << "\" command: \"" << ALLFIVES_RANDOM_BOT
+                      << "\" args: \"--seed\" args: \"" << second.size() << "\" }\n"
+                      << "matches_per_pairing: 4\nseed: 8\n"
+                      << extra;
+  return file;
+}
+
+// Two tournaments (a ladder: the same greedy against two random bots) rated as one pool,
+// anchored on one bot; a third of another format is refused.
+TEST(Standings, DifferentTournamentsRateTogetherWithAnAnchor) {
+  const std::string d = temp_dir("ladder");
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "week1", "FORMAT_TWO_PLAYERS", "random"), d + "/w1").exit_code, 0);
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "week2", "FORMAT_TWO_PLAYERS", "random_v2"), d + "/w2").exit_code,
+      0);
+  const RunResult r = run(
+      {kReferee, "standings", d + "/w1", d + "/w2", "--anchor", "random=0", "--out", d + "/all"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("rated 2 tournament definitions together"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("Anchored: random = 0"), std::string::npos) << r.output;
+  for (const char* bot : {"greedy", "random_v2", "random"})
+    EXPECT_NE(r.output.find(bot), std::string::npos) << bot;
+  EXPECT_NE(read_file(d + "/all/standings.json").find("\"anchor\": \"random = 0\""),
+            std::string::npos);
+
+  ASSERT_EQ(
+      tournament(two_bot_file(d, "pairs", "FORMAT_PARTNERSHIPS", "random"), d + "/p").exit_code, 0);
+  const RunResult mixed = run({kReferee, "standings", d + "/w1", d + "/p"});
+  EXPECT_EQ(mixed.exit_code, 1) << mixed.output;
+  EXPECT_NE(mixed.output.find("different formats"), std::string::npos) << mixed.output;
+  const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", "nobody=3"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+}
+
+// A bot's own time control reaches its seat (the log's header records it per seat), and every
+// index entry carries each seat's decision times, which the standings and the replay show.
+TEST(Tournament, TimeOddsAndDecisionTimes) {
+  const std::string d = temp_dir("odds");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"odds\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT
+                      << "\" move_time_ms: 300 time_bank_ms: 700 }\n"
+                      << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT << "\" }\n"
+                      << "matches_per_pairing: 2\nmove_time_ms: 1500\ntime_bank_ms: 4000\n";
+  const RunResult r = tournament(file, d + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Decision times (ms)"), std::string::npos) << r.output;
+  const auto entries = index_of(d + "/out");
+  ASSERT_EQ(entries.size(), 2u);
+  for (const v1::IndexEntry& e : entries) {
+    ASSERT_EQ(e.timing_size(), 2);
+    for (int seat = 0; seat < 2; ++seat) EXPECT_GT(e.timing(seat).decisions(), 0u);
+    const auto log = read_log(d + "/out/" + e.log_file());
+    const v1::LogHeader& h = only(log, v1::LogRecord::kHeader).header();
+    for (const v1::LogBot& b : h.bots()) {
+      const bool greedy = b.display_name() == "greedy";
+      EXPECT_EQ(b.move_time_ms(), greedy ? 300u : 1500u) << b.display_name();
+      EXPECT_EQ(b.time_bank_ms(), greedy ? 700u : 4000u) << b.display_name();
+    }
+  }
+  const RunResult replay =
+      run({kReferee, "replay", d + "/out/" + entries[0].log_file(), "--print"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("(decided in "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace allfives::e2e
