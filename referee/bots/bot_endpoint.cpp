@@ -1,5 +1,10 @@
 #include "bots/bot_endpoint.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
@@ -99,11 +104,30 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
   std::unique_ptr<BotEndpoint> e(new BotEndpoint());
   e->spec_ = spec;
   if (spec.started()) {
-    e->address_ = "unix:" + socket_dir + "/" + socket_name;
+    // A folder per bot: inside the sandbox it is all the bot sees of the referee's folder, so
+    // no bot can reach another's socket.
+    std::string own_dir = socket_dir + "/" + socket_name.substr(0, socket_name.rfind(".sock"));
+    if (::mkdir(own_dir.c_str(), S_IRWXU) != 0) {
+      if (error) *error = "cannot create the folder '" + own_dir + "': " + strerrordesc_np(errno);
+      return nullptr;
+    }
+    // Sandboxed bots under user ids of their own (the referee is root) must be able to pass
+    // through the shared folder to their own; they still cannot list it or enter each other's.
+    if (spec.confinement.sandbox && bot_uid_base() != 0)
+      ::chmod(socket_dir.c_str(), S_IRWXU | S_IXGRP | S_IXOTH);
+    e->address_ = "unix:" + own_dir + "/" + socket_name;
     LaunchSpec launch;
     launch.argv = spec.command;
     launch.argv.push_back("--listen");
     launch.argv.push_back(e->address_);
+    launch.clean_environment = true;
+    // A user id of its own goes with the sandbox: unsandboxed, a bot runs as the referee's
+    // user, as the user asked, and so without the (per-user) process limit.
+    launch.own_user = spec.confinement.sandbox;
+    launch.limits = spec.confinement.limits;
+    launch.sandbox = spec.confinement.sandbox;
+    launch.read_only_dirs = spec.confinement.read_only_dirs;
+    launch.writable_dir = own_dir;
     std::string why;
     e->process_ = BotProcess::start(launch, &why);
     if (!e->process_) {
@@ -129,6 +153,26 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
     if (error && !output.empty()) *error += "; its output:\n" + output;
   }
   return false;
+}
+
+v1::LogConfinement BotEndpoint::confinement_record() const {
+  v1::LogConfinement c;
+  if (!process_) return c;
+  c.set_sandboxed(spec_.confinement.sandbox);
+  if (spec_.confinement.sandbox) {
+    c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
+    for (const std::string& dir : process_->read_only_dirs()) c.add_read_only_dirs(dir);
+  }
+  const std::string& address = address_;
+  c.set_writable_dir(address.substr(5, address.rfind('/') - 5));
+  c.set_uid(process_->uid());
+  const ResourceLimits& l = process_->limits();
+  c.set_memory_mib(l.memory_mib);
+  c.set_processes(l.processes);
+  c.set_open_files(l.open_files);
+  c.set_file_size_mib(l.file_size_mib);
+  c.set_core_dumps(!l.no_core_dumps);
+  return c;
 }
 
 BotEndpoint::~BotEndpoint() {

@@ -9,15 +9,26 @@
 #include <vector>
 
 #include "allfives/v1/common.pb.h"
+#include "allfives/v1/log.pb.h"
 #include "process/bot_process.h"
+#include "process/sandbox.h"
 
 namespace allfives::referee {
+
+// How a started bot is confined (sandbox.h). Nothing of it applies to a bot reached at an
+// address: the referee does not control that process.
+struct Confinement {
+  bool sandbox = true;
+  ResourceLimits limits;
+  std::vector<std::string> read_only_dirs;  // extra folders it may read (absolute)
+};
 
 // How a user names a bot: a display name plus either a command line or an address.
 struct BotSpec {
   std::string display_name;
   std::vector<std::string> command;  // argv; the referee appends "--listen ADDRESS"
   std::string address;               // host:port or unix:PATH, when connecting instead
+  Confinement confinement;           // for a started bot
   bool started() const { return !command.empty(); }
   std::string describe() const;  // the command line or the address, for logs and messages
 };
@@ -37,9 +48,11 @@ class BotEndpoint {
                                             const std::string& socket_name,
                                             std::chrono::milliseconds startup_timeout,
                                             std::string* error);
-  // Starts the program of a started bot (its Unix socket in `socket_dir`) or notes the address
-  // of a connected one, without waiting, so that several bots start up together. Returns
-  // nullptr and says why if the program cannot be started.
+  // Starts the program of a started bot or notes the address of a connected one, without
+  // waiting, so that several bots start up together. A started bot gets a folder of its own in
+  // `socket_dir` (named after `socket_name`), the only place it may write besides its /tmp,
+  // and its Unix socket there; it is confined as its spec's Confinement says. Returns nullptr
+  // and says why if the program cannot be started.
   static std::unique_ptr<BotEndpoint> launch(const BotSpec& spec, const std::string& socket_dir,
                                              const std::string& socket_name, std::string* error);
   // Waits until the bot's health service says SERVING. On failure stops the bot and explains
@@ -52,6 +65,8 @@ class BotEndpoint {
   grpc::Channel& channel() { return *channel_; }
   // Null for a bot the referee connected to.
   BotProcess* process() { return process_.get(); }
+  // How the bot was confined, for the log header (empty for a bot reached at an address).
+  v1::LogConfinement confinement_record() const;
   // For a started bot: whether its process still runs. Always true for a connected bot.
   bool alive();
   // Shuts a started bot down: SIGTERM to its group, then SIGKILL after `grace`.

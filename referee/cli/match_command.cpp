@@ -14,6 +14,7 @@
 
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
+#include "cli/confinement_flags.h"
 #include "cli/stop_signal.h"
 #include "match/match_runner.h"
 #include "process/private_dir.h"
@@ -34,6 +35,7 @@ struct MatchOptions {
   std::optional<int> target;
   int max_hands = 200;
   std::string match_id;
+  ConfinementFlags confinement;
 };
 
 // "match-20261129-143501-4242": unique enough for one machine, and says nothing of the seed.
@@ -87,6 +89,7 @@ int run_match(const MatchOptions& o) {
       std::cerr << "referee match: " << why << "\n";
       return 2;
     }
+    spec.confinement = confinement_from(o.confinement);
     given.push_back(spec);
   }
   std::optional<uint64_t> seed;
@@ -139,6 +142,8 @@ int run_match(const MatchOptions& o) {
               << kMaxHandLimit << "\n";
     return 2;
   }
+
+  if (!check_confinement(seats, "referee match")) return 1;
 
   const std::atomic<bool>& stop = install_stop_signals();
   MatchSpec spec;
@@ -273,7 +278,10 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "Each BOT is [NAME=]COMMAND (started by the referee, which appends --listen ADDRESS) or\n"
       "[NAME=]ADDRESS (unix:PATH or host:port, a bot already serving), or [NAME=]human (a\n"
       "person plays that seat from a browser page, see --serve) or [NAME=]human-tty (from this\n"
-      "terminal).");
+      "terminal).\n"
+      "Every started bot runs in a bubblewrap sandbox (no network, no view of other processes\n"
+      "or of the referee's files) with the resource limits below; a bot at an address is\n"
+      "outside the referee's control.");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
       ->expected(2, 4)
@@ -304,6 +312,7 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "values are for quick experiments only");
   cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
       ->capture_default_str();
+  add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run_match(*o); });
 }
 

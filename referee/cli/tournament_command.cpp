@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/confinement_flags.h"
 #include "cli/stop_signal.h"
 #include "tournament/tournament_runner.h"
 
@@ -24,6 +25,7 @@ struct TournamentOptions {
   std::vector<std::string> candidates;
   std::string sprt;
   int sprt_max_pairs = -1;
+  ConfinementFlags confinement;
 };
 
 // "ELO0,ELO1[,ALPHA,BETA]" into an Sprt message.
@@ -83,7 +85,7 @@ int run(const TournamentOptions& o) {
               << o.sprt << "'\n";
     return 2;
   }
-  const auto flags = [&](v1::Tournament& t) {
+  const auto file_flags = [&](v1::Tournament& t) {
     for (const std::string& c : o.candidates) t.add_candidates(c);
     if (!o.sprt.empty()) {
       const uint32_t max_pairs = t.sprt().max_pairs();
@@ -93,7 +95,7 @@ int run(const TournamentOptions& o) {
     if (o.sprt_max_pairs >= 0 && t.has_sprt())
       t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(o.sprt_max_pairs));
   };
-  if (!load_tournament(o.file, run.def, &error, flags)) {
+  if (!load_tournament(o.file, run.def, &error, file_flags)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 2;
   }
@@ -106,6 +108,23 @@ int run(const TournamentOptions& o) {
               << "'\n";
     return 2;
   }
+  // The flags give every started bot its confinement; what a bot's entry in the file sets wins.
+  const Confinement flags = confinement_from(o.confinement);
+  for (int i = 0; i < static_cast<int>(run.def.bots.size()); ++i) {
+    BotSpec& bot = run.def.bots[static_cast<size_t>(i)];
+    if (!bot.started()) continue;
+    const v1::TournamentBot& entry = run.def.proto.bots(i);
+    Confinement& c = bot.confinement;
+    c.sandbox = flags.sandbox && c.sandbox;
+    const v1::BotLimits& set = entry.limits();
+    if (set.memory_mib() == 0) c.limits.memory_mib = flags.limits.memory_mib;
+    if (set.processes() == 0) c.limits.processes = flags.limits.processes;
+    if (set.open_files() == 0) c.limits.open_files = flags.limits.open_files;
+    if (set.file_size_mib() == 0) c.limits.file_size_mib = flags.limits.file_size_mib;
+    c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
+                            flags.read_only_dirs.end());
+  }
+  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
@@ -141,7 +160,9 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "proto/allfives/v1/tournament.proto and tournaments/*.txtpb): a round robin, or a\n"
       "gauntlet of candidates against baselines, optionally stopped early by an SPRT. Logs\n"
       "every match and prints the standings. Ctrl-C stops cleanly; --resume continues in the\n"
-      "same output folder, and plays only the new matches of a file with bots appended.");
+      "same output folder, and plays only the new matches of a file with bots appended.\n"
+      "Every started bot runs in a bubblewrap sandbox with the resource limits below (a bot's\n"
+      "entry in the file may set its own: sandbox, limits, read_only_dirs).");
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
@@ -184,6 +205,7 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "soon as a match ends (slower: a sync costs more than a match); a crash of "
                   "the machine loses at most the matches of one interval (resume replays them)")
       ->capture_default_str();
+  add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -281,6 +281,7 @@ void Runner::write_header() {
     b->set_address(s.bot ? s.bot->address() : s.spec->address);
     b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
     b->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
+    if (s.bot && s.bot->process()) *b->mutable_confinement() = s.bot->confinement_record();
   }
   h->set_started_at(utc_now());
 }

@@ -26,9 +26,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +113,18 @@ std::optional<siginfo_t> reap_bounded(pid_t pid) {
   return std::nullopt;
 }
 
+// bwrap exits with 128 + N when the program it runs was killed by signal N. (A program that
+// exits with such a code by itself is then described as killed: bwrap tells them apart to no
+// one.)
+ExitStatus unwrap_sandbox_status(ExitStatus status) {
+  if (!status.signaled && status.code > 128 && status.code < 128 + NSIG) {
+    status.signaled = true;
+    status.signal = status.code - 128;
+    status.code = 0;
+  }
+  return status;
+}
+
 ExitStatus status_from(const siginfo_t& info) {
   ExitStatus status;
   if (info.si_code == CLD_EXITED) {
@@ -133,8 +147,17 @@ class Launcher {
  public:
   static Launcher& instance() {
     // Deliberately never destroyed: its detached thread may still be waiting on mu_/cv_ while
-    // static destructors run at exit.
-    static Launcher* const launcher = new Launcher();
+    // static destructors run at exit. One per process: a process forked after the launcher
+    // started (the tournament's workers, forked after the referee's sandbox trial) has the
+    // object but not its thread, so it makes its own.
+    static std::mutex mu;
+    static Launcher* launcher = nullptr;
+    static pid_t owner = -1;
+    std::lock_guard lock(mu);
+    if (launcher == nullptr || owner != ::getpid()) {
+      launcher = new Launcher();
+      owner = ::getpid();
+    }
     return *launcher;
   }
 
@@ -187,10 +210,15 @@ struct Prepared {
   std::vector<char*> envp;
   std::string working_dir;  // empty: keep the referee's
   int max_fd = 1024;        // for the fallback if close_range is unavailable
+  // setrlimit(resource, {value, value}) for each entry, before exec.
+  std::vector<std::pair<int, rlim_t>> rlimits;
+  uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())
+  std::string own_dir;                 // handed to that user before exec (the bot's socket folder)
+  std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
 };
 
 // What a bot child reports on its status pipe when it fails before exec.
-enum class Stage : int { kSetpgid = 1, kPdeathsig, kFds, kChdir, kExec };
+enum class Stage : int { kSetpgid = 1, kPdeathsig, kFds, kChdir, kExec, kLimits, kUser };
 struct ChildFailure {
   Stage stage;
   int err;
@@ -229,7 +257,29 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
                             int go_w) {
   ::close(go_w);
   if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
+  for (const auto& [resource, value] : p.rlimits) {
+    const rlimit limit{value, value};
+    if (::setrlimit(resource, &limit) != 0) {
+      child_fail(status_w, Stage::kLimits, errno);
+    }
+  }
+  // A user of our own, before PR_SET_PDEATHSIG (a change of credentials clears that). Raw
+  // system calls: glibc's wrappers would try to reach the referee's other threads.
+  if (p.uid_base != 0) {
+    const long id = static_cast<long>(p.uid_base) + ::getpid();
+    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
+        ::syscall(SYS_setresuid, id, id, id) != 0) {
+      child_fail(status_w, Stage::kUser, errno);
+    }
+  }
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(status_w, Stage::kPdeathsig, errno);
+  // Leave the referee's controlling terminal (if it has one), so that neither the bot nor its
+  // children can open /dev/tty to read the user's keys or push input into the shell. (Not
+  // setsid(): the bot stays in the referee's session; see bwrap_argv.)
+  if (const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC); tty >= 0) {
+    ::ioctl(tty, TIOCNOTTY);
+    ::close(tty);
+  }
   if (getppid() != parent) _exit(127);  // the referee died before prctl took effect
   // Wait until the referee has started our guardian: if it dies before that, we read EOF and
   // never exec, so no grandchild can exist without a guardian watching over it.
@@ -315,6 +365,7 @@ struct Spawned {
   pid_t guardian = -1;
   int out_r = -1;    // read end of the bot's stdout/stderr
   int guard_w = -1;  // write end of the guardian's pipe; closing it (by dying) fires the guardian
+  uint32_t uid = 0;  // the bot's own user id, 0 if it kept ours
   std::string error;
 };
 
@@ -328,6 +379,10 @@ std::string describe_failure(const ChildFailure& f, const Prepared& p) {
       return "cannot set up the bot's stdin/stdout/stderr: " + errno_text(f.err);
     case Stage::kChdir:
       return "cannot change to working directory '" + p.working_dir + "': " + errno_text(f.err);
+    case Stage::kLimits:
+      return "cannot set the bot's resource limits: " + errno_text(f.err);
+    case Stage::kUser:
+      return "cannot switch the bot to a user id of its own: " + errno_text(f.err);
     case Stage::kExec: {
       std::string text = "cannot execute '" + p.exec_path + "': " + errno_text(f.err);
       if (f.err == ENOENT) text += " (if it is a script, check the interpreter in its #! line)";
@@ -371,6 +426,20 @@ Spawned spawn(const Prepared& p) {
   // Also from here, so the group exists before anyone signals it (the child does the same; one
   // of the two calls wins, both have the same effect).
   ::setpgid(pid, pid);
+  if (p.uid_base != 0) {
+    result.uid = p.uid_base + static_cast<uint32_t>(pid);
+    // The bot's own socket folder becomes its user's (the child waits for `go` before exec).
+    if (!p.own_dir.empty() && ::chown(p.own_dir.c_str(), result.uid, result.uid) != 0) {
+      const int err = errno;
+      close_fd(go[1]);
+      ::kill(pid, SIGKILL);
+      reap_bounded(pid);
+      close_all();
+      result = Spawned{};
+      result.error = "cannot give the folder '" + p.own_dir + "' to the bot: " + errno_text(err);
+      return result;
+    }
+  }
 
   auto abandon = [&](std::string error) {
     close_fd(go[1]);  // the child reads EOF (if it still waits) and exits without exec
@@ -516,16 +585,22 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.working_dir = std::filesystem::absolute(spec.working_dir, ec).string();
   }
 
-  // The environment: ours, with extra_env added or replacing same-named variables.
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    p.env_storage.emplace_back(*entry);
-  }
-  for (const auto& [key, value] : spec.extra_env) {
-    const std::string prefix = key + "=";
-    std::erase_if(p.env_storage, [&](const std::string& e) { return e.starts_with(prefix); });
-    p.env_storage.push_back(prefix + value);
-  }
+  // The environment: ours (or, with clean_environment, the short list of bot_environment()),
+  // with extra_env added or replacing same-named variables.
   std::string path_env = "/usr/local/bin:/usr/bin:/bin";
+  if (const char* ours = std::getenv("PATH"); ours != nullptr && *ours != '\0') path_env = ours;
+  if (spec.clean_environment) {
+    p.env_storage = bot_environment(path_env, spec.extra_env);
+  } else {
+    for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+      p.env_storage.emplace_back(*entry);
+    }
+    for (const auto& [key, value] : spec.extra_env) {
+      const std::string prefix = key + "=";
+      std::erase_if(p.env_storage, [&](const std::string& e) { return e.starts_with(prefix); });
+      p.env_storage.push_back(prefix + value);
+    }
+  }
   for (const std::string& entry : p.env_storage) {
     if (entry.starts_with("PATH=")) path_env = entry.substr(5);
   }
@@ -533,8 +608,41 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   auto exec_path = resolve_program(spec.argv[0], path_env, p.working_dir, error);
   if (!exec_path) return std::nullopt;
   p.exec_path = std::move(*exec_path);
-
   p.argv_storage = spec.argv;
+
+  if (spec.sandbox) {
+    SandboxLayout layout;
+    layout.bwrap = find_bwrap();
+    if (layout.bwrap.empty()) {
+      *error = "the bwrap program (bubblewrap) is not installed (not found in PATH)";
+      return std::nullopt;
+    }
+    add_system_paths(layout);
+    std::error_code ec;
+    layout.working_dir =
+        p.working_dir.empty() ? std::filesystem::current_path(ec).string() : p.working_dir;
+    // The program by its absolute path: PATH inside the sandbox may not lead to it.
+    p.argv_storage[0] = p.exec_path;
+    layout.read_only = read_only_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
+    p.read_only = layout.read_only;
+    layout.writable = spec.writable_dir;
+    p.argv_storage = bwrap_argv(layout, p.argv_storage);
+    p.exec_path = layout.bwrap;
+    p.working_dir.clear();  // bwrap changes into it inside the sandbox
+  }
+  const ResourceLimits& l = spec.limits;
+  constexpr rlim_t kMiB = 1024 * 1024;
+  if (l.memory_mib != 0) p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);
+  if (l.open_files != 0) p.rlimits.emplace_back(RLIMIT_NOFILE, l.open_files);
+  if (l.file_size_mib != 0) p.rlimits.emplace_back(RLIMIT_FSIZE, l.file_size_mib * kMiB);
+  if (l.no_core_dumps) p.rlimits.emplace_back(RLIMIT_CORE, 0);
+  if (spec.own_user) {
+    p.uid_base = bot_uid_base();
+    p.own_dir = spec.writable_dir;
+    // Only a per-bot count under a user id of the bot's own (see ResourceLimits::processes).
+    if (p.uid_base != 0 && l.processes != 0) p.rlimits.emplace_back(RLIMIT_NPROC, l.processes);
+  }
+
   for (std::string& arg : p.argv_storage) p.argv.push_back(arg.data());
   p.argv.push_back(nullptr);
   for (std::string& entry : p.env_storage) p.envp.push_back(entry.data());
@@ -571,6 +679,28 @@ std::string ExitStatus::describe() const {
   return text;
 }
 
+std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
+                                      const std::string& output_tail) {
+  const std::string how = status.describe();
+  if (status.signaled && status.signal == SIGXFSZ && limits.file_size_mib != 0) {
+    return "exceeded its file size limit of " + std::to_string(limits.file_size_mib) + " MiB (" +
+           how + ")";
+  }
+  if (!status.signaled && status.code == 0) return how;  // a clean exit is not a limit's doing
+  auto said = [&](const char* text) { return output_tail.find(text) != std::string::npos; };
+  if (limits.memory_mib != 0 && (said("std::bad_alloc") || said("MemoryError") ||
+                                 said("Cannot allocate memory") || said("out of memory"))) {
+    return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB (" + how +
+           ")";
+  }
+  if (limits.processes != 0 && said("Resource temporarily unavailable") &&
+      (said("fork") || said("thread") || said("clone") || said("system_error"))) {
+    return "reached its limit of " + std::to_string(limits.processes) + " processes and threads (" +
+           how + ")";
+  }
+  return how;
+}
+
 struct BotProcess::Impl {
   explicit Impl(size_t cap) : output(cap) {}
   ~Impl() {
@@ -588,6 +718,10 @@ struct BotProcess::Impl {
   bool term_sent = false;  // the group got its SIGTERM (a second one may mean "exit at once")
   ExitStatus status;
   int guard_w = -1;
+  ResourceLimits limits;
+  std::vector<std::string> read_only;  // the sandbox's read-only folders
+  // bwrap reports its program's death by signal N as exit code 128 + N: read it back as such.
+  bool sandboxed = false;
 
   // Output, guarded by out_mu (never held while waiting for anything).
   std::mutex out_mu;
@@ -615,6 +749,7 @@ bool BotProcess::Impl::check_exited(pid_t pid) {
   const int rc = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
   if (rc == 0 && info.si_pid == pid) {
     status = status_from(info);
+    if (sandboxed) status = unwrap_sandbox_status(status);
     exited = true;
   } else if (rc != 0 && errno == ECHILD) {
     exited = true;
@@ -649,10 +784,19 @@ void BotProcess::Impl::read_output() {
       break;
     }
     if (fds[0].revents != 0) {
-      const ssize_t n = ::read(out_r, buffer.data(), buffer.size());
-      if (n > 0) {
-        keep(n);
-      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      // Read and keep under out_mu, so that take_stderr()'s own drain cannot reorder output.
+      ssize_t n;
+      int err = 0;
+      {
+        std::lock_guard lock(out_mu);
+        n = ::read(out_r, buffer.data(), buffer.size());
+        if (n > 0) {
+          output.append(std::string_view(buffer.data(), static_cast<size_t>(n)));
+        } else {
+          err = errno;
+        }
+      }
+      if (n == 0 || (n < 0 && err != EINTR && err != EAGAIN)) {
         break;  // EOF: every process that had the pipe is gone
       }
     }
@@ -705,8 +849,13 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
   std::unique_ptr<BotProcess> bot(new BotProcess());
   bot->pid_ = spawned.pid;
   bot->guardian_pid_ = spawned.guardian;
+  bot->uid_ = spawned.uid != 0 ? spawned.uid : static_cast<uint32_t>(::getuid());
   bot->impl_ = std::make_unique<Impl>(spec.stderr_cap_bytes);
   Impl& impl = *bot->impl_;
+  impl.limits = spec.limits;
+  if (spawned.uid == 0) impl.limits.processes = 0;  // not applied (see ResourceLimits)
+  impl.sandboxed = spec.sandbox;
+  impl.read_only = prepared->read_only;
   impl.guard_w = spawned.guard_w;
   impl.out_r = spawned.out_r;
   // Non-blocking on our side only (the bot holds the other end, a separate open file).
@@ -729,6 +878,14 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
   return bot;
 }
 
+const std::vector<std::string>& BotProcess::read_only_dirs() const {
+  return impl_->read_only;
+}
+
+const ResourceLimits& BotProcess::limits() const {
+  return impl_->limits;
+}
+
 bool BotProcess::running() {
   std::lock_guard lock(impl_->mu);
   return !impl_->stopped && !impl_->check_exited(pid_);
@@ -744,12 +901,28 @@ std::string BotProcess::describe_exit() {
   std::lock_guard lock(impl_->mu);
   if (!impl_->check_exited(pid_)) return "running";
   if (impl_->lost) return "exited (status unknown: reaped outside BotProcess)";
-  return impl_->status.describe();
+  std::string tail;
+  {
+    std::lock_guard out_lock(impl_->out_mu);
+    tail = impl_->output.last(4096);
+  }
+  return describe_exit_with_limits(impl_->status, impl_->limits, tail);
 }
 
 std::string BotProcess::take_stderr() {
-  std::lock_guard lock(impl_->out_mu);
-  return impl_->output.take();
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.out_mu);
+  // What the pipe holds now, before the reader thread gets to it: on a busy machine that
+  // thread may lag behind a match that has just ended, and its output belongs to that match.
+  char buffer[16 * 1024];
+  size_t total = 0;
+  while (impl.out_r >= 0 && total < kFinalDrainBytes) {
+    const ssize_t n = ::read(impl.out_r, buffer, sizeof buffer);
+    if (n <= 0) break;  // empty (EAGAIN: the descriptor is non-blocking), EOF or error
+    impl.output.append(std::string_view(buffer, static_cast<size_t>(n)));
+    total += static_cast<size_t>(n);
+  }
+  return impl.output.take();
 }
 
 void BotProcess::request_stop() {
@@ -790,6 +963,7 @@ void BotProcess::stop(milliseconds grace) {
     std::optional<siginfo_t> info = reap_bounded(pid_);
     if (info && !impl.exited) {
       impl.status = status_from(*info);
+      if (impl.sandboxed) impl.status = unwrap_sandbox_status(impl.status);
       impl.exited = true;
     } else if (!info && !impl.exited) {
       impl.exited = true;

@@ -18,8 +18,13 @@
 //     sends the group its final SIGKILL. stop() always reaps it: no zombies are left behind.
 //   * stdin is /dev/null; stdout and stderr go into one pipe that a reader thread drains all the
 //     time (a bot flooding its output never blocks), into one capped buffer.
-// Not covered: processes that leave the group on purpose (setsid/setpgid daemons). Containing
-// those needs cgroups, which is beyond this layer.
+//   * With LaunchSpec::sandbox the program runs inside bubblewrap (sandbox.h): a PID namespace
+//     that dies with the bwrap process we started, so even processes that leave the group on
+//     purpose (setsid/setpgid daemons) end with it. Without the sandbox such processes are not
+//     covered.
+//   * LaunchSpec::limits are set with setrlimit before exec. With LaunchSpec::own_user and the
+//     referee running as root, the bot runs under a user id of its own (bot_uid_base() + pid),
+//     which makes the process limit a per-bot count and keeps the bot from signalling anyone.
 // The rest of the referee must not reap children it did not start itself (no waitpid(-1), no
 // SIGCHLD set to SIG_IGN): that would take the bots' exit statuses and unpin their pgids.
 // (SIGPIPE ignored, or any handlers installed, are fine: bots start with default dispositions.)
@@ -27,11 +32,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "process/sandbox.h"
 
 namespace allfives::referee {
 
@@ -41,6 +49,17 @@ struct LaunchSpec {
   std::vector<std::string> argv;
   std::string working_dir;  // empty: the referee's current directory
   std::vector<std::pair<std::string, std::string>> extra_env;  // added to / overriding ours
+  // True: the bot's environment is bot_environment() (PATH, HOME, TMPDIR, LANG) plus
+  // extra_env, not the referee's.
+  bool clean_environment = false;
+  ResourceLimits limits = ResourceLimits::none();
+  // As root: run the bot under a user id of its own (see sandbox.h, bot_uid_base()).
+  bool own_user = false;
+  // Run the program inside a bubblewrap sandbox (sandbox.h). The caller should have checked
+  // sandbox_problem() first; start() fails with bwrap's complaint otherwise.
+  bool sandbox = false;
+  std::vector<std::string> read_only_dirs;  // in the sandbox, besides the program's folders
+  std::string writable_dir;                 // in the sandbox: the bot's own socket folder
   // At most this many bytes of output are kept between two take_stderr() calls: the first half
   // and the last half of what was written, with "[... N bytes dropped]" between them.
   size_t stderr_cap_bytes = 64 * 1024;
@@ -56,6 +75,16 @@ struct ExitStatus {
   // "exited with code 3", "killed by signal 11 (SIGSEGV)", "..., core dumped".
   std::string describe() const;
 };
+
+// A bot's exit in words, naming the resource limit it ran into when its end points to one:
+// "exceeded its memory limit of 1024 MiB (killed by signal 6 (SIGABRT))". The limits only make
+// a process fail its allocation, fork or write; which one caused its end is inferred from the
+// signal (SIGXFSZ: the file size limit) or from the failure its own last output reports
+// (std::bad_alloc, MemoryError, "Cannot allocate memory": memory; "Resource temporarily
+// unavailable" from fork or thread creation: processes). A bot that dies silently after a
+// failed allocation is described by its exit alone.
+std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
+                                      const std::string& output_tail);
 
 // The status waitpid() reported, as an ExitStatus.
 ExitStatus exit_status_of(int wait_status);
@@ -76,13 +105,20 @@ class BotProcess {
   int pid() const { return pid_; }  // also the pgid of the bot's process group
   int pgid() const { return pid_; }
   int guardian_pid() const { return guardian_pid_; }  // for diagnostics and tests
+  // The user id the bot runs under (the referee's own unless LaunchSpec::own_user as root).
+  uint32_t uid() const { return uid_; }
+  // The limits in force: LaunchSpec::limits, with processes 0 when RLIMIT_NPROC was not set.
+  const ResourceLimits& limits() const;
+  // In the sandbox: the folders it may read besides the system folders (sandbox.h).
+  const std::vector<std::string>& read_only_dirs() const;
 
   // Non-blocking. False once the bot's main process has exited (or after stop()). Other
   // processes of its group may still run until stop().
   bool running();
   // The exit status once the main process has exited, nullopt while it runs.
   std::optional<ExitStatus> exit_status();
-  // "running", or the exit status in words.
+  // "running", or the exit status in words, naming a resource limit it ran into
+  // (describe_exit_with_limits).
   std::string describe_exit();
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
@@ -103,6 +139,7 @@ class BotProcess {
   BotProcess();
   int pid_ = -1;
   int guardian_pid_ = -1;
+  uint32_t uid_ = 0;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -42,6 +42,13 @@ std::string CappedOutput::take() {
   return out;
 }
 
+std::string CappedOutput::last(size_t n) const {
+  std::string all = head_;
+  all.append(tail_, tail_start_);
+  all.append(tail_, 0, tail_start_);
+  return all.size() <= n ? all : all.substr(all.size() - n);
+}
+
 std::string CappedOutput::marker(uint64_t dropped) {
   return "\n[... " + std::to_string(dropped) + " bytes dropped]\n";
 }

@@ -204,12 +204,30 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
         return fail(where + "bot '" + b.name() +
                     "': address must be unix:PATH or host:port, not '" + b.address() + "'");
       spec.display_name = b.name();
+      if (b.has_sandbox() || b.has_limits() || b.read_only_dirs_size() > 0)
+        return fail(where + "bot '" + b.name() +
+                    "': sandbox, limits and read_only_dirs apply only to a bot the referee "
+                    "starts (command), not to one reached at an address");
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
       spec.display_name = b.name();
       if (options.check_programs && !resolve_program(spec.command[0], base, spec.command[0], why))
         return fail(where + "bot '" + b.name() + "': " + why);
       for (const std::string& a : b.args()) spec.command.push_back(a);
+      Confinement& c = spec.confinement;
+      c.sandbox = !b.has_sandbox() || b.sandbox();
+      if (b.limits().memory_mib() != 0) c.limits.memory_mib = b.limits().memory_mib();
+      if (b.limits().processes() != 0) c.limits.processes = b.limits().processes();
+      if (b.limits().open_files() != 0) c.limits.open_files = b.limits().open_files();
+      if (b.limits().file_size_mib() != 0) c.limits.file_size_mib = b.limits().file_size_mib();
+      for (const std::string& dir : b.read_only_dirs()) {
+        const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
+        std::error_code ec;
+        if (!fs::is_directory(full, ec))
+          return fail(where + "bot '" + b.name() + "': read_only_dirs entry '" + dir +
+                      "' is not a folder (" + full.string() + ")");
+        c.read_only_dirs.push_back(full.lexically_normal().string());
+      }
     }
     t.bots.push_back(spec);
   }

@@ -73,8 +73,9 @@ std::string normalized_index(const std::string& out_dir) {
 RunResult tournament(const std::string& file, const std::string& out,
                      std::vector<std::string> extra = {}, const std::string& fsize = "") {
   std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out, "-q"};
-  // prlimit sets RLIMIT_FSIZE in bytes: a write past it fails with EFBIG, like a full disk.
-  if (!fsize.empty()) argv.insert(argv.begin(), {"/usr/bin/prlimit", "--fsize=" + fsize});
+  // prlimit sets the soft RLIMIT_FSIZE in bytes (the hard one stays, so the sandbox may still set
+  // the bots' own limits): a write past it fails with EFBIG, like a full disk.
+  if (!fsize.empty()) argv.insert(argv.begin(), {"/usr/bin/prlimit", "--fsize=" + fsize + ":"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   return run(argv, std::chrono::seconds(240));
 }
@@ -146,7 +147,7 @@ TEST(Durability, AnIndexThatCannotBeWrittenStopsTheRunAndResumeFinishesIt) {
 
 TEST(Durability, AMatchLogThatCannotBeWrittenFailsTheMatchCommand) {
   const std::string d = temp_dir("match-full");
-  const RunResult r = run({"/usr/bin/prlimit", "--fsize=4000", kReferee, "match", "--seed", "3",
+  const RunResult r = run({"/usr/bin/prlimit", "--fsize=4000:", kReferee, "match", "--seed", "3",
                            "--log", d + "/m.jsonl", kGreedy, kRandom});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("cannot write " + d + "/m.jsonl: File too large"), std::string::npos)

@@ -221,6 +221,8 @@ TEST(RefereeFaults, StderrFloodIsCappedIntoTheLog) {
 }
 
 // Starts a referee whose bots each start a grandchild, and returns the pgids they reported.
+// These bots run unsandboxed (--no-sandbox): a sandboxed bot could neither write the pid file
+// nor see its real pid; the process groups tested here apply either way.
 struct Running {
   std::unique_ptr<referee::BotProcess> referee;
   std::string pid_file;
@@ -232,7 +234,7 @@ Running start_referee_with_children(const std::string& name) {
   r.pid_file = dir + "/pids";
   const std::string bot = kBadBot + " --mode spawn-child --pid-file " + r.pid_file;
   referee::LaunchSpec spec;
-  spec.argv = {kReferee,         "match", "--log", dir + "/m.jsonl",
+  spec.argv = {kReferee,         "match", "--log", dir + "/m.jsonl", "--no-sandbox",
                "--move-time-ms", "300",   bot,     bad("hang", 1) + " --pid-file " + r.pid_file};
   std::string error;
   r.referee = referee::BotProcess::start(spec, &error);
@@ -257,8 +259,10 @@ std::vector<int> pgids_in(const std::string& pid_file, size_t want) {
 TEST(RefereeNoOrphans, NormalExit) {
   const std::string dir = temp_dir("orphans-normal");
   const std::string pids = dir + "/pids";
-  const Match m = play("orphans-normal-run", {kBadBot + " --mode spawn-child --pid-file " + pids,
-                                              kBadBot + " --pid-file " + pids});
+  const Match m = play("orphans-normal-run",
+                       {kBadBot + " --mode spawn-child --pid-file " + pids,
+                        kBadBot + " --pid-file " + pids},
+                       {"--no-sandbox"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   const auto pgids = pgids_in(pids, 3);
   ASSERT_EQ(pgids.size(), 3u);
@@ -311,8 +315,9 @@ void collect_tiles(const google::protobuf::Message& m, const std::string& path,
 TEST(RefereeHiddenInformation, NoMessageShowsAnotherSeatsTiles) {
   const std::string dir = temp_dir("hidden");
   const std::string rec0 = dir + "/seat0.jsonl", rec1 = dir + "/seat1.jsonl";
+  // Unsandboxed, so the bots may write their records into the test's folder.
   const Match m = play("hidden-run", {kBadBot + " --record " + rec0, kBadBot + " --record " + rec1},
-                       {"--seed", "987654321987"});
+                       {"--seed", "987654321987", "--no-sandbox"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   // What each seat may know in each hand: its dealt tiles, its own draws, and public tiles
   // (the line, plays, and hands revealed at a hand's end).

@@ -150,15 +150,18 @@ bool wait_exit(referee::BotProcess& ref) {
 
 // A long 2-player tournament between two raw-protocol bots that append "PID PGID" to `pids`
 // when they start, so a test can find every bot process. `a_args` are more arguments of the
-// first bot, as text format (` args: "--mode" args: "late"`).
+// first bot, as text format (` args: "--mode" args: "late"`). The bots run unsandboxed
+// (`sandbox: false`): a sandboxed bot could neither write the file nor see its real pid; these
+// tests are about the process groups, which apply either way.
 std::string write_pid_tournament(const std::string& dir, const std::string& pids,
                                  const std::string& a_args = "") {
   const std::string file = dir + "/t.txtpb";
   std::ofstream(file) << "name: \"pids\"\nformat: FORMAT_TWO_PLAYERS\n"
                       << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                      << "\" args: \"--pid-file\" args: \"" << pids << "\"" << a_args << " }\n"
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\"" << a_args
+                      << " sandbox: false }\n"
                       << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT
-                      << "\" args: \"--pid-file\" args: \"" << pids << "\" }\n"
+                      << "\" args: \"--pid-file\" args: \"" << pids << "\" sandbox: false }\n"
                       << "matches_per_pairing: 2000\nseed: 1\n";
   return file;
 }

@@ -1,0 +1,62 @@
+#include "cli/confinement_flags.h"
+
+#include <filesystem>
+#include <iostream>
+
+namespace allfives::referee {
+
+void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
+  cmd->add_flag("!--no-sandbox", flags.sandbox,
+                "Start bots without the bubblewrap sandbox (only for bots you trust): they can "
+                "then read your files, see other processes and use the network, and they run as "
+                "the referee's user. The resource limits (but for the process limit) and "
+                "process groups still apply");
+  cmd->add_option("--memory-mib", flags.limits.memory_mib,
+                  "Memory per bot process: its address space, RLIMIT_AS; 0 = no limit")
+      ->capture_default_str();
+  cmd->add_option("--max-processes", flags.limits.processes,
+                  "Processes and threads per bot (RLIMIT_NPROC; only applied to sandboxed bots "
+                  "of a referee run as root, which gives each a user id of its own); 0 = no "
+                  "limit")
+      ->capture_default_str();
+  cmd->add_option("--max-open-files", flags.limits.open_files,
+                  "Open files per bot process (RLIMIT_NOFILE); 0 = no limit")
+      ->capture_default_str();
+  cmd->add_option("--max-file-size-mib", flags.limits.file_size_mib,
+                  "Largest file a bot may write (RLIMIT_FSIZE); 0 = no limit. Core dumps are "
+                  "always off")
+      ->capture_default_str();
+  cmd->add_option("--read-only", flags.read_only,
+                  "A folder every started bot may read in the sandbox (repeatable), besides "
+                  "its program's folder and the folders of its path arguments")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory);
+}
+
+Confinement confinement_from(const ConfinementFlags& flags) {
+  Confinement c;
+  c.sandbox = flags.sandbox;
+  c.limits = flags.limits;
+  for (const std::string& dir : flags.read_only)
+    c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
+  return c;
+}
+
+bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program) {
+  bool any_sandboxed = false;
+  bool any_unsandboxed = false;
+  for (const BotSpec& b : bots) {
+    if (!b.started()) continue;
+    (b.confinement.sandbox ? any_sandboxed : any_unsandboxed) = true;
+  }
+  if (any_sandboxed) {
+    if (const std::optional<std::string> problem = sandbox_problem()) {
+      std::cerr << sandbox_refusal(*problem, program);
+      return false;
+    }
+  }
+  if (any_unsandboxed) std::cerr << no_sandbox_warning(program);
+  return true;
+}
+
+}  // namespace allfives::referee

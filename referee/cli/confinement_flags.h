@@ -1,0 +1,31 @@
+// The flags that confine started bots (--no-sandbox, the resource limits, --read-only), shared
+// by `referee match` and `referee tournament`, and the check made before any bot starts.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "bots/bot_endpoint.h"
+
+namespace allfives::referee {
+
+struct ConfinementFlags {
+  bool sandbox = true;
+  ResourceLimits limits;
+  std::vector<std::string> read_only;
+};
+
+// Adds the flags to `cmd`, their defaults shown in its --help.
+void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
+
+// The flags as a bot's confinement (read-only folders made absolute).
+Confinement confinement_from(const ConfinementFlags& flags);
+
+// Before starting `bots`: if any started bot is to be sandboxed and the sandbox cannot be made
+// here, prints why and what to do (sandbox_refusal) and returns false; if any started bot runs
+// without the sandbox, prints the warning once. `program` prefixes the messages.
+bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program);
+
+}  // namespace allfives::referee

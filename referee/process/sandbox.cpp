@@ -1,0 +1,296 @@
+#include "process/sandbox.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "process/bot_process.h"
+
+namespace allfives::referee {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Top-level system folders a dynamically linked program (C++ or Python) needs. On merged-/usr
+// systems most are symlinks into /usr and are recreated as symlinks.
+constexpr const char* kSystemDirs[] = {"/usr",   "/bin",   "/sbin",  "/lib",
+                                       "/lib32", "/lib64", "/libx32"};
+// The files of /etc a program needs to start and to name things: the dynamic loader's cache
+// and configuration, user and group names, name-service and locale basics. Not /etc/hosts or
+// resolv.conf (there is no network), nothing secret (no shadow, no ssl keys).
+constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/etc/ld.so.conf.d",
+                                     "/etc/passwd",      "/etc/group",       "/etc/nsswitch.conf",
+                                     "/etc/localtime",   "/etc/alternatives"};
+
+std::string absolute_in(const std::string& path, const std::string& working_dir) {
+  fs::path p(path);
+  if (p.is_relative()) p = (working_dir.empty() ? fs::current_path() : fs::path(working_dir)) / p;
+  return p.lexically_normal().string();
+}
+
+void add_folder_of(const std::string& path, std::vector<std::string>& out) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return;
+  const fs::path p(path);
+  out.push_back(fs::is_directory(st) ? p.string() : p.parent_path().string());
+  // The real place too, when a symlink leads elsewhere.
+  const fs::path real = fs::canonical(p, ec);
+  if (!ec) out.push_back(fs::is_directory(st) ? real.string() : real.parent_path().string());
+}
+
+std::string strip_trailing_slash(std::string s) {
+  while (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::string ResourceLimits::describe() const {
+  auto or_unlimited = [](uint64_t v, const std::string& text) {
+    return v == 0 ? "unlimited " + text : std::to_string(v) + " " + text;
+  };
+  std::string out = "memory " + (memory_mib == 0 ? std::string("unlimited")
+                                                 : std::to_string(memory_mib) + " MiB");
+  out += ", " + or_unlimited(processes, "processes");
+  out += ", " + or_unlimited(open_files, "open files");
+  out += ", files up to " +
+         (file_size_mib == 0 ? std::string("any size") : std::to_string(file_size_mib) + " MiB");
+  if (no_core_dumps) out += ", no core dumps";
+  return out;
+}
+
+void add_system_paths(SandboxLayout& layout) {
+  for (const char* dir : kSystemDirs) {
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(dir, ec);
+    if (ec || !fs::exists(st)) continue;
+    if (fs::is_symlink(st)) {
+      layout.system_links.emplace_back(dir, fs::read_symlink(dir, ec).string());
+    } else if (fs::is_directory(st)) {
+      layout.system_dirs.emplace_back(dir);
+    }
+  }
+  for (const char* file : kEtcFiles) {
+    std::error_code ec;
+    if (fs::exists(file, ec)) layout.system_files.emplace_back(file);
+  }
+}
+
+std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
+                                           const std::string& working_dir,
+                                           const std::vector<std::string>& extra) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    // Flags like --listen unix:... are not paths; neither is an empty argument.
+    if (argv[i].empty() || argv[i][0] == '-') continue;
+    add_folder_of(i == 0 ? argv[i] : absolute_in(argv[i], working_dir), out);
+  }
+  for (const std::string& dir : extra) out.push_back(absolute_in(dir, working_dir));
+  for (std::string& dir : out) dir = strip_trailing_slash(fs::path(dir).lexically_normal());
+  // The system folders are there anyway (and /bin may be a symlink that cannot be bound over).
+  std::erase_if(out, [](const std::string& dir) {
+    return std::any_of(std::begin(kSystemDirs), std::end(kSystemDirs), [&](const char* sys) {
+      const std::string s = sys;
+      return dir == s ||
+             (dir.size() > s.size() && dir.compare(0, s.size(), s) == 0 && dir[s.size()] == '/');
+    });
+  });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  // A folder inside one already listed is bound with it. "/" is never bound.
+  std::vector<std::string> kept;
+  for (const std::string& dir : out) {
+    if (dir == "/") continue;
+    const bool inside = std::any_of(kept.begin(), kept.end(), [&](const std::string& k) {
+      return dir.size() > k.size() && dir.compare(0, k.size(), k) == 0 && dir[k.size()] == '/';
+    });
+    if (!inside) kept.push_back(dir);
+  }
+  return kept;
+}
+
+std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
+                                    const std::vector<std::string>& argv) {
+  std::vector<std::string> a = {layout.bwrap,
+                                // user, PID, IPC, UTS, mount, network and cgroup namespaces
+                                "--unshare-all",
+                                // everything in the sandbox dies with the bwrap we started
+                                "--die-with-parent",
+                                // No --new-session: a session of its own would put the bot in a
+                                // scheduler autogroup of its own, which made every wake-up
+                                // between referee and bot slower (matches/s fell to a third
+                                // on 2026-11-30). The bot leaves the referee's terminal
+                                // instead (TIOCNOTTY before exec, bot_process.cpp), and its
+                                // /dev has no terminal devices.
+                                // no capabilities inside either, even for the namespace's root
+                                "--cap-drop", "ALL"};
+  for (const std::string& dir : layout.system_dirs) {
+    a.insert(a.end(), {"--ro-bind", dir, dir});
+  }
+  for (const auto& [link, target] : layout.system_links) {
+    a.insert(a.end(), {"--symlink", target, link});
+  }
+  for (const std::string& file : layout.system_files) {
+    a.insert(a.end(), {"--ro-bind", file, file});
+  }
+  a.insert(a.end(), {"--proc", "/proc"});
+  // A minimal /dev: the four devices programs read or write, not bwrap's --dev (which also
+  // mounts a tmpfs, a devpts and a shm and costs about 10 ms more per start).
+  for (const char* dev : {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"})
+    a.insert(a.end(), {"--dev-bind", dev, dev});
+  a.insert(a.end(), {"--size", std::to_string(kTmpSizeMib * 1024 * 1024), "--tmpfs", "/tmp"});
+  // The working folder exists (empty unless bound below), so relative paths resolve as outside.
+  if (!layout.working_dir.empty()) a.insert(a.end(), {"--dir", layout.working_dir});
+  for (const std::string& dir : layout.read_only) a.insert(a.end(), {"--ro-bind", dir, dir});
+  if (!layout.writable.empty()) a.insert(a.end(), {"--bind", layout.writable, layout.writable});
+  a.insert(a.end(), {"--chdir", layout.working_dir.empty() ? "/tmp" : layout.working_dir, "--"});
+  a.insert(a.end(), argv.begin(), argv.end());
+  return a;
+}
+
+std::vector<std::string> bot_environment(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+  for (const auto& [key, value] : extra) {
+    const std::string prefix = key + "=";
+    std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });
+    env.push_back(prefix + value);
+  }
+  return env;
+}
+
+uint32_t bot_uid_base() {
+  // Above every id an account or a container's mapping normally uses, below 2^31 (the kernel
+  // takes ids up to 2^32 - 2) with room for every pid (pid_max is at most 2^22).
+  return ::getuid() == 0 ? 0x60000000u : 0;
+}
+
+namespace {
+
+struct Probe {
+  std::optional<std::string> problem;
+  std::string bwrap;
+  std::string version;
+};
+
+std::string find_in_path(const std::string& name) {
+  const char* path_env = std::getenv("PATH");
+  std::string path = path_env != nullptr ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  size_t begin = 0;
+  while (begin <= path.size()) {
+    size_t end = path.find(':', begin);
+    if (end == std::string::npos) end = path.size();
+    const std::string dir = path.substr(begin, end - begin);
+    begin = end + 1;
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+// Runs `argv` as a bot would be run (sandbox settings of `spec`), waits for its exit and
+// returns its output, or why it failed.
+std::optional<std::string> trial(LaunchSpec spec, int* code, std::string* output) {
+  std::string error;
+  auto p = BotProcess::start(spec, &error);
+  if (!p) return error;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (p->running() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  p->stop(std::chrono::milliseconds(0));
+  *output = p->take_stderr();
+  const std::optional<ExitStatus> status = p->exit_status();
+  if (!status) return "the trial sandbox did not finish within 10 s";
+  *code = status->signaled ? 128 + status->signal : status->code;
+  return std::nullopt;
+}
+
+const Probe& probe() {
+  static const Probe result = [] {
+    Probe r;
+    r.bwrap = find_bwrap();
+    if (r.bwrap.empty()) {
+      r.problem = "the bwrap program (bubblewrap) is not installed (not found in PATH)";
+      return r;
+    }
+    // bwrap's version (for the logs) is asked while the trial sandbox runs: both are a
+    // process start, and the referee waits for this before it starts any bot.
+    LaunchSpec version;
+    version.argv = {r.bwrap, "--version"};
+    int version_code = -1;
+    std::string version_output;
+    std::thread version_thread([&] {
+      if (!trial(version, &version_code, &version_output)) {
+        while (!version_output.empty() && version_output.back() == '\n') version_output.pop_back();
+        r.version = version_output;
+      }
+    });
+    LaunchSpec spec;
+    spec.argv = {"/bin/true"};
+    spec.sandbox = true;
+    spec.clean_environment = true;
+    spec.own_user = true;
+    spec.limits = ResourceLimits{};
+    int code = -1;
+    std::string output;
+    const std::optional<std::string> why = trial(spec, &code, &output);
+    version_thread.join();
+    if (why) {
+      r.problem = "a trial sandbox could not be started: " + *why;
+    } else if (code != 0) {
+      while (!output.empty() && output.back() == '\n') output.pop_back();
+      r.problem = "a trial sandbox failed (" + r.bwrap + " exited with code " +
+                  std::to_string(code) + (output.empty() ? "" : ": " + output) +
+                  "); user namespaces are probably disabled or restricted on this machine";
+    }
+    return r;
+  }();
+  return result;
+}
+
+}  // namespace
+
+std::string find_bwrap() {
+  return find_in_path("bwrap");
+}
+
+std::optional<std::string> sandbox_problem() {
+  return probe().problem;
+}
+
+std::string bwrap_path() {
+  return probe().bwrap;
+}
+
+std::string bwrap_version() {
+  return probe().version;
+}
+
+std::string sandbox_refusal(const std::string& problem, const std::string& program) {
+  return program + ": cannot put the bots in a sandbox: " + problem +
+         ".\nEvery bot the referee starts runs in a bubblewrap sandbox so that it cannot read "
+         "the referee's files or the match logs, see or signal other processes, or use the "
+         "network. To fix this, install bubblewrap (`apt-get install bubblewrap`; "
+         "scripts/setup.sh does) and allow unprivileged user namespaces (sysctl "
+         "kernel.unprivileged_userns_clone=1 and user.max_user_namespaces > 0). Only for bots "
+         "you trust: --no-sandbox (or `sandbox: false` for a bot in a tournament file) starts "
+         "them without it.\n";
+}
+
+std::string no_sandbox_warning(const std::string& program) {
+  return program +
+         ": warning: some bots run WITHOUT the sandbox (--no-sandbox or sandbox: false): they "
+         "can read your files, see other processes and use the network. Their resource "
+         "limits (but for the process limit) and process groups still apply.\n";
+}
+
+}  // namespace allfives::referee

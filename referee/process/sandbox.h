@@ -1,0 +1,109 @@
+// What a started bot may see and use: the bubblewrap sandbox around it and its resource
+// limits. The process layer applies both (bot_process.cpp); this file decides them.
+//
+// The sandbox (bubblewrap, the `bwrap` program) gives each bot its own user, PID, IPC, UTS,
+// mount, network and cgroup namespaces: no network at all (its Unix socket is its only way
+// out), a /proc that shows only its own processes, and a file system made of
+//   * read-only: /usr, /bin, /sbin, /lib* (or their symlinks), the few files of /etc a program
+//     needs to start (see kEtcFiles in sandbox.cpp), the program's folder, the folder of every
+//     argument that names an existing file or folder (`python3 path/to/bot.py`), and the extra
+//     read-only folders the user gave for this bot;
+//   * read-write: its own socket folder (made by the referee for this bot alone) and a private
+//     tmpfs /tmp of kTmpSizeMib;
+//   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the referee's files, logs, output
+//     folder or tournament file, not any other bot's socket or files, not $HOME).
+// Its environment is a short fixed list (bot_environment()). bwrap's --die-with-parent and the
+// PID namespace mean that when the bot's sandbox ends, or the referee dies even by SIGKILL,
+// every process in it dies: a setsid() grandchild cannot escape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace allfives::referee {
+
+// Per-bot resource limits, applied with setrlimit in the bot's process before it starts (the
+// bwrap process and everything in the sandbox inherit them). 0 means "no limit" for each.
+struct ResourceLimits {
+  // RLIMIT_AS, per process: the address space each process of the bot may map. It counts
+  // virtual memory (reserved, not only used), so it is a ceiling on memory, not a meter.
+  uint64_t memory_mib = 1024;
+  // RLIMIT_NPROC: processes and threads of the bot together, bwrap's two processes included.
+  // The kernel counts it per user, so it is only a per-bot limit when the bot runs under a user
+  // id of its own, which the referee arranges for sandboxed bots when it runs as root (see
+  // bot_uid_base()); otherwise it is not applied (it would count every process of that user).
+  uint32_t processes = 64;
+  uint32_t open_files = 256;    // RLIMIT_NOFILE: descriptors open at once
+  uint64_t file_size_mib = 64;  // RLIMIT_FSIZE: the largest file it may write (also in /tmp)
+  // RLIMIT_CORE 0: a bot's core dump would be written outside the sandbox's control.
+  bool no_core_dumps = true;
+
+  // No limit at all (what a bare LaunchSpec gets).
+  static ResourceLimits none() { return ResourceLimits{0, 0, 0, 0, false}; }
+
+  // "memory 1024 MiB, 64 processes, 256 open files, files up to 64 MiB, no core dumps".
+  std::string describe() const;
+};
+
+// The size of the sandbox's private /tmp (tmpfs, counted against the machine's memory).
+constexpr uint64_t kTmpSizeMib = 64;
+
+// How one bot is sandboxed: what it sees besides the system folders.
+struct SandboxLayout {
+  std::string bwrap;                   // path of the bwrap program
+  std::vector<std::string> read_only;  // folders bound read-only, same path inside
+  std::string writable;                // its socket folder, bound read-write
+  std::string working_dir;             // where the bot starts (made empty if not bound)
+  std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
+  std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)
+  std::vector<std::string> system_files;  // files of /etc bound read-only if they exist
+};
+
+// The system part of the layout as this machine has it: /bin, /lib... as folders or symlinks.
+void add_system_paths(SandboxLayout& layout);
+
+// The folders a bot needs read-only to run `argv` (argv[0] already an absolute path): the
+// program's folder (and its real folder if it is a symlink), and the folder of every argument
+// that names an existing file (or the argument itself if it is a folder), taken relative to
+// `working_dir`. Then `extra`, made absolute against `working_dir`. Sorted, duplicates,
+// folders inside another listed folder and the system folders (bound anyway) removed.
+std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
+                                           const std::string& working_dir,
+                                           const std::vector<std::string>& extra);
+
+// The full command line that runs `argv` (argv[0] absolute) inside the sandbox. A pure
+// function of its arguments.
+std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
+                                    const std::vector<std::string>& argv);
+
+// The environment every started bot gets, sandboxed or not, instead of the referee's:
+// PATH (the referee's, so that bare program names resolve as they do for the user), HOME=/tmp,
+// TMPDIR=/tmp, LANG=C.UTF-8, then `extra` (added or replacing).
+std::vector<std::string> bot_environment(
+    const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra);
+
+// When the referee runs as root, each bot runs as user id bot_uid_base() + its pid (an id no
+// account has; unique among running bots), so RLIMIT_NPROC counts that bot alone, and the bot
+// can signal no one else and read only world-readable files. 0 when the referee is not root.
+uint32_t bot_uid_base();
+
+// The bwrap program in the referee's PATH, "" if there is none.
+std::string find_bwrap();
+
+// Whether bots can be sandboxed here: finds bwrap in PATH and starts a trial sandbox exactly
+// as a bot's would be. nullopt if it works; otherwise why not, in words, with bwrap's own
+// message. The trial runs once per process; later calls return the first answer.
+std::optional<std::string> sandbox_problem();
+// The bwrap program found by sandbox_problem() ("" if none), and its version line.
+std::string bwrap_path();
+std::string bwrap_version();
+
+// What to tell the user when the sandbox cannot be made.
+std::string sandbox_refusal(const std::string& problem, const std::string& program);
+// The one warning printed when bots run without the sandbox.
+std::string no_sandbox_warning(const std::string& program);
+
+}  // namespace allfives::referee

@@ -1,0 +1,319 @@
+// A test bot that tries, outside the protocol, what a hostile bot author would: spy on the
+// referee, read its files, hurt other processes, escape, exhaust the machine, reach the
+// network. It plays legal moves (the first legal play) and, at its first decision, does what
+// --mode says and reports every attempt on stderr, one line each:
+//   "GOT <what>: <data>"      the attempt succeeded (and what it learned)
+//   "BLOCKED <what>: <why>"   the attempt failed
+// The end-to-end tests (tests/e2e/sandbox_test.cpp) read those lines in the match log's
+// captured output, and check from outside that nothing was hurt.
+//
+//   hostile_bot --listen ADDRESS --mode MODE [--targets-file F] [--marker M] [--think-ms N]
+// Targets (paths or addresses) come one per line from --targets-file, not as arguments: the
+// sandbox lets a bot read the folder of every path among its arguments, as the user who wrote
+// the command line meant.
+// Modes:
+//   spy            read the parent's and every visible process's cmdline and environ
+//   read-files     list and read every --target (folders and files)
+//   kill-others    SIGKILL every visible process but itself and its sandbox's init, and its
+//                  parent
+//   escape         double-fork a child that calls setsid, ignores SIGTERM and sleeps forever
+//                  under the argv "hostile_bot --escapee --marker M" (the test looks for M)
+//   fork-bomb      fork children that wait, until fork fails (at most --max-forks), then
+//                  report and abort
+//   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
+//                  most --max-mib), then let std::bad_alloc end the process
+//   connect        connect to each --target: host:port (TCP) or a Unix socket path
+//   write-files    create a file in each --target folder, then one in /tmp
+#include <allfives/bot/bot.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <arpa/inet.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string mode = "none";
+  std::string targets_file;
+  std::vector<std::string> targets;
+  std::string marker;
+  int max_forks = 400;
+  int max_mib = 8192;
+  int think_ms = 0;
+};
+Options g_options;
+
+void report(bool got, const std::string& what, const std::string& detail) {
+  std::string line = (got ? "GOT " : "BLOCKED ") + what + ": " + detail + "\n";
+  std::fputs(line.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+// A file's content with NULs as spaces (cmdline and environ are NUL-separated), or nullopt.
+bool read_whole(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::stringstream s;
+  s << in.rdbuf();
+  *out = s.str();
+  for (char& c : *out)
+    if (c == '\0') c = ' ';
+  return true;
+}
+
+std::vector<int> visible_pids() {
+  std::vector<int> pids;
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return pids;
+  while (dirent* e = readdir(d)) {
+    char* end = nullptr;
+    const long pid = std::strtol(e->d_name, &end, 10);
+    if (end != e->d_name && *end == '\0') pids.push_back(static_cast<int>(pid));
+  }
+  closedir(d);
+  return pids;
+}
+
+void spy() {
+  const int parent = getppid();
+  for (const char* file : {"cmdline", "environ"}) {
+    const std::string path = "/proc/" + std::to_string(parent) + "/" + file;
+    std::string data;
+    if (read_whole(path, &data)) {
+      report(true, "parent " + path, data);
+    } else {
+      report(false, "parent " + path, errno_text());
+    }
+  }
+  std::string all;
+  for (int pid : visible_pids()) {
+    std::string cmdline;
+    std::string environ;
+    if (read_whole("/proc/" + std::to_string(pid) + "/cmdline", &cmdline))
+      all += "[" + std::to_string(pid) + "] " + cmdline + "\n";
+    if (read_whole("/proc/" + std::to_string(pid) + "/environ", &environ) && !environ.empty())
+      all += "[" + std::to_string(pid) + " env] " + environ + "\n";
+  }
+  report(true, "processes seen", std::to_string(visible_pids().size()) + "\n" + all);
+}
+
+void read_files() {
+  // The default log folder of `referee match` is logs/ in its working folder, which is the
+  // bot's too.
+  std::vector<std::string> targets = g_options.targets;
+  targets.push_back("logs");
+  for (const std::string& target : targets) {
+    if (DIR* d = opendir(target.c_str())) {
+      std::string names;
+      while (dirent* e = readdir(d)) names += std::string(e->d_name) + " ";
+      closedir(d);
+      report(true, "list " + target, names);
+      continue;
+    }
+    std::string data;
+    if (read_whole(target, &data)) {
+      report(true, "read " + target, data.substr(0, 4096));
+    } else {
+      report(false, "open " + target, errno_text());
+    }
+  }
+}
+
+void kill_others() {
+  const int self = getpid();
+  int killed = 0;
+  std::string failed;
+  for (int pid : visible_pids()) {
+    if (pid == self || pid == 1) continue;
+    if (kill(pid, SIGKILL) == 0) {
+      ++killed;
+      report(true, "kill " + std::to_string(pid), "SIGKILL sent");
+    } else {
+      failed += std::to_string(pid) + " (" + errno_text() + ") ";
+    }
+  }
+  const int parent = getppid();
+  if (parent != 1 && kill(parent, SIGKILL) == 0) {
+    report(true, "kill parent " + std::to_string(parent), "SIGKILL sent");
+  } else {
+    report(false, "kill parent " + std::to_string(parent),
+           parent == 1 ? "it is init" : errno_text());
+  }
+  report(killed > 0, "kill others", std::to_string(killed) + " killed; failed: " + failed);
+}
+
+[[noreturn]] void escapee() {
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  for (;;) pause();
+}
+
+void escape(const char* self) {
+  const pid_t child = fork();
+  if (child < 0) {
+    report(false, "fork", errno_text());
+    return;
+  }
+  if (child == 0) {
+    setsid();
+    if (fork() != 0) _exit(0);  // the grandchild is re-parented, in a session of its own
+    signal(SIGTERM, SIG_IGN);
+    // Under an argv the test can find from outside.
+    const std::string marker = g_options.marker;
+    execl(self, self, "--escapee", "--marker", marker.c_str(), static_cast<char*>(nullptr));
+    escapee();
+  }
+  waitpid(child, nullptr, 0);
+  report(true, "escape", "a setsid grandchild ignoring SIGTERM is running");
+}
+
+[[noreturn]] void fork_bomb() {
+  int forked = 0;
+  for (; forked < g_options.max_forks; ++forked) {
+    const pid_t pid = fork();
+    if (pid < 0) {
+      const std::string why = errno_text();
+      report(false, "fork bomb", "fork number " + std::to_string(forked + 1) + " failed: " + why);
+      std::fprintf(stderr, "fork: %s\n", why.c_str());
+      std::abort();
+    }
+    if (pid == 0) {
+      for (;;) pause();  // waits, using no CPU, until the sandbox or the group is killed
+    }
+  }
+  report(true, "fork bomb", std::to_string(forked) + " processes forked without a limit");
+  std::abort();
+}
+
+// On a thread of its own, so the std::bad_alloc at the limit is not caught by the SDK (which
+// would turn it into a failed answer) but ends the process, as it would in a bot's own worker
+// thread.
+[[noreturn]] void eat_memory_now() {
+  constexpr size_t kBlock = 64u << 20;
+  std::vector<std::unique_ptr<char[]>> blocks;
+  for (int mib = 0; mib < g_options.max_mib; mib += 64) {
+    blocks.emplace_back(new char[kBlock]);  // throws std::bad_alloc at the limit: not caught
+    std::memset(blocks.back().get(), 1, kBlock);
+    if (blocks.size() % 4 == 0) report(true, "memory", std::to_string(mib + 64) + " MiB in use");
+  }
+  report(true, "memory", std::to_string(g_options.max_mib) + " MiB allocated without a limit");
+  std::abort();
+}
+
+void connect_to(const std::string& target) {
+  const auto colon = target.rfind(':');
+  if (target[0] != '/' && colon != std::string::npos) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+      report(false, "tcp socket", errno_text());
+      return;
+    }
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(std::atoi(target.c_str() + colon + 1)));
+    inet_pton(AF_INET, target.substr(0, colon).c_str(), &addr.sin_addr);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      report(true, "connect tcp " + target, "connected");
+    } else {
+      report(false, "connect tcp " + target, errno_text());
+    }
+    close(fd);
+    return;
+  }
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", target.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    report(true, "connect unix " + target, "connected");
+  } else {
+    report(false, "connect unix " + target, errno_text());
+  }
+  close(fd);
+}
+
+void write_files() {
+  std::vector<std::string> folders = g_options.targets;
+  folders.push_back("/tmp");
+  for (const std::string& folder : folders) {
+    const std::string path = folder + "/hostile-was-here";
+    if (std::FILE* f = std::fopen(path.c_str(), "w")) {
+      std::fputs("hostile\n", f);
+      std::fclose(f);
+      report(true, "write " + path, "written");
+    } else {
+      report(false, "write " + path, errno_text());
+    }
+  }
+}
+
+std::string g_self;
+
+class Hostile final : public allfives::bot::Bot {
+  allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
+    static bool done = false;
+    if (!done) {
+      done = true;
+      std::ifstream in(g_options.targets_file);
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) g_options.targets.push_back(line);
+      const std::string& m = g_options.mode;
+      if (m == "spy") spy();
+      if (m == "read-files") read_files();
+      if (m == "kill-others") kill_others();
+      if (m == "escape") escape(g_self.c_str());
+      if (m == "fork-bomb") fork_bomb();
+      if (m == "eat-memory") std::thread(eat_memory_now).join();
+      if (m == "connect")
+        for (const std::string& t : g_options.targets) connect_to(t);
+      if (m == "write-files") write_files();
+    }
+    if (g_options.think_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));
+    return view.legal_plays()[0];
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_self = "/proc/self/exe";
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--escapee") escapee();
+  return allfives::bot::run(
+      argc, argv, {"hostile", "1.0"},
+      [](const allfives::bot::MatchInfo&) { return std::make_unique<Hostile>(); },
+      [](CLI::App& app) {
+        app.add_option("--mode", g_options.mode, "What to try at the first decision");
+        app.add_option("--targets-file", g_options.targets_file,
+                       "A file of paths or addresses to try, one per line");
+        app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
+        app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
+        app.add_option("--max-mib", g_options.max_mib, "eat-memory: at most this much");
+        app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
+      });
+}

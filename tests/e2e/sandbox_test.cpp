@@ -1,0 +1,533 @@
+// End-to-end tests of the sandbox and the resource limits: the real referee starts
+// tests/bots/hostile_bot, which tries at its first decision what a hostile author would, and
+// reports each attempt on stderr ("GOT ..." or "BLOCKED ..."); the match log keeps that
+// output. Each test checks from outside that nothing was learned or hurt, and the exact fault
+// where the bot must commit one. Where the protection is the sandbox itself, a twin test runs
+// the same bot with --no-sandbox and shows the attack then succeeds, so the first test can
+// fail.
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e/e2e_util.h"
+#include "process/bot_process.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kHostile = ALLFIVES_HOSTILE_BOT;
+const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kStrong = ALLFIVES_STRONG_BOT;
+const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
+
+// A seed and an environment variable only the referee knows: a bot that prints either has
+// spied successfully.
+constexpr const char* kSeed = "918273645";
+constexpr const char* kSecretVar = "ALLFIVES_TEST_SECRET";
+constexpr const char* kSecret = "s3cr3t-of-the-referee";
+
+// A folder holding only a file that lists `targets`, one per line; returns the file's path.
+// (Given as arguments, the targets' folders would be readable: the sandbox lets a bot read
+// the folder of every path among its arguments.)
+std::string targets_file(const std::string& name, const std::vector<std::string>& targets) {
+  const std::string path = temp_dir(name + "-targets") + "/targets.txt";
+  std::ofstream out(path);
+  for (const std::string& t : targets) out << t << "\n";
+  return path;
+}
+
+struct Match {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+  std::string log_path;
+  std::string hostile_output;  // seat 0's captured output
+};
+
+// `referee match` with the hostile bot (seat 0, `hostile_args`) against greedy; `extra` flags
+// go to the referee.
+Match play(const std::string& name, const std::string& hostile_args,
+           const std::vector<std::string>& extra = {}) {
+  const std::string dir = temp_dir(name);
+  Match m;
+  m.log_path = dir + "/logs/match.jsonl";
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   std::string(kSecretVar) + "=" + kSecret,
+                                   kReferee,
+                                   "match",
+                                   "--seed",
+                                   kSeed,
+                                   "--log",
+                                   m.log_path,
+                                   "--move-time-ms",
+                                   "3000",
+                                   "--startup-timeout-ms",
+                                   "20000",
+                                   "--max-hands",
+                                   "2"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("hostile=" + kHostile + " " + hostile_args);
+  argv.push_back("greedy=" + kGreedy);
+  m.run = run(argv, std::chrono::seconds(120));
+  m.log = read_log(m.log_path);
+  for (const auto& r : m.log)
+    if (r.has_bot_output() && r.bot_output().seat() == 0)
+      m.hostile_output = r.bot_output().stderr();
+  return m;
+}
+
+const v1::LogMatchEnd& match_end(const Match& m) {
+  return only(m.log, v1::LogRecord::kMatchEnd).match_end();
+}
+
+// The match ended as a game, not by anyone's fault.
+void expect_no_fault(const Match& m) {
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_seat(), -1) << m.run.output;
+  EXPECT_NE(match_end(m).reason(), v1::MATCH_END_REASON_FAULT) << m.run.output;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Pids of the hostile bot's escaped grandchildren (argv "... --escapee --marker MARKER"; the
+// referee's and the bot's own command lines hold the marker too, but not "--escapee").
+std::vector<int> processes_with(const std::string& marker) {
+  std::vector<int> found;
+  DIR* d = opendir("/proc");
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    const int pid = std::atoi(e->d_name);
+    if (pid <= 0 || pid == getpid()) continue;
+    std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    if (contains(s.str(), marker) && contains(s.str(), "--escapee")) found.push_back(pid);
+  }
+  if (d) closedir(d);
+  return found;
+}
+
+std::vector<int> wait_survivors_gone(const std::string& marker, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  std::vector<int> left = processes_with(marker);
+  while (!left.empty() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    left = processes_with(marker);
+  }
+  return left;
+}
+
+// --- Spying ---------------------------------------------------------------------------------
+
+TEST(Sandbox, SpyLearnsNeitherTheSeedNorTheReferee) {
+  const Match m = play("spy", "--mode spy");
+  expect_no_fault(m);
+  const std::string& out = m.hostile_output;
+  ASSERT_TRUE(contains(out, "GOT processes seen")) << out;  // it did try
+  EXPECT_FALSE(contains(out, kSeed)) << out;
+  EXPECT_FALSE(contains(out, kSecret)) << out;
+  EXPECT_FALSE(contains(out, "referee")) << out;  // no process of the referee is visible
+  EXPECT_FALSE(contains(out, m.log_path)) << out;
+  // Its /proc shows its own sandbox only: bwrap's init and the bot.
+  const auto seen = out.find("GOT processes seen: ");
+  EXPECT_LE(std::atoi(out.c_str() + seen + 20), 3) << out;
+}
+
+TEST(Sandbox, WithoutTheSandboxTheSpySeesTheSeed) {
+  // The same bot unsandboxed reads the referee's command line: the test above can fail.
+  const Match m = play("spy-unsandboxed", "--mode spy", {"--no-sandbox"});
+  EXPECT_TRUE(contains(m.hostile_output, kSeed)) << m.hostile_output;
+  EXPECT_TRUE(contains(m.run.output, "WITHOUT the sandbox")) << m.run.output;
+}
+
+// --- The referee's files --------------------------------------------------------------------
+
+TEST(Sandbox, ReadsNeitherTheLogFolderNorTheOutputFolder) {
+  const std::string dir = temp_dir("read-files-secrets");
+  std::ofstream(dir + "/tournament.txtpb") << "seed: 1\n";
+  const std::string logs = temp_dir("read-files") + "/logs";
+  const Match m =
+      play("read-files", "--mode read-files --targets-file " +
+                             targets_file("read-files", {logs, logs + "/match.jsonl", dir,
+                                                         dir + "/tournament.txtpb"}));
+  expect_no_fault(m);
+  const std::string& out = m.hostile_output;
+  EXPECT_FALSE(contains(out, "GOT")) << out;
+  EXPECT_TRUE(contains(out, "BLOCKED open " + logs + ": No such file or directory")) << out;
+  EXPECT_TRUE(contains(out, "BLOCKED open " + dir + "/tournament.txtpb")) << out;
+  EXPECT_FALSE(contains(out, kSeed)) << out;
+}
+
+TEST(Sandbox, WithoutTheSandboxTheLogFolderIsReadable) {
+  const std::string logs = temp_dir("read-files-unsandboxed") + "/logs";
+  const Match m =
+      play("read-files-unsandboxed",
+           "--mode read-files --targets-file " + targets_file("read-files-unsandboxed", {logs}),
+           {"--no-sandbox"});
+  EXPECT_TRUE(contains(m.hostile_output, "GOT list " + logs)) << m.hostile_output << m.run.output;
+}
+
+// --- Other processes ------------------------------------------------------------------------
+
+TEST(Sandbox, KillingOthersHurtsNoOne) {
+  const Match m = play("kill-others", "--mode kill-others");
+  // The referee finished the match and greedy played it to the end: nobody was killed.
+  expect_no_fault(m);
+  EXPECT_EQ(match_end(m).hands_played(), 2u);
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED kill others: 0 killed")) << m.hostile_output;
+}
+
+// --- Escaping -------------------------------------------------------------------------------
+
+std::string unique_marker(const std::string& what) {
+  return "hostile-" + what + "-" + std::to_string(getpid()) + "-" +
+         std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+TEST(Sandbox, ASetsidGrandchildIgnoringSigtermDoesNotSurvive) {
+  const std::string marker = unique_marker("escapee");
+  const Match m = play("escape", "--mode escape --marker " + marker);
+  expect_no_fault(m);
+  ASSERT_TRUE(contains(m.hostile_output, "GOT escape"))  // it did escape
+      << m.hostile_output << m.run.output;
+  const std::vector<int> left = wait_survivors_gone(marker, std::chrono::seconds(5));
+  EXPECT_TRUE(left.empty()) << left.size() << " survivors, first pid " << left[0];
+  for (int pid : left) kill(pid, SIGKILL);
+}
+
+TEST(Sandbox, ASetsidGrandchildDiesWithASigkilledReferee) {
+  const std::string marker = unique_marker("escapee-referee-killed");
+  const std::string dir = temp_dir("escape-referee-killed");
+  // The bot escapes at its first decision, then thinks 500 ms per decision: the match is still
+  // running when the referee is killed.
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee,
+               "match",
+               "--log",
+               dir + "/m.jsonl",
+               "--move-time-ms",
+               "5000",
+               "hostile=" + kHostile + " --mode escape --think-ms 500 --marker " + marker,
+               "greedy=" + kGreedy};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  ASSERT_TRUE(ref) << error;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (processes_with(marker).empty() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_FALSE(processes_with(marker).empty()) << "the grandchild never started";
+  ::kill(ref->pid(), SIGKILL);
+  const std::vector<int> left = wait_survivors_gone(marker, std::chrono::seconds(5));
+  EXPECT_TRUE(left.empty()) << left.size() << " survivors";
+  for (int pid : left) kill(pid, SIGKILL);
+  ref->stop();
+}
+
+TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
+  const std::string marker = unique_marker("escapee-unsandboxed");
+  const Match m = play("escape-unsandboxed", "--mode escape --marker " + marker, {"--no-sandbox"});
+  ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // the guardian's grace is 1 s
+  const std::vector<int> left = processes_with(marker);
+  EXPECT_FALSE(left.empty());  // the process group alone does not hold it
+  for (int pid : left) kill(pid, SIGKILL);
+}
+
+// --- Resource limits ------------------------------------------------------------------------
+
+TEST(Sandbox, AForkBombIsTheBotsOwnProcessLimitFault) {
+  if (getuid() != 0) GTEST_SKIP() << "the process limit is per bot only when the referee is root";
+  // At most 200 forks even without a limit, so the test stays bounded on any machine.
+  const Match m = play("fork-bomb", "--mode fork-bomb --max-forks 200", {"--max-processes", "32"});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
+  const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_TRUE(contains(fault.reason(), "reached its limit of 32 processes and threads"))
+      << fault.reason();
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED fork bomb")) << m.hostile_output;
+}
+
+TEST(Sandbox, EatingMemoryIsAMemoryLimitFault) {
+  const Match m = play("eat-memory", "--mode eat-memory --max-mib 2048", {"--memory-mib", "512"});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
+  const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
+  EXPECT_FALSE(contains(m.hostile_output, "without a limit")) << m.hostile_output;
+}
+
+// --- Network and sockets --------------------------------------------------------------------
+
+struct Listener {
+  int fd = -1;
+  ~Listener() {
+    if (fd >= 0) close(fd);
+  }
+  // True if someone connected (a pending connection is there to accept).
+  bool was_reached() const {
+    const int c = accept4(fd, nullptr, nullptr, SOCK_NONBLOCK);
+    if (c >= 0) close(c);
+    return c >= 0;
+  }
+};
+
+Listener tcp_listener(int* port) {
+  Listener l;
+  l.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(bind(l.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  EXPECT_EQ(listen(l.fd, 8), 0);
+  socklen_t len = sizeof addr;
+  getsockname(l.fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  *port = ntohs(addr.sin_port);
+  return l;
+}
+
+Listener unix_listener(const std::string& path) {
+  Listener l;
+  l.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  EXPECT_EQ(bind(l.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  chmod(path.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
+  EXPECT_EQ(listen(l.fd, 8), 0);
+  return l;
+}
+
+TEST(Sandbox, NoNetworkAndNoSocketOutsideItsFolder) {
+  int port = 0;
+  Listener tcp = tcp_listener(&port);
+  const std::string socket_path = temp_dir("connect-socket") + "/outside.sock";
+  Listener unix_socket = unix_listener(socket_path);
+  const Match m = play(
+      "connect", "--mode connect --targets-file " +
+                     targets_file("connect", {"127.0.0.1:" + std::to_string(port), socket_path}));
+  expect_no_fault(m);
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED connect tcp 127.0.0.1:")) << m.hostile_output;
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED connect unix " + socket_path))
+      << m.hostile_output;
+  EXPECT_FALSE(tcp.was_reached());
+  EXPECT_FALSE(unix_socket.was_reached());
+}
+
+TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
+  int port = 0;
+  Listener tcp = tcp_listener(&port);
+  const Match m =
+      play("connect-unsandboxed",
+           "--mode connect --targets-file " +
+               targets_file("connect-unsandboxed", {"127.0.0.1:" + std::to_string(port)}),
+           {"--no-sandbox"});
+  EXPECT_TRUE(contains(m.hostile_output, "GOT connect tcp")) << m.hostile_output;
+  EXPECT_TRUE(tcp.was_reached());
+}
+
+// --- Writing --------------------------------------------------------------------------------
+
+TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
+  const std::string dir = temp_dir("write");
+  chmod(dir.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
+  const Match m =
+      play("write", "--mode write-files --targets-file " + targets_file("write", {dir}));
+  expect_no_fault(m);
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write " + dir)) << m.hostile_output;
+  EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/hostile-was-here")) << m.hostile_output;
+  EXPECT_FALSE(fs::exists(dir + "/hostile-was-here"));
+  EXPECT_FALSE(fs::exists("/tmp/hostile-was-here"));  // its /tmp was its own
+}
+
+TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
+  const std::string dir = temp_dir("write-unsandboxed");
+  chmod(dir.c_str(), 0777);
+  const Match m =
+      play("write-unsandboxed",
+           "--mode write-files --targets-file " + targets_file("write-unsandboxed", {dir}),
+           {"--no-sandbox"});
+  EXPECT_TRUE(fs::exists(dir + "/hostile-was-here")) << m.hostile_output;
+  std::error_code ec;
+  fs::remove("/tmp/hostile-was-here", ec);
+}
+
+// --- The sample bots, sandboxed, and the log header ------------------------------------------
+
+TEST(Sandbox, ThePythonAndStrongBotsPlaySandboxedAndTheHeaderSaysHow) {
+  if (kGreedyPy.empty()) GTEST_SKIP() << "the Python SDK is not built";
+  const std::string dir = temp_dir("sample-bots");
+  const RunResult r = run({kReferee, "match", "--seed", "5", "--log", dir + "/m.jsonl",
+                           "--max-hands", "3", "--move-time-ms", "3000", "--startup-timeout-ms",
+                           "20000", "greedy_py=" + kGreedyPy, "strong=" + kStrong},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(contains(r.output, "WITHOUT the sandbox")) << r.output;
+  const auto log = read_log(dir + "/m.jsonl");
+  const auto& end = only(log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.fault_seat(), -1) << r.output;
+  EXPECT_EQ(end.hands_played(), 3u);
+  const auto& header = only(log, v1::LogRecord::kHeader).header();
+  ASSERT_EQ(header.bots_size(), 2);
+  for (const auto& bot : header.bots()) {
+    const auto& c = bot.confinement();
+    EXPECT_TRUE(c.sandboxed()) << bot.display_name();
+    EXPECT_TRUE(contains(c.sandbox(), "bubblewrap")) << c.sandbox();
+    EXPECT_EQ(c.memory_mib(), 1024u);
+    EXPECT_EQ(c.open_files(), 256u);
+    EXPECT_EQ(c.file_size_mib(), 64u);
+    EXPECT_FALSE(c.core_dumps());
+    EXPECT_EQ(c.processes(), getuid() == 0 ? 64u : 0u);
+    EXPECT_FALSE(c.writable_dir().empty());
+    EXPECT_FALSE(c.read_only_dirs().empty());
+  }
+  EXPECT_EQ(header.bots(0).name(), "greedy_py");  // the Python bot's own Hello
+}
+
+TEST(Sandbox, TheDemoTournamentRunsSandboxed) {
+  const std::string out = temp_dir("demo") + "/out";
+  const RunResult r =
+      run({kReferee, "tournament", ALLFIVES_DEMO_TOURNAMENT, "--out", out, "-j", "2", "--quiet"},
+          std::chrono::seconds(300));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream index(out + "/index.jsonl");
+  std::string line;
+  int lines = 0;
+  while (std::getline(index, line)) {
+    ++lines;
+    EXPECT_TRUE(contains(line, "\"fault_seat\": -1") || contains(line, "\"fault_seat\":-1"))
+        << line;
+  }
+  EXPECT_EQ(lines, 120);
+  const auto first = read_log(out + "/matches/" +
+                              fs::directory_iterator(out + "/matches")->path().filename().string());
+  EXPECT_TRUE(only(first, v1::LogRecord::kHeader).header().bots(0).confinement().sandboxed());
+}
+
+// --- The tournament file's per-bot fields ---------------------------------------------------
+
+TEST(Sandbox, ATournamentBotGetsItsReadOnlyFoldersLimitsAndSandboxSetting) {
+  const std::string dir = temp_dir("tournament-fields");
+  fs::create_directories(dir + "/weights");
+  std::ofstream(dir + "/weights/w.bin") << "weights";
+  const std::string targets = targets_file("tournament-fields", {dir + "/weights/w.bin"});
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "name: \"fields\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"hostile\" command: \"" << kHostile
+                      << "\" args: \"--mode\" args: \"read-files\" args: \"--targets-file\" "
+                         "args: \""
+                      << targets
+                      << "\" read_only_dirs: \"weights\" limits { memory_mib: 700 open_files: 99 } "
+                         "}\n"
+                      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" sandbox: false }\n"
+                      << "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", dir + "/out", "-j", "1", "-q",
+                           "--max-file-size-mib", "9"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "WITHOUT the sandbox")) << r.output;  // greedy's sandbox: false
+  int logs = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/out/matches")) {
+    ++logs;
+    const auto log = read_log(entry.path().string());
+    for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+      const auto& c = bot.confinement();
+      if (bot.display_name() == "hostile") {
+        EXPECT_TRUE(c.sandboxed());
+        EXPECT_EQ(c.memory_mib(), 700u);
+        EXPECT_EQ(c.open_files(), 99u);
+        EXPECT_EQ(c.file_size_mib(), 9u);  // the flag, for what the file leaves unset
+        EXPECT_EQ(
+            std::count(c.read_only_dirs().begin(), c.read_only_dirs().end(), dir + "/weights"), 1);
+      } else {
+        EXPECT_FALSE(c.sandboxed());
+        EXPECT_EQ(c.memory_mib(), 1024u);
+      }
+    }
+    for (const auto& rec : log) {
+      if (rec.has_bot_output() && contains(rec.bot_output().stderr(), "hostile 1.0")) {
+        EXPECT_TRUE(
+            contains(rec.bot_output().stderr(), "GOT read " + dir + "/weights/w.bin: weights"))
+            << rec.bot_output().stderr();
+      }
+    }
+  }
+  EXPECT_EQ(logs, 2);
+}
+
+TEST(Sandbox, TheTournamentFileRefusesBadSandboxFields) {
+  const std::string dir = temp_dir("tournament-bad-fields");
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "format: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << kGreedy
+                      << "\" read_only_dirs: \"no-such-folder\" }\n";
+  RunResult r =
+      run({kReferee, "tournament", file, "--out", dir + "/out"}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, file + ":3: bot 'b': read_only_dirs entry 'no-such-folder' is "
+                                        "not a folder"))
+      << r.output;
+  std::ofstream(file) << "format: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"b\" address: \"localhost:1\" limits { memory_mib: 9 } }\n";
+  r = run({kReferee, "tournament", file, "--out", dir + "/out"}, std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "apply only to a bot the referee starts")) << r.output;
+}
+
+// --- Where the sandbox cannot be made -------------------------------------------------------
+
+TEST(Sandbox, RefusesToStartBotsWithoutBubblewrapAndSaysWhatToDo) {
+  const std::string dir = temp_dir("refuse");
+  // No bwrap on this PATH: the referee itself needs nothing from it (bots are absolute paths).
+  const RunResult r = run({"/usr/bin/env", "PATH=" + dir, kReferee, "match", "--log",
+                           dir + "/m.jsonl", kGreedy, kGreedy},
+                          std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "cannot put the bots in a sandbox: the bwrap program "
+                       "(bubblewrap) is not installed"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "apt-get install bubblewrap")) << r.output;
+  EXPECT_TRUE(contains(r.output, "--no-sandbox")) << r.output;
+  EXPECT_FALSE(fs::exists(dir + "/m.jsonl"));  // no bot was started, no match played
+}
+
+TEST(Sandbox, NoSandboxStillAppliesTheLimitsAndWarnsOnce) {
+  const std::string dir = temp_dir("no-sandbox");
+  const RunResult r =
+      run({"/usr/bin/env", "PATH=" + dir, kReferee, "match", "--no-sandbox", "--max-hands", "1",
+           "--memory-mib", "700", "--log", dir + "/m.jsonl", kGreedy, kGreedy},
+          std::chrono::seconds(60));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto first = r.output.find("WITHOUT the sandbox");
+  ASSERT_NE(first, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("WITHOUT the sandbox", first + 1), std::string::npos) << r.output;
+  const auto log = read_log(dir + "/m.jsonl");
+  for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+    EXPECT_FALSE(bot.confinement().sandboxed());
+    EXPECT_EQ(bot.confinement().memory_mib(), 700u);
+  }
+}
+
+}  // namespace
+}  // namespace allfives::e2e
