@@ -1,5 +1,10 @@
 // The `referee` program: one binary, one subcommand per job.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <iostream>
 
 #include "cli/demo_command.h"
@@ -25,7 +30,16 @@ int main(int argc, char** argv) {
       "Play one seeded match between two built-in strategies (greedy vs random) and "
       "print it hand by hand; needs no bot processes");
   demo_cmd->add_option("--format", format, "2p, 3p, 4p or partners")->capture_default_str();
+  // CLI11 would read "-1" as 2^64 - 1: a seed is written as digits only.
+  const CLI::Validator seed_digits(
+      [](std::string& text) {
+        return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
+                   ? std::string()
+                   : "a seed is a whole number from 0 to 18446744073709551615, not '" + text + "'";
+      },
+      "0..2^64-1");
   demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
+      ->check(seed_digits)
       ->capture_default_str();
   demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
   demo_cmd->callback([&] {
@@ -45,6 +59,29 @@ int main(int argc, char** argv) {
   referee::add_replay_command(app, exit_code);
   referee::add_serve_command(app, exit_code);
 
-  CLI11_PARSE(app, argc, argv);
+  // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
+  // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the error and the usage
+    return 2;     // every mistake on the command line exits 2, like the commands' own checks
+  }
+  // Results printed to a full disk or a closed pipe are not results: that is an error too.
+  std::cout.flush();
+  if (!std::cout) {
+    // The stream kept only that a write failed; one more byte, written directly, says why.
+    const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
+    std::cerr << "referee: cannot write to standard output"
+              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+    return exit_code != 0 ? exit_code : 1;
+  }
   return exit_code;
 }

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -25,7 +26,7 @@ namespace {
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
-  std::optional<uint64_t> seed;
+  std::string seed;  // checked in run_match: CLI11 would wrap "-1" around to 2^64 - 1
   std::optional<int> move_time_ms;  // default 1000, or 60000 with a person seated
   std::optional<int> time_bank_ms;  // default 5000, or 600000 with a person seated
   std::string serve = "127.0.0.1:8080";
@@ -90,6 +91,27 @@ int run_match(const MatchOptions& o) {
     spec.confinement = confinement_from(o.confinement);
     given.push_back(spec);
   }
+  std::optional<uint64_t> seed;
+  if (!o.seed.empty()) {
+    uint64_t value = 0;
+    const char* end = o.seed.data() + o.seed.size();
+    const auto [ptr, ec] = std::from_chars(o.seed.data(), end, value);
+    if (ec != std::errc() || ptr != end) {
+      std::cerr << "referee match: --seed must be a whole number from 0 to 18446744073709551615 "
+                   "(2^64 - 1), not '"
+                << o.seed << "'\n";
+      return 2;
+    }
+    seed = value;
+  }
+  {
+    std::string why;
+    if (!o.match_id.empty() &&
+        !check_safe_name(o.match_id, "--match-id", kMaxMatchIdLength, &why)) {
+      std::cerr << "referee match: " << why << "\n";
+      return 2;
+    }
+  }
   // Partnerships may name two bots: each then plays both seats of its side.
   std::vector<BotSpec> seats = given;
   if (format == Format::kPartnerships && given.size() == 2)
@@ -127,7 +149,7 @@ int run_match(const MatchOptions& o) {
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = o.seed ? *o.seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  spec.seed = seed ? *seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
   // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
@@ -137,6 +159,8 @@ int run_match(const MatchOptions& o) {
   const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
+  for (const std::string& note : sweep_stale_private_dirs())
+    std::cerr << "referee match: " << note << "\n";
   auto socket_dir = PrivateDir::create(&why);
   if (!socket_dir) {
     std::cerr << "referee match: " << why << "\n";
@@ -200,6 +224,8 @@ int run_match(const MatchOptions& o) {
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
   if (human) human->finish(std::chrono::milliseconds(1500));  // the page shows the result
+  // The log is the match's record: one that did not reach the disk whole fails the command.
+  const bool logged = log->close(/*sync=*/true, &why);
   // What the log calls each seat: the user's name, else the bot's own (from its Hello).
   std::vector<std::string> names;
   for (int seat = 0; seat < n; ++seat)
@@ -238,6 +264,10 @@ int run_match(const MatchOptions& o) {
                                            side_label(format, r.winner_side, names) + ")"
                                      : std::string("Draw"))
               << "\n";
+  if (!logged) {
+    std::cerr << "referee match: " << why << "; the log is incomplete\n";
+    return 1;
+  }
   std::cout << "Log: " << log->path() << "\n";
   if (stop_signal()) return 128 + stop_signal();
   return 0;
@@ -259,7 +289,8 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "outside the referee's control.");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
-      ->expected(2, 4);
+      ->expected(2, 4)
+      ->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // five bots are an error
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
   cmd->add_option("--seed,-s", o->seed,
                   "Seed of the deals (default: random, printed). Bots seed their own randomness "

@@ -20,6 +20,8 @@ struct TournamentOptions {
   std::string shard;
   bool quiet = false;
   bool affinity = true;
+  int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
+  int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
   std::vector<std::string> candidates;
   std::string sprt;
   int sprt_max_pairs = -1;
@@ -69,6 +71,11 @@ bool parse_shard(const std::string& text, int& index, int& count) {
 }
 
 int run(const TournamentOptions& o) {
+  if (o.concurrency < 0 || o.concurrency > static_cast<int>(kMaxConcurrency)) {
+    std::cerr << "referee tournament: --concurrency must be 1.." << kMaxConcurrency << ", not "
+              << o.concurrency << "\n";
+    return 2;
+  }
   TournamentRun run;
   std::string error;
   v1::Sprt sprt;
@@ -122,14 +129,21 @@ int run(const TournamentOptions& o) {
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
-  if (o.concurrency < 0) {
-    std::cerr << "referee tournament: --concurrency must be at least 1\n";
-    return 2;
-  }
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   run.quiet = o.quiet;
   run.affinity = o.affinity;
+  if (o.idle_bots < 0 || o.idle_bots > 10000) {
+    std::cerr << "referee tournament: --idle-bots must be 0..10000, not " << o.idle_bots << "\n";
+    return 2;
+  }
+  run.idle_bots = static_cast<size_t>(o.idle_bots);
+  if (o.sync_interval_ms < 0 || o.sync_interval_ms > 60000) {
+    std::cerr << "referee tournament: --sync-interval-ms must be 0..60000, not "
+              << o.sync_interval_ms << "\n";
+    return 2;
+  }
+  run.sync_interval = std::chrono::milliseconds(o.sync_interval_ms);
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tournament(run, stop);
   if (code == 130 && stop_signal()) return 128 + stop_signal();
@@ -179,6 +193,18 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "robin; default on): a match's processes wake each other in turn, which is much "
       "cheaper on one CPU, and matches stop competing for cores. --no-affinity for bots "
       "that think on several threads");
+  cmd->add_option("--idle-bots", o->idle_bots,
+                  "Bot processes each worker keeps running between matches, for reuse; beyond "
+                  "that the least recently used is stopped. More saves start-ups when a "
+                  "tournament has many bots, at the cost of memory (one process per bot and "
+                  "worker at most)")
+      ->capture_default_str();
+  cmd->add_option("--sync-interval-ms", o->sync_interval_ms,
+                  "Finished matches count once their log and index line are on disk (fsync); "
+                  "the syncs are made together for the matches of this interval. 0 syncs as "
+                  "soon as a match ends (slower: a sync costs more than a match); a crash of "
+                  "the machine loses at most the matches of one interval (resume replays them)")
+      ->capture_default_str();
   add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }

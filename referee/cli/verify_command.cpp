@@ -18,7 +18,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "every play's legality, count and score, every draw, pass and hand end, and the result.\n"
       "Prints one line per log, 'OK  PATH  (N hands, M plays)' or 'FAIL PATH:LINE: what the "
       "log says; what the rules say' (the first disagreement), then a summary.\n"
-      "Exit status: 0 every log is OK, 1 a log failed, 2 bad arguments.");
+      "A tournament's output folder (one with tournament.txtpb) is checked as a whole too: every "
+      "line of index.jsonl must be a match of the schedule that tournament.txtpb gives (match "
+      "id, seed, seats, bots), with its log at matches/MATCH_ID.jsonl, and the log's result "
+      "must be the index line's ('FAIL index.jsonl:LINE: ...' otherwise); logs the index does "
+      "not name are listed as UNFINISHED (stopped matches; a resume plays them again).\n"
+      "Exit status: 0 every log and index is OK, 1 something failed, 2 bad arguments.");
   cmd->add_option("paths", *paths,
                   "Log files, or folders: every *.jsonl under a folder except index.jsonl (so a "
                   "tournament's output folder gives all its matches)")

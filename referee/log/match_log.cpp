@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <google/protobuf/util/json_util.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -212,8 +213,85 @@ MatchLog::MatchLog(int fd, std::string path)
     : fd_(fd), path_(std::move(path)), arena_(first_block_, sizeof first_block_) {}
 
 MatchLog::~MatchLog() {
+  if (fd_ < 0) return;
   flush();
   ::close(fd_);
+}
+
+void MatchLog::set_error(int err) {
+  if (error_.empty()) error_ = "cannot write " + path_ + ": " + std::strerror(err);
+}
+
+bool MatchLog::close(bool sync, std::string* error) {
+  if (fd_ >= 0) {
+    flush();
+    if (sync && error_.empty() && ::fsync(fd_) != 0) set_error(errno);
+    if (::close(fd_) != 0 && errno != EINTR) set_error(errno);
+    fd_ = -1;
+  } else if (error_.empty()) {
+    error_ = "cannot write " + path_ + ": the log was already closed";
+  }
+  if (!error_.empty() && error) *error = error_;
+  return error_.empty();
+}
+
+int open_regular_file(const std::string& path, int flags, std::string* error) {
+  const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (error) *error = path + ": cannot open: " + std::strerror(err);
+    errno = err;
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (error) *error = path + ": cannot stat: " + std::strerror(err);
+    errno = err;
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    const char* kind = S_ISDIR(st.st_mode)    ? "a folder"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode)  ? "a character device"
+                       : S_ISBLK(st.st_mode)  ? "a block device"
+                       : S_ISSOCK(st.st_mode) ? "a socket"
+                                              : "a special file";
+    if (error) *error = path + ": is " + kind + ", not a regular file";
+    errno = EINVAL;
+    return -1;
+  }
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  return fd;
+}
+
+bool check_safe_name(const std::string& name, const char* what, size_t max_length,
+                     std::string* error) {
+  auto fail = [&](const std::string& why) {
+    if (error) *error = std::string(what) + " " + why;
+    return false;
+  };
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (name.empty()) return fail("is empty");
+  if (name.size() > max_length)
+    return fail("is " + std::to_string(name.size()) + " characters long; at most " +
+                std::to_string(max_length) + " are allowed");
+  for (const char c : name) {
+    if (alnum(c) || c == '.' || c == '_' || c == '-' || c == '+') continue;
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f)
+      return fail("contains the byte " + std::to_string(u) +
+                  "; only letters, digits and . _ + - are allowed");
+    return fail("'" + name + "' contains '" + std::string(1, c) +
+                "'; only letters, digits and . _ + - are allowed");
+  }
+  if (!alnum(name[0])) return fail("'" + name + "' must start with a letter or a digit");
+  return true;
 }
 
 bool write_fully(int fd, const std::string& data) {
@@ -236,7 +314,11 @@ v1::LogRecord& MatchLog::add() {
 }
 
 bool MatchLog::flush() {
-  if (queued_.empty()) return true;
+  if (queued_.empty() || !error_.empty()) {
+    queued_.clear();
+    arena_.Reset();
+    return error_.empty();
+  }
   text_.clear();
   for (const v1::LogRecord* r : queued_) {
     append_json_line(*r, text_);
@@ -244,7 +326,13 @@ bool MatchLog::flush() {
   }
   queued_.clear();
   arena_.Reset();
-  return write_fully(fd_, text_);
+  if (fd_ < 0) {
+    set_error(EBADF);
+    return false;
+  }
+  if (write_fully(fd_, text_)) return true;
+  set_error(errno);
+  return false;
 }
 
 }  // namespace allfives::referee

@@ -25,6 +25,20 @@ bool from_json_line(const std::string& line, google::protobuf::Message* m, std::
 // per line, lines of concurrent writers never interleave.
 bool write_fully(int fd, const std::string& data);
 
+// Opens an existing file for reading only if it is a regular file: opened with O_NONBLOCK (a
+// FIFO would otherwise block the open until a writer comes), checked with fstat, then set back
+// to blocking. Returns the descriptor (O_CLOEXEC), or -1 with "PATH: why" in `error` (for a
+// missing file errno is ENOENT).
+int open_regular_file(const std::string& path, int flags, std::string* error);
+
+// Match ids and bot names become file names and lines of text: at most `max_length`
+// characters from [A-Za-z0-9._+-], starting with a letter or digit. Returns false and says why
+// (naming `what`, e.g. "bot name").
+bool check_safe_name(const std::string& name, const char* what, size_t max_length,
+                     std::string* error);
+inline constexpr size_t kMaxBotNameLength = 32;
+inline constexpr size_t kMaxMatchIdLength = 200;  // 4 bot names and the schedule's parts fit
+
 class MatchLog {
  public:
   // Creates (or truncates) the file, creating missing parent folders.
@@ -39,13 +53,22 @@ class MatchLog {
   // message to a bot, before waiting for it, so the file is complete whenever the referee
   // waits and the writing overlaps the bot's work.
   v1::LogRecord& add();
+  // False once any write failed: the first failure is kept (error()) and later records are
+  // dropped, so a log is either complete or known to be incomplete.
   bool flush();
+  // Flushes, optionally fsyncs (so the log is on disk, not only in the kernel), and closes.
+  // False with "cannot write PATH: why" if any write, the fsync or the close failed: the log
+  // is then incomplete and its match must not count.
+  bool close(bool sync, std::string* error);
+  const std::string& error() const { return error_; }
   const std::string& path() const { return path_; }
 
  private:
   MatchLog(int fd, std::string path);
+  void set_error(int err);
   int fd_;
   std::string path_;
+  std::string error_;  // the first failed write, "" while every write succeeded
   // The queued records live in an arena that flush() empties, in a first block of its own:
   // a decision's records then cost no heap allocation.
   alignas(8) char first_block_[16 * 1024];

@@ -67,7 +67,8 @@ struct Replay {
 // result. Returns false with the first disagreement in `error`; `out` then holds what was
 // read before it (the steps up to the last good record), so an unfinished match can be shown.
 bool load_replay(std::string_view text, const std::string& file, Replay& out, LogError& error);
-// The same from a file on disk (read_log_file: at most kMaxLogFileBytes).
+// The same from a file on disk, read as a stream one line at a time (at most kMaxLogFileBytes;
+// a FIFO, device or folder is refused at once).
 bool load_replay_file(const std::string& path, Replay& out, LogError& error);
 
 // What to keep while reading a log.

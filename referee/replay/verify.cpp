@@ -10,7 +10,17 @@
 #include <system_error>
 #include <thread>
 
+#include <google/protobuf/util/message_differencer.h>
+
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "log/match_log.h"
 #include "replay/replay.h"
+#include "tournament/index_file.h"
+#include "tournament/schedule.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 
@@ -49,11 +59,16 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 
 namespace {
 
+namespace fs = std::filesystem;
+
 struct Verdict {
   bool ok = false;
   int hands = 0;
   int plays = 0;
   std::string text;  // the line to print
+  // What a tournament's index is checked against (set when ok).
+  v1::LogHeader header;
+  v1::LogMatchEnd match_end;
 };
 
 Verdict verify_one(const std::string& path) {
@@ -62,6 +77,8 @@ Verdict verify_one(const std::string& path) {
   Verdict v;
   v.ok = load_replay_file(path, replay, error, ReplayOptions{.keep_steps = false});
   if (v.ok) {
+    v.header = replay.header;
+    v.match_end = replay.match_end;
     v.hands = replay.hands;
     v.plays = replay.plays;
     v.text = "OK  " + path + "  (" + std::to_string(replay.hands) + " hands, " +
@@ -70,6 +87,171 @@ Verdict verify_one(const std::string& path) {
     v.text = "FAIL " + error.describe();
   }
   return v;
+}
+
+std::string normal(const fs::path& p) {
+  return p.lexically_normal().string();
+}
+
+// A tournament output folder (one holding tournament.txtpb): its index and the logs it names.
+struct TournamentFolder {
+  std::string dir;
+  std::string index_path;
+  std::vector<v1::IndexEntry> entries;  // index line i + 1 is entries[i]
+  std::set<std::string> indexed_logs;   // normal() paths of the logs the index names
+  std::vector<std::string> failures;    // "PATH:LINE: why"
+  std::vector<std::string> notes;
+  TournamentDef def;
+  bool def_ok = false;
+};
+
+// Every folder at or under `path` that holds a tournament.txtpb.
+std::vector<std::string> tournament_folders(const std::string& path) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) return out;
+  if (fs::is_regular_file(fs::path(path) / "tournament.txtpb", ec)) out.push_back(path);
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code file_ec;
+    if (it->path().filename() == "tournament.txtpb" && it->is_regular_file(file_ec) &&
+        normal(it->path().parent_path()) != normal(path))
+      out.push_back(it->path().parent_path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Reads the folder's definition and index (the logs come later).
+TournamentFolder read_tournament_folder(const std::string& dir) {
+  TournamentFolder t;
+  t.dir = dir;
+  t.index_path = (fs::path(dir) / "index.jsonl").string();
+  const std::string file = (fs::path(dir) / "tournament.txtpb").string();
+  std::string why;
+  t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
+  if (!t.def_ok) t.failures.push_back(why);
+  if (!read_index(t.index_path, /*repair=*/false, t.entries, t.notes, &why)) {
+    t.failures.push_back(why);
+    t.entries.clear();
+  }
+  for (const v1::IndexEntry& e : t.entries)
+    if (check_safe_name(e.match().match_id(), "match id", kMaxMatchIdLength, nullptr))
+      t.indexed_logs.insert(normal(fs::path(dir) / e.log_file()));
+  return t;
+}
+
+template <typename T>
+std::string list(const T& values) {
+  std::ostringstream s;
+  s << '[';
+  bool first = true;
+  for (const auto& v : values) {
+    s << (first ? "" : ", ") << v;
+    first = false;
+  }
+  s << ']';
+  return s.str();
+}
+
+// The index against the schedule and the logs: every line's match is the scheduled one, its log
+// exists, is named for it, verifies, and tells the same match and result.
+void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*>& verdicts) {
+  if (!t.def_ok) return;
+  std::map<std::string, const v1::ScheduledMatch*> by_id;
+  const std::vector<v1::ScheduledMatch> schedule = make_schedule(t.def);
+  for (const v1::ScheduledMatch& m : schedule) by_id[m.match_id()] = &m;
+  std::map<std::string, int> seen;  // match id -> index line
+  for (size_t i = 0; i < t.entries.size(); ++i) {
+    const v1::IndexEntry& e = t.entries[i];
+    const std::string at = t.index_path + ":" + std::to_string(i + 1) + ": ";
+    const std::string& id = e.match().match_id();
+    auto fail = [&](const std::string& why) { t.failures.push_back(at + why); };
+    std::string why;
+    if (!check_safe_name(id, "match id", kMaxMatchIdLength, &why)) {
+      fail(why);
+      continue;
+    }
+    if (auto [it, fresh] = seen.emplace(id, static_cast<int>(i + 1)); !fresh) {
+      fail("match " + id + " is already in the index at line " + std::to_string(it->second));
+      continue;
+    }
+    // Matches played before bots were appended to the file carry the hash of the shorter file.
+    if (e.tournament_hash() != t.def.hash &&
+        std::find(t.def.earlier_hashes.begin(), t.def.earlier_hashes.end(), e.tournament_hash()) ==
+            t.def.earlier_hashes.end())
+      fail("tournament_hash '" + e.tournament_hash() + "' is not the hash of " + t.dir +
+           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
+    const auto found = by_id.find(id);
+    if (found == by_id.end()) {
+      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");
+      continue;
+    }
+    const v1::ScheduledMatch& m = *found->second;
+    if (!google::protobuf::util::MessageDifferencer::Equals(e.match(), m)) {
+      std::string diff;
+      if (e.match().ordinal() != m.ordinal())
+        diff += "; ordinal " + std::to_string(e.match().ordinal()) + ", scheduled " +
+                std::to_string(m.ordinal());
+      if (e.match().seed() != m.seed())
+        diff += "; seed " + std::to_string(e.match().seed()) + ", scheduled " +
+                std::to_string(m.seed());
+      if (!std::equal(e.match().seat_bots().begin(), e.match().seat_bots().end(),
+                      m.seat_bots().begin(), m.seat_bots().end()))
+        diff += "; seats " + list(e.match().seat_bots()) + ", scheduled " + list(m.seat_bots());
+      if (diff.empty()) diff = "; pairing, deal or rotation differ";
+      fail("match " + id + " is not the scheduled one" + diff);
+    }
+    const std::string expected_file = "matches/" + id + ".jsonl";
+    if (e.log_file() != expected_file) {
+      fail("log_file '" + e.log_file() + "' is not named for match " + id + " (expected " +
+           expected_file + ")");
+      continue;
+    }
+    const std::string log = normal(fs::path(t.dir) / e.log_file());
+    const auto v = verdicts.find(log);
+    std::error_code ec;
+    if (v == verdicts.end() || !fs::exists(log, ec)) {
+      fail("the log of match " + id + " is missing (" + log + ")");
+      continue;
+    }
+    if (!v->second->ok) {
+      fail("the log of match " + id + " does not verify (see its FAIL line)");
+      continue;
+    }
+    const v1::LogHeader& h = v->second->header;
+    const v1::LogMatchEnd& end = v->second->match_end;
+    std::vector<std::string> log_seats;
+    for (const v1::LogBot& b : h.bots()) log_seats.push_back(b.display_name());
+    std::string diff;
+    if (h.match_id() != id) diff += "; the log's match id is " + h.match_id();
+    if (h.seed() != m.seed())
+      diff += "; the log's seed is " + std::to_string(h.seed()) + ", scheduled " +
+              std::to_string(m.seed());
+    if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
+      diff += "; the log's seats are " + list(log_seats) + ", scheduled " + list(m.seat_bots());
+    if (end.reason() != e.reason())
+      diff += std::string("; reason: the index says ") + v1::MatchEndReason_Name(e.reason()) +
+              ", the log " + v1::MatchEndReason_Name(end.reason());
+    if (end.winner_side() != e.winner_side())
+      diff += "; winner_side: the index says " + std::to_string(e.winner_side()) + ", the log " +
+              std::to_string(end.winner_side());
+    if (!std::equal(end.scores().begin(), end.scores().end(), e.scores().begin(), e.scores().end()))
+      diff += "; scores: the index says " + list(e.scores()) + ", the log " + list(end.scores());
+    if (!std::equal(end.placements().begin(), end.placements().end(), e.placements().begin(),
+                    e.placements().end()))
+      diff += "; placements: the index says " + list(e.placements()) + ", the log " +
+              list(end.placements());
+    if (end.fault_seat() != e.fault_seat() ||
+        (e.fault_seat() >= 0 && end.fault_kind() != e.fault_kind()))
+      diff += "; fault: the index says seat " + std::to_string(e.fault_seat()) + " " +
+              v1::FaultKind_Name(e.fault_kind()) + ", the log seat " +
+              std::to_string(end.fault_seat()) + " " + v1::FaultKind_Name(end.fault_kind());
+    if (end.hands_played() != e.hands_played())
+      diff += "; hands_played: the index says " + std::to_string(e.hands_played()) + ", the log " +
+              std::to_string(end.hands_played());
+    if (!diff.empty()) fail("match " + id + " disagrees with its log " + log + diff);
+  }
 }
 
 }  // namespace
@@ -84,6 +266,20 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
       return 2;
     }
   }
+  // Tournament folders: their indexes are read first, so that logs outside an index can be
+  // reported as unfinished as they are printed.
+  std::vector<TournamentFolder> tournaments;
+  for (const std::string& p : paths)
+    for (const std::string& dir : tournament_folders(p))
+      tournaments.push_back(read_tournament_folder(dir));
+  auto unfinished = [&](const std::string& log) -> const TournamentFolder* {
+    const std::string n = normal(log);
+    for (const TournamentFolder& t : tournaments) {
+      const std::string prefix = normal(fs::path(t.dir) / "matches") + "/";
+      if (n.rfind(prefix, 0) == 0 && !t.indexed_logs.count(n)) return &t;
+    }
+    return nullptr;
+  };
   const auto started = std::chrono::steady_clock::now();
   // Workers take logs in order; the results are printed in order as they come in.
   const size_t n = logs.size();
@@ -105,7 +301,7 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
         cv.notify_all();
       }
     });
-  int failed = 0;
+  int failed = 0, not_indexed = 0;
   long long hands = 0, plays = 0;
   for (size_t i = 0; i < n; ++i) {
     if (jobs == 1) {
@@ -115,6 +311,13 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
       cv.wait(lock, [&] { return ready[i] != 0; });
     }
     const Verdict& v = verdicts[i];
+    if (const TournamentFolder* t = unfinished(logs[i])) {
+      // Not a result: a stopped match, or one whose index line never made it (resume replays it).
+      ++not_indexed;
+      out << "UNFINISHED " << logs[i] << "  (not in " << t->index_path
+          << (v.ok ? "" : "; the log itself: " + v.text.substr(5)) << ")\n";
+      continue;
+    }
     if (v.ok) {
       hands += v.hands;
       plays += v.plays;
@@ -124,13 +327,32 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
     if (!v.ok || !quiet) out << v.text << "\n";
   }
   for (std::thread& t : workers) t.join();
+  std::map<std::string, const Verdict*> by_path;
+  for (size_t i = 0; i < n; ++i) by_path[normal(logs[i])] = &verdicts[i];
+  int index_failures = 0;
+  for (TournamentFolder& t : tournaments) {
+    check_index(t, by_path);
+    for (const std::string& note : t.notes) out << "NOTE " << note << "\n";
+    for (const std::string& f : t.failures) out << "FAIL " << f << "\n";
+    index_failures += static_cast<int>(t.failures.size());
+    if (t.failures.empty() && !quiet)
+      out << "OK  " << t.index_path << "  (" << t.entries.size()
+          << " finished matches, each the scheduled match of " << t.dir
+          << "/tournament.txtpb with a log that agrees)\n";
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  out << n << (n == 1 ? " log" : " logs") << " verified: " << n - static_cast<size_t>(failed)
+  out << n << (n == 1 ? " log" : " logs")
+      << " verified: " << n - static_cast<size_t>(failed) - static_cast<size_t>(not_indexed)
       << " OK, " << failed << " failed (" << hands << " hands, " << plays
-      << " plays in the logs that are OK) in " << seconds << " s\n";
+      << " plays in the logs that are OK) in " << seconds << " s";
+  if (not_indexed > 0) out << "; " << not_indexed << " unfinished (not in an index)";
+  if (!tournaments.empty())
+    out << "; " << tournaments.size() << (tournaments.size() == 1 ? " index" : " indexes")
+        << " checked, " << index_failures << " problems";
+  out << "\n";
   out.flush();
-  return failed ? 1 : 0;
+  return failed || index_failures ? 1 : 0;
 }
 
 }  // namespace allfives::referee

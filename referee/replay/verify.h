@@ -17,7 +17,11 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 // Verifies every log the paths name, printing one line per log ("OK  path  (N hands, M plays)"
 // or "FAIL path:LINE: message"; with `quiet` only failures) and a summary line to `out`.
 // `jobs` logs are verified at once (0: one per core); the output keeps the order of the logs.
-// Returns the exit code: 0 all OK, 1 a log failed, 2 bad arguments (reported on `err`).
+// Every tournament output folder at or under a path (a folder with tournament.txtpb) is also
+// checked as a whole: each index.jsonl line against the schedule tournament.txtpb gives and
+// against its log ("FAIL DIR/index.jsonl:LINE: ..."), and logs its index does not name are
+// printed as "UNFINISHED path" instead of being judged (stopped matches).
+// Returns the exit code: 0 all OK, 1 a log or an index failed, 2 bad arguments (on `err`).
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
                 std::ostream& err, int jobs = 0);
 

@@ -5,8 +5,8 @@
 namespace allfives::referee {
 
 BotPool::BotPool(std::vector<BotSpec> bots, std::string socket_dir,
-                 std::chrono::milliseconds startup_timeout)
-    : socket_dir_(std::move(socket_dir)), startup_timeout_(startup_timeout) {
+                 std::chrono::milliseconds startup_timeout, size_t max_idle)
+    : socket_dir_(std::move(socket_dir)), startup_timeout_(startup_timeout), max_idle_(max_idle) {
   for (BotSpec& b : bots) slots_.push_back(Slot{std::move(b), {}, 0, 0});
 }
 
@@ -18,8 +18,9 @@ std::unique_ptr<BotEndpoint> BotPool::take_idle(int b, std::string* socket_name)
   std::lock_guard<std::mutex> lock(mutex_);
   Slot& s = slots_[static_cast<size_t>(b)];
   while (!s.idle.empty()) {
-    std::unique_ptr<BotEndpoint> e = std::move(s.idle.back());
+    std::unique_ptr<BotEndpoint> e = std::move(s.idle.back().bot);
     s.idle.pop_back();
+    --idle_;
     if (e->alive()) return e;
     ++s.replaced;  // it died while idle
   }
@@ -69,8 +70,33 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
     ++slots_[static_cast<size_t>(b)].replaced;
     return;
   }
+  std::vector<std::unique_ptr<BotEndpoint>> evicted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_[static_cast<size_t>(b)].idle.push_back(Idle{std::move(bot), ++uses_});
+    ++idle_;
+    // Over the limit: stop the least recently used (the oldest of the slots' first entries).
+    while (idle_ > max_idle_) {
+      Slot* oldest = nullptr;
+      for (Slot& s : slots_)
+        if (!s.idle.empty() && (!oldest || s.idle.front().released < oldest->idle.front().released))
+          oldest = &s;
+      evicted.push_back(std::move(oldest->idle.front().bot));
+      oldest->idle.erase(oldest->idle.begin());
+      --idle_;
+    }
+  }
+  stop_all(evicted, std::chrono::milliseconds(1000));
+}
+
+int BotPool::started(int b) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  slots_[static_cast<size_t>(b)].idle.push_back(std::move(bot));
+  return slots_[static_cast<size_t>(b)].started;
+}
+
+size_t BotPool::idle_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return idle_;
 }
 
 int BotPool::replaced(int b) const {
@@ -83,8 +109,9 @@ void BotPool::shutdown() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (Slot& s : slots_)
-      for (auto& e : s.idle) all.push_back(std::move(e));
+      for (Idle& e : s.idle) all.push_back(std::move(e.bot));
     for (Slot& s : slots_) s.idle.clear();
+    idle_ = 0;
   }
   stop_all(all, std::chrono::milliseconds(2000));
 }

@@ -1,11 +1,14 @@
 // Bot processes kept across a tournament's matches: started once, reused match after match,
 // and replaced when one crashed or misbehaved. One instance plays one seat of one match at a
 // time, so a bot never sees two matches interleaved on its process unless it is reached at an
-// address (then its own server decides).
+// address (then its own server decides). At most max_idle instances wait between matches: beyond
+// that the least recently used one is stopped, so a tournament of any number of bots keeps a
+// bounded number of processes per worker (the seats of the match being played plus max_idle).
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,8 +20,12 @@ namespace allfives::referee {
 
 class BotPool {
  public:
+  // Enough to keep every bot of the sample tournaments warm (a worker's matches of 3-5 bots);
+  // `referee tournament --idle-bots` sets it.
+  static constexpr size_t kDefaultMaxIdle = 8;
+
   BotPool(std::vector<BotSpec> bots, std::string socket_dir,
-          std::chrono::milliseconds startup_timeout);
+          std::chrono::milliseconds startup_timeout, size_t max_idle = kDefaultMaxIdle);
   ~BotPool();
 
   // For each bot index in `bots`, an idle instance or a new one; new ones start up together.
@@ -31,13 +38,20 @@ class BotPool {
   void release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy);
   // Instances of bot `b` stopped because they were faulty or dead.
   int replaced(int b) const;
+  // Instances of bot `b` started so far, and idle instances of all bots now.
+  int started(int b) const;
+  size_t idle_count() const;
   // Stops every idle instance.
   void shutdown();
 
  private:
+  struct Idle {
+    std::unique_ptr<BotEndpoint> bot;
+    uint64_t released = 0;  // when it was last released, on the pool's use counter
+  };
   struct Slot {
     BotSpec spec;
-    std::vector<std::unique_ptr<BotEndpoint>> idle;
+    std::vector<Idle> idle;  // the most recently released last
     int started = 0;
     int replaced = 0;
   };
@@ -47,6 +61,9 @@ class BotPool {
   std::vector<Slot> slots_;
   std::string socket_dir_;
   std::chrono::milliseconds startup_timeout_;
+  size_t max_idle_;
+  size_t idle_ = 0;    // idle instances in all slots
+  uint64_t uses_ = 0;  // releases so far: the clock of least recent use
   mutable std::mutex mutex_;
 };
 

@@ -1,14 +1,20 @@
 #include "tournament/index_file.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <unordered_set>
+#include <utility>
 
 #include "log/match_log.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 namespace {
@@ -17,18 +23,16 @@ void set_error(std::string* error, std::string text) {
   if (error) *error = std::move(text);
 }
 
-// The whole file; false with errno set if it cannot be read.
-bool read_all(int fd, std::string& out) {
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    if (n == 0) return true;
-    out.append(buf, static_cast<size_t>(n));
+// Opens `path` with `flags` and fsyncs it (a file's data, or a folder's entries).
+bool sync_path(const std::string& path, int flags, std::string* error) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    set_error(error, "cannot sync " + path + ": " + std::strerror(errno));
+    if (fd >= 0) ::close(fd);
+    return false;
   }
+  ::close(fd);
+  return true;
 }
 
 }  // namespace
@@ -58,68 +62,86 @@ bool append_index(const std::string& path, const v1::IndexEntry& entry, std::str
   return ok;
 }
 
-bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry>& entries,
-                std::vector<std::string>& notes, std::string* error) {
-  entries.clear();
-  const int fd = ::open(path.c_str(), (repair ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+bool read_index_stream(const std::string& path, bool repair,
+                       const std::function<void(v1::IndexEntry&&)>& on_entry,
+                       std::vector<std::string>& notes, std::string* error) {
+  std::string why;
+  const int fd = open_regular_file(path, repair ? O_RDWR : O_RDONLY, &why);
   if (fd < 0) {
     if (errno == ENOENT) return true;  // nothing finished yet
-    set_error(error, "cannot open " + path + ": " + std::strerror(errno));
+    set_error(error, why);
     return false;
   }
-  std::string data;
-  if (!read_all(fd, data)) {
-    set_error(error, "cannot read " + path + ": " + std::strerror(errno));
+  auto fail = [&](std::string text) {
+    set_error(error, std::move(text));
     ::close(fd);
     return false;
-  }
-
-  // Complete lines end with '\n'; whatever follows the last one is a torn line.
-  struct Line {
-    size_t begin, end;  // [begin, end) without the newline
   };
-  std::vector<Line> lines;
-  size_t pos = 0;
-  while (pos < data.size()) {
-    const size_t nl = data.find('\n', pos);
-    if (nl == std::string::npos) break;
-    lines.push_back({pos, nl});
-    pos = nl + 1;
-  }
-  size_t good_end = pos;  // the byte after the last line kept
-  std::string dropped;    // why the torn last line was dropped, if one was
-  if (pos < data.size()) {
-    dropped = "line " + std::to_string(lines.size() + 1) + " (" +
-              std::to_string(data.size() - pos) + " bytes without a newline)";
+  // Complete lines end with '\n'; whatever follows the last one is a torn line. A line that
+  // does not parse is torn only if it is the last one, so its verdict waits for the next line.
+  uint64_t offset = 0;    // bytes read so far
+  uint64_t good_end = 0;  // the byte after the last line kept
+  uint64_t entries = 0;
+  int line_number = 0;     // complete lines seen
+  std::string line;        // the line being read
+  std::string bad_why;     // why the previous complete line did not parse, if it did not
+  uint64_t bad_begin = 0;  // where that line began
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("cannot read " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    for (size_t pos = 0; pos < static_cast<size_t>(n);) {
+      const char* nl =
+          static_cast<const char*>(std::memchr(buf + pos, '\n', static_cast<size_t>(n) - pos));
+      const size_t take = (nl ? static_cast<size_t>(nl - buf) : static_cast<size_t>(n)) - pos;
+      if (line.size() + take > kMaxIndexLineBytes)
+        return fail(path + ":" + std::to_string(line_number + 1) + ": the line is longer than " +
+                    std::to_string(kMaxIndexLineBytes) +
+                    " bytes; an index line is far shorter (is this an index?)");
+      line.append(buf + pos, take);
+      pos += take;
+      offset += take;
+      if (!nl) break;
+      ++pos;
+      ++offset;
+      ++line_number;
+      if (!bad_why.empty())
+        return fail(path + ":" + std::to_string(line_number - 1) + ": bad index entry: " + bad_why);
+      v1::IndexEntry e;
+      if (from_json_line(line, &e, &why)) {
+        if (++entries > kMaxScheduleMatches)
+          return fail(path + ":" + std::to_string(line_number) + ": more than " +
+                      std::to_string(kMaxScheduleMatches) +
+                      " entries; no tournament has that many matches");
+        good_end = offset;
+        on_entry(std::move(e));
+      } else {
+        bad_why = why;
+        bad_begin = offset - line.size() - 1;
+      }
+      line.clear();
+    }
   }
 
-  for (size_t i = 0; i < lines.size(); ++i) {
-    v1::IndexEntry e;
-    std::string why;
-    if (from_json_line(data.substr(lines[i].begin, lines[i].end - lines[i].begin), &e, &why)) {
-      entries.push_back(std::move(e));
-      continue;
-    }
-    if (i + 1 == lines.size() && dropped.empty()) {
-      // An unparsable last line: torn too (e.g. zeros left by a crash of the machine).
-      good_end = lines[i].begin;
-      dropped = "line " + std::to_string(i + 1) + " (does not parse: " + why + ")";
-      break;
-    }
-    set_error(error, path + ":" + std::to_string(i + 1) + ": bad index entry: " + why);
-    ::close(fd);
-    return false;
+  std::string dropped;  // why the torn last line was dropped, if one was
+  if (!line.empty()) {
+    if (!bad_why.empty())
+      return fail(path + ":" + std::to_string(line_number) + ": bad index entry: " + bad_why);
+    dropped = "line " + std::to_string(line_number + 1) + " (" + std::to_string(line.size()) +
+              " bytes without a newline)";
+  } else if (!bad_why.empty()) {
+    // An unparsable last line: torn too (e.g. zeros left by a crash of the machine).
+    good_end = bad_begin;
+    dropped = "line " + std::to_string(line_number) + " (does not parse: " + bad_why + ")";
   }
-
   if (!dropped.empty()) {
     if (repair) {
-      if (::ftruncate(fd, static_cast<off_t>(good_end)) != 0) {
-        set_error(error, "cannot truncate " + path + ": " + std::strerror(errno));
-        ::close(fd);
-        return false;
-      }
+      if (::ftruncate(fd, static_cast<off_t>(good_end)) != 0 || ::fsync(fd) != 0)
+        return fail("cannot truncate " + path + ": " + std::strerror(errno));
       notes.push_back("repaired " + path + ": dropped the torn last " + dropped +
-                      ", truncated from " + std::to_string(data.size()) + " to " +
+                      ", truncated from " + std::to_string(offset) + " to " +
                       std::to_string(good_end) + " bytes");
     } else {
       notes.push_back(path + ": ignored the torn last " + dropped);
@@ -127,6 +149,213 @@ bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry
   }
   ::close(fd);
   return true;
+}
+
+bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry>& entries,
+                std::vector<std::string>& notes, std::string* error) {
+  entries.clear();
+  return read_index_stream(
+      path, repair, [&](v1::IndexEntry&& e) { entries.push_back(std::move(e)); }, notes, error);
+}
+
+std::unique_ptr<IndexWriter> IndexWriter::open(const std::string& path, const std::string& out_dir,
+                                               std::string* error,
+                                               std::chrono::milliseconds interval) {
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) {
+    set_error(error, "cannot create folder " + parent.string() + ": " + ec.message());
+    return nullptr;
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    set_error(error, "cannot open " + path + ": " + std::strerror(errno));
+    return nullptr;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    set_error(error, path + " is not a regular file");
+    ::close(fd);
+    return nullptr;
+  }
+  ::fcntl(fd, F_SETFL, O_APPEND);  // blocking again
+  // The index's own name in its folder must survive a crash too.
+  if (!sync_path(parent.empty() ? "." : parent.string(), O_RDONLY | O_DIRECTORY, error)) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::unique_ptr<IndexWriter>(
+      new IndexWriter(fd, path, out_dir, static_cast<uint64_t>(st.st_size), interval));
+}
+
+IndexWriter::IndexWriter(int fd, std::string path, std::string out_dir, uint64_t size,
+                         std::chrono::milliseconds interval)
+    : fd_(fd),
+      path_(std::move(path)),
+      out_dir_(std::move(out_dir)),
+      size_(size),
+      interval_(interval) {}
+
+void IndexWriter::sync_with_next_commit(std::string path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sync_next_.push_back(std::move(path));
+}
+
+IndexWriter::~IndexWriter() {
+  close(nullptr);
+}
+
+void IndexWriter::submit(v1::IndexEntry entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  queued_.push_back(std::move(entry));
+  if (!thread_.joinable()) thread_ = std::thread([this] { commit_loop(); });
+  wake_.notify_one();
+}
+
+std::vector<v1::IndexEntry> IndexWriter::take_committed() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return std::exchange(committed_, {});
+}
+
+std::string IndexWriter::failed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failed_;
+}
+
+bool IndexWriter::close(std::string* error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    closing_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+  if (fd_ >= 0) {
+    if (::close(fd_) != 0 && failed_.empty())
+      failed_ = "cannot write " + path_ + ": " + std::strerror(errno);
+    fd_ = -1;
+  }
+  if (!failed_.empty()) set_error(error, failed_);
+  return failed_.empty();
+}
+
+void IndexWriter::commit_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  // The first group waits a whole interval too: a short run then syncs once, at its end.
+  auto last_commit = std::chrono::steady_clock::now();
+  for (;;) {
+    wake_.wait(lock, [&] { return closing_ || !queued_.empty(); });
+    // Let the group gather for the rest of the interval (closing commits at once).
+    wake_.wait_until(lock, last_commit + interval_, [&] { return closing_; });
+    last_commit = std::chrono::steady_clock::now();
+    if (queued_.empty() || !failed_.empty()) {
+      if (closing_) return;
+      queued_.clear();  // committing stopped: nothing more is written
+      continue;
+    }
+    std::vector<v1::IndexEntry> group = std::exchange(queued_, {});
+    lock.unlock();
+    const bool ok = commit(group);
+    lock.lock();
+    if (ok) {
+      for (v1::IndexEntry& e : group) committed_.push_back(std::move(e));
+    }
+  }
+}
+
+bool IndexWriter::commit(const std::vector<v1::IndexEntry>& group) {
+  std::string why;
+  auto fail = [&](std::string text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failed_.empty()) failed_ = std::move(text);
+    return false;
+  };
+  // The logs first: an index line must never name a log that is not on disk. Each log is
+  // fsynced (only our own files: a syncfs would also wait for every other writer of the disk,
+  // up to 0.2 s here), several at once so that their journal commits coalesce, then the folders
+  // that hold their names.
+  std::vector<std::string> files, folders;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    files = std::exchange(sync_next_, {});
+  }
+  for (const v1::IndexEntry& e : group) {
+    const std::filesystem::path log = std::filesystem::path(out_dir_) / e.log_file();
+    files.push_back(log.string());
+    const std::string folder = log.parent_path().string();
+    if (std::find(folders.begin(), folders.end(), folder) == folders.end())
+      folders.push_back(folder);
+  }
+  std::atomic<size_t> next{0};
+  std::mutex first_mutex;
+  std::string first_error;
+  auto sync_some = [&] {
+    std::string w;
+    for (size_t i; (i = next++) < files.size();) {
+      if (sync_path(files[i], O_RDONLY, &w)) continue;
+      std::lock_guard<std::mutex> lock(first_mutex);
+      if (first_error.empty()) first_error = w;
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min<size_t>(kSyncThreads, files.size()); ++t)
+    helpers.emplace_back(sync_some);
+  sync_some();
+  for (std::thread& t : helpers) t.join();
+  if (!first_error.empty()) return fail(first_error);
+  for (const std::string& folder : folders)
+    if (!sync_path(folder, O_RDONLY | O_DIRECTORY, &why)) return fail(why);
+  std::string text;
+  for (const v1::IndexEntry& e : group) {
+    append_json_line(e, text);
+    text += '\n';
+  }
+  if (!write_fully(fd_, text) || ::fdatasync(fd_) != 0) {
+    const int err = errno;
+    // Leave only complete lines behind (a resume would drop a torn one anyway).
+    const bool cut = ::ftruncate(fd_, static_cast<off_t>(size_)) == 0;
+    return fail("cannot write " + path_ + ": " + std::strerror(err) +
+                (cut ? "" : " (and it now ends with a torn line, which a resume drops)"));
+  }
+  size_ += text.size();
+  return true;
+}
+
+std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::string* error) {
+  const std::string path = (std::filesystem::path(dir) / "referee.lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    set_error(error, "cannot open " + path + ": " + std::strerror(errno));
+    return nullptr;
+  }
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    std::string holder;
+    if (err == EWOULDBLOCK) {
+      char buf[32] = {};
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) holder += buf[i];
+    }
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      set_error(error, dir + " is in use by another referee (process " +
+                           (holder.empty() ? std::string("unknown") : holder) + ", lock " + path +
+                           "); one referee at a time may write a folder: wait "
+                           "for it to finish or stop it, then resume");
+    else
+      set_error(error, "cannot lock " + path + ": " + std::strerror(err));
+    return nullptr;
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds anyway; only the id shown to a second referee is missing.
+  }
+  return std::unique_ptr<FolderLock>(new FolderLock(fd));
+}
+
+FolderLock::~FolderLock() {
+  ::close(fd_);
 }
 
 bool merge_indexes(const std::vector<IndexSource>& sources, std::vector<v1::IndexEntry>& merged,

@@ -42,6 +42,43 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
   return out;
 }
 
+namespace {
+
+// C(n, k), or UINT64_MAX if it does not fit. Every partial product C(n-k+i, i) is an integer;
+// an overflow means far more matches than any limit, so it saturates.
+uint64_t choose(uint64_t n, uint64_t k) {
+  if (n < k) return 0;
+  uint64_t c = 1;
+  for (uint64_t i = 1; i <= k; ++i) {
+    if (__builtin_mul_overflow(c, n - k + i, &c)) return UINT64_MAX;
+    c /= i;
+  }
+  return c;
+}
+
+}  // namespace
+
+uint64_t schedule_size(const TournamentDef& t) {
+  const uint64_t k = static_cast<uint64_t>(bots_per_pairing(t.config.format));
+  const uint64_t rotations = static_cast<uint64_t>(seat_rotations(t.config.format));
+  // As pairings_of counts them: every k-combination, or each candidate with every
+  // (k-1)-combination of baselines.
+  uint64_t candidates = 0;
+  for (size_t i = 0; i < t.candidate.size(); ++i) candidates += t.candidate[i] ? 1 : 0;
+  uint64_t pairings = 0;
+  if (candidates == 0) {
+    pairings = choose(t.bots.size(), k);
+  } else {
+    const uint64_t per = choose(t.bots.size() - candidates, k - 1);
+    if (per == UINT64_MAX || __builtin_mul_overflow(per, candidates, &pairings)) return UINT64_MAX;
+  }
+  if (pairings == UINT64_MAX) return UINT64_MAX;
+  uint64_t total = 0;
+  const uint64_t per_pairing = t.proto.matches_per_pairing() / rotations * rotations;
+  if (__builtin_mul_overflow(pairings, per_pairing, &total)) return UINT64_MAX;
+  return total;
+}
+
 std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,
                                          int count) {
   std::vector<v1::ScheduledMatch> out;

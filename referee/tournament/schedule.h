@@ -2,6 +2,7 @@
 // function of the tournament definition, so every run, resume and shard agrees on it.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
@@ -23,6 +24,10 @@ namespace allfives::referee {
 // append pairings, so every match of the smaller tournament keeps its id, seed and seats in
 // the larger one (only ordinals shift). The same holds for a larger matches_per_pairing.
 std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
+
+// How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the
+// count does not fit), so a file can be refused before anything is allocated.
+uint64_t schedule_size(const TournamentDef& t);
 
 // The matches of shard `index` of `count`: every count-th match starting at `index`.
 std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,

@@ -1,7 +1,11 @@
 #include "tournament/tournament_file.h"
 
+#include <fcntl.h>
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -11,7 +15,9 @@
 
 #include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
+#include "log/match_log.h"
 #include "tournament/gauntlet.h"
+#include "tournament/schedule.h"
 #include "tournament/sprt.h"
 
 namespace allfives::referee {
@@ -78,15 +84,36 @@ int bots_per_pairing(Format f) {
 }
 
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
-                     const std::function<void(v1::Tournament&)>& adjust) {
+                     const std::function<void(v1::Tournament&)>& adjust,
+                     const LoadOptions& options) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
   };
-  std::ifstream in(path);
-  if (!in) return fail(path + ": cannot read the tournament file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  std::string why;
+  std::string text;
+  {
+    const int fd = open_regular_file(path, O_RDONLY, &why);
+    if (fd < 0) return fail(why + " (the tournament file)");
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return fail(path + ": cannot read: " + std::strerror(err));
+      }
+      if (n == 0) break;
+      if (text.size() + static_cast<size_t>(n) > kMaxTournamentFileBytes) {
+        ::close(fd);
+        return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                    " bytes; a tournament file is far smaller");
+      }
+      text.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+  }
 
   TournamentDef t;
   t.path = path;
@@ -95,7 +122,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   TextFormat::ParseInfoTree tree;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(buffer.str(), &t.proto)) return fail(errors.describe(path));
+  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path));
 
   v1::Tournament& p = t.proto;
   if (adjust) adjust(p);
@@ -116,7 +143,6 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     return fail(at("format") +
                 "format is required: FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "
                 "FORMAT_FOUR_PLAYERS or FORMAT_PARTNERSHIPS");
-  std::string why;
   if (!wire::from_proto(p.format(), t.config.format, &why)) return fail(at("format") + why);
   const Format format = t.config.format;
 
@@ -138,8 +164,8 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
         std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) +
         ": ";
     if (b.name().empty()) return fail(where + "bot " + std::to_string(i + 1) + " has no name");
-    if (b.name().find_first_of(" \t/\\") != std::string::npos)
-      return fail(where + "bot name '" + b.name() + "' must not contain spaces or slashes");
+    // Names become parts of file names (match ids) and of lines in the index.
+    if (!check_safe_name(b.name(), "bot name", kMaxBotNameLength, &why)) return fail(where + why);
     if (!names.insert(b.name()).second)
       return fail(where + "duplicate bot name '" + b.name() + "'");
     if (b.command().empty() == b.address().empty())
@@ -155,13 +181,17 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                     "starts (command), not to one reached at an address");
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
-      const auto program = find_program(spec.command[0], base.string(), &why);
-      if (!program)
-        return fail(where + "bot '" + b.name() + "': " + why +
-                    (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
-                         ? " (relative paths start at the tournament file's folder)"
-                         : ""));
-      spec.command[0] = fs::path(*program).lexically_normal().string();
+      if (options.check_programs) {
+        const auto program = find_program(spec.command[0], base.string(), &why);
+        if (!program)
+          return fail(where + "bot '" + b.name() + "': " + why +
+                      (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
+                           ? " (relative paths start at the tournament file's folder)"
+                           : ""));
+        spec.command[0] = fs::path(*program).lexically_normal().string();
+      } else if (spec.command[0].find('/') != std::string::npos) {
+        spec.command[0] = (base / spec.command[0]).lexically_normal().string();
+      }
       for (size_t w = 1; w < spec.command.size(); ++w)
         spec.command[w] = resolve_argument(spec.command[w], base);
       for (const std::string& a : b.args()) spec.command.push_back(resolve_argument(a, base));
@@ -185,6 +215,27 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     t.bots.push_back(spec);
   }
 
+  // Every number within a range that makes sense, before any is used (4000000000 matches per
+  // pairing must not wrap around to none).
+  struct Range {
+    const char* field;
+    uint32_t value, max;
+    const char* zero;  // what 0 means
+  };
+  for (const Range& r :
+       {Range{"matches_per_pairing", p.matches_per_pairing(), kMaxMatchesPerPairing,
+              "one per seat rotation"},
+        Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, "1000"},
+        Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, "5000"},
+        Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs, "10000"},
+        Range{"concurrency", p.concurrency(), kMaxConcurrency, "the number of cores"},
+        Range{"target_score", p.target_score(), static_cast<uint32_t>(kMaxTarget),
+              "the rule book's target"},
+        Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit), "200"}})
+    if (r.value > r.max)
+      return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) +
+                  " (or 0: " + r.zero + "), got " + std::to_string(r.value));
+
   const int rotations = seat_rotations(format);
   if (p.matches_per_pairing() == 0 && p.has_sprt() && rotations == 2)
     p.set_matches_per_pairing(
@@ -202,10 +253,6 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   if (p.name().empty()) p.set_name(fs::path(path).stem().string());
 
-  if (p.target_score() > static_cast<uint32_t>(kMaxTarget))
-    return fail(at("target_score") + "target_score must be 1.." + std::to_string(kMaxTarget));
-  if (p.max_hands() > static_cast<uint32_t>(kMaxHandLimit))
-    return fail(at("max_hands") + "max_hands must be 1.." + std::to_string(kMaxHandLimit));
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
@@ -225,6 +272,14 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   }
   if (!read_candidates(t, at, why)) return fail(why);
   if (!read_sprt(t, at, why)) return fail(why);
+  // The schedule is built whole, so its size is checked before anything is allocated.
+  if (const uint64_t n = schedule_size(t); n > kMaxScheduleMatches)
+    return fail(at("matches_per_pairing") + "the schedule would have " +
+                (n == UINT64_MAX ? std::string("more than 10^19") : std::to_string(n)) +
+                " matches (" + std::to_string(p.bots_size()) + " bots, matches_per_pairing " +
+                std::to_string(p.matches_per_pairing()) + "); a tournament has at most " +
+                std::to_string(kMaxScheduleMatches) +
+                ": use fewer bots or matches, or split it into several tournaments");
 
   t.hash = definition_hash(p);
   for (int k = needed; k < p.bots_size(); ++k) {

@@ -45,11 +45,27 @@ struct TournamentDef {
   std::vector<std::string> earlier_hashes;
 };
 
+// Limits that keep a hostile or mistyped file from exhausting memory before anything runs.
+inline constexpr uint64_t kMaxScheduleMatches = 1'000'000;  // matches in a whole schedule
+inline constexpr size_t kMaxTournamentFileBytes = size_t{1} << 20;
+inline constexpr uint32_t kMaxMatchesPerPairing = 100'000;
+inline constexpr uint32_t kMaxMoveTimeMs = 600'000;     // 10 minutes per decision
+inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;  // a day per match
+inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
+inline constexpr uint32_t kMaxConcurrency = 1024;
+
+struct LoadOptions {
+  // false: bot programs are neither looked up nor checked (`referee verify` reads the copy of
+  // the file in an output folder, whose relative commands start elsewhere).
+  bool check_programs = true;
+};
+
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
 // `adjust` (optional) changes the message as parsed, before any check or default: command-line
 // flags that stand for fields of the file.
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
-                     const std::function<void(v1::Tournament&)>& adjust = {});
+                     const std::function<void(v1::Tournament&)>& adjust = {},
+                     const LoadOptions& options = {});
 
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);

@@ -1,5 +1,6 @@
 #include "tournament/tournament_runner.h"
 
+#include <fcntl.h>
 #include <google/protobuf/text_format.h>
 #include <sched.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -81,6 +83,17 @@ long peak_rss_kib() {
   return -1;
 }
 
+// Replaces `path` with `text`, checking every write. It reaches the disk with the first group of
+// matches the index commits (IndexWriter::sync_with_next_commit).
+bool write_file_checked(const std::string& path, const std::string& text, std::string* error) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err = 0;
+  if (fd < 0 || !write_fully(fd, text)) err = errno;
+  if (fd >= 0 && ::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0 && error) *error = "cannot write " + path + ": " + std::strerror(err);
+  return err == 0;
+}
+
 using BotIndex = std::map<std::string, int>;
 
 // The CPUs this process may run on, in order.
@@ -139,6 +152,12 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
     pool.release(seat_bots[static_cast<size_t>(seat)], std::move(held[static_cast<size_t>(seat)]),
                  !faulty && r.reason != v1::MATCH_END_REASON_ABORTED);
   }
+  // A log that could not be written completely (a full disk...) must never be indexed. The
+  // fsync comes later, grouped, from the index's writer (IndexWriter).
+  if (!log->close(/*sync=*/false, fatal)) {
+    *fatal += " (match " + m.match_id() + " is not indexed)";
+    return std::nullopt;
+  }
   if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;
   return index_entry(run, m, r, log_file);
 }
@@ -185,7 +204,7 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout);
+  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
   FILE* in = ::fdopen(jobs_fd, "r");
   char* line = nullptr;
   size_t capacity = 0;
@@ -272,13 +291,23 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 1;
   }
   const std::string index_path = (out / "index.jsonl").string();
+  std::string error;
+  // One referee per folder, for the whole run: two would play every match twice.
+  const std::unique_ptr<FolderLock> lock = FolderLock::acquire(run.out_dir, &error);
+  if (!lock) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return 1;
+  }
+  // Socket folders of referees that died (kill -9) are removed, ours are made anew.
+  for (const std::string& note : sweep_stale_private_dirs())
+    std::cerr << "referee tournament: " << note << "\n";
 
-  // What is already finished here: nothing for a fresh run; the index for a resume, with a
-  // torn last line (a kill mid-write) dropped.
+  // What is already finished here: nothing for a fresh run; the index for a resume. A torn last
+  // line (a kill mid-write) is dropped and cut off the same way in both cases, so nothing is
+  // ever appended to it.
   std::vector<v1::IndexEntry> earlier;
   std::vector<std::string> notes;
-  std::string error;
-  if (!read_index(index_path, run.resume, earlier, notes, &error)) {
+  if (!read_index(index_path, /*repair=*/true, earlier, notes, &error)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
@@ -294,12 +323,19 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   {
     std::string text;
     google::protobuf::TextFormat::PrintToString(def.proto, &text);
-    std::ofstream(out / "tournament.txtpb") << "# As run; hash " << def.hash << "\n" << text;
+    if (!write_file_checked((out / "tournament.txtpb").string(),
+                            "# As run; hash " + def.hash + "\n" + text, &error)) {
+      std::cerr << "referee tournament: " << error << "\n";
+      return 1;
+    }
   }
 
   const std::vector<v1::ScheduledMatch> mine = shard_of(schedule, run.shard_index, run.shard_count);
   std::set<std::string> finished;
-  for (const v1::IndexEntry& e : earlier) finished.insert(e.match().match_id());
+  // An index written twice over (by referees before the folder lock) counts each match once.
+  std::erase_if(earlier, [&](const v1::IndexEntry& e) {
+    return !finished.insert(e.match().match_id()).second;
+  });
   std::vector<const v1::ScheduledMatch*> todo;
   for (const v1::ScheduledMatch& m : mine)
     if (!finished.count(m.match_id())) todo.push_back(&m);
@@ -337,7 +373,21 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
 
+  std::unique_ptr<IndexWriter> index =
+      IndexWriter::open(index_path, run.out_dir, &error, run.sync_interval);
+  if (!index) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return 1;
+  }
+  index->sync_with_next_commit((out / "tournament.txtpb").string());
   bool failed = false;
+  // Results count once IndexWriter has their log and index line on disk.
+  auto count_committed = [&] {
+    for (const v1::IndexEntry& e : index->take_committed()) {
+      standings.add(e);
+      if (!run.quiet) progress.add(e);
+    }
+  };
   long peak_kib = peak_rss_kib();
   std::vector<int> replaced(def.bots.size(), 0);
   auto on_result = [&](const std::string& line) {
@@ -360,20 +410,16 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       failed = true;
       return false;
     }
-    if (!append_index(index_path, e, &why)) {
-      std::cerr << "referee tournament: " << why << "\n";
-      failed = true;
-      return false;
-    }
-    standings.add(e);
     bool more = true;
     if (sprt) {
       // The test is over: no new match is handed out; matches under way finish and are kept.
+      // It decides on results as they arrive; standings count them once they are on disk.
       more = !sprt->add(e);
       progress.set_status(sprt->status());
     }
-    if (!run.quiet) progress.add(e);
-    return more;
+    index->submit(std::move(e));
+    count_committed();
+    return more && index->failed().empty();
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
@@ -385,6 +431,12 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
         return worker_main(jobs_fd, results_fd, run, bot_index, stop);
       },
       on_result, stop);
+  if (!index->close(&error)) {
+    std::cerr << "referee tournament: " << error
+              << "; the run stopped (matches not on disk will be played again)\n";
+    failed = true;
+  }
+  count_committed();
   if (!outcome.ok) {
     std::cerr << "referee tournament: " << outcome.error << "\n";
     failed = true;

@@ -4,8 +4,11 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <string>
 
+#include "tournament/bot_pool.h"
+#include "tournament/index_file.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -20,13 +23,19 @@ struct TournamentRun {
   bool quiet = false;  // no progress line
   // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
   bool affinity = true;
+  // How long finished matches gather before their logs and index lines are synced together
+  // (IndexWriter's interval).
+  std::chrono::milliseconds sync_interval = IndexWriter::kCommitInterval;
+  // Bot processes each worker keeps waiting between matches (BotPool's max_idle).
+  size_t idle_bots = BotPool::kDefaultMaxIdle;
 };
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished
-// match, appended and flushed as it finishes), tournament.txtpb (the definition as run), and
-// at the end standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error
-// of the referee or the folder (explained on stderr), 130/143 stopped by a signal (resume
-// continues).
+// match, on disk after its log, within about a second of its end: IndexWriter), tournament.txtpb
+// (the definition as run), referee.lock (held for the whole run: FolderLock), and at the end
+// standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error of the
+// referee or the folder, a failed write included (explained on stderr, naming the file; resume
+// continues once it is fixed), 130/143 stopped by a signal (resume continues).
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
 
 }  // namespace allfives::referee

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -179,11 +180,19 @@ TEST(RefereeFaults, AnswerAfterTheDeadline) {
 }
 
 TEST(RefereeFaults, SlowMoveSpendsTheBankInsteadOfFaulting) {
-  // 400 ms > 300 ms move time, but within move time + the 200 ms bank.
-  const Match m = play("bank", {bad("late", 2, 400), kRandom});
+  // A 700 ms answer is over the 300 ms move time by 400 ms, so only the bank can cover it; the
+  // 3000 ms bank leaves 2.3 s for a busy machine's scheduling delays (a 200 ms bank, tried
+  // first, failed under load: the margin was then what was measured).
+  const Match m = play("bank", {bad("late", 2, 700), kRandom}, {"--time-bank-ms", "3000"});
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
   const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
   EXPECT_NE(end.reason(), v1::MATCH_END_REASON_FAULT) << m.run.output;
+  // The slow decision really went over the move time (it needed the bank).
+  uint32_t slowest_us = 0;
+  for (const v1::LogRecord& r : m.log)
+    if (r.has_play() && r.play().seat() == 0)
+      slowest_us = std::max(slowest_us, r.play().decision_time_us());
+  EXPECT_GE(slowest_us, 700'000u);
   expect_log_follows_rules(m.log);
 }
 

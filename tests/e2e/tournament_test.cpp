@@ -124,7 +124,8 @@ std::unique_ptr<referee::BotProcess> start_tournament(const std::string& file,
                                                       const std::string& out,
                                                       std::vector<std::string> extra) {
   referee::LaunchSpec spec;
-  spec.argv = {kReferee, "tournament", file, "--out", out};
+  // Each match counts at once (no grouped syncs), so a test can stop a run midway.
+  spec.argv = {kReferee, "tournament", file, "--out", out, "--sync-interval-ms", "0"};
   spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
   std::string error;
   auto ref = referee::BotProcess::start(spec, &error);

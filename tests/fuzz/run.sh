@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the log reader's libFuzzer target with clang-14 in a build folder of its own and runs
-# it for a bounded time on the corpus in tests/fuzz/corpus.
-#   tests/fuzz/run.sh [SECONDS]          fuzz for SECONDS (default 60)
+# Builds the libFuzzer targets of the two readers of untrusted files with clang-14 in a build
+# folder of its own and runs each for a bounded time: the match log reader (two thirds of the
+# time, corpus tests/fuzz/corpus) and the tournament-file reader (one third, corpus
+# tests/fuzz/tournament_corpus: the files of tournaments/ and a few edge cases).
+#   tests/fuzz/run.sh [SECONDS]          fuzz for SECONDS in all (default 60: 40 + 20)
 #   FUZZ_BUILD_DIR=dir tests/fuzz/run.sh  build there (default: build-fuzz)
 # The clang build compiles only what the target needs (core, wire, proto, the log reader),
 # instrumented with ASan and libFuzzer's coverage; the Debian protobuf/gRPC libraries are
@@ -29,11 +31,18 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
   -DALLFIVES_FUZZ=ON -DALLFIVES_BUILD_BENCHMARKS=OFF -DALLFIVES_WERROR=ON \
   -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address" \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address" >/dev/null
-cmake --build "$build" --target log_reader_fuzz
+cmake --build "$build" --target log_reader_fuzz tournament_file_fuzz
 
 new_inputs=$(mktemp -d)
 trap 'rm -rf "$new_inputs"' EXIT
-echo "fuzzing the log reader for ${seconds}s on tests/fuzz/corpus ($(find tests/fuzz/corpus -type f | wc -l) inputs)"
-"$build/tests/fuzz/log_reader_fuzz" "$new_inputs" tests/fuzz/corpus \
-  -dict=tests/fuzz/log.dict -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+log_seconds=$((seconds * 2 / 3))
+tournament_seconds=$((seconds - log_seconds))
+echo "fuzzing the log reader for ${log_seconds}s on tests/fuzz/corpus ($(find tests/fuzz/corpus -type f | wc -l) inputs)"
+mkdir -p "$new_inputs/log" "$new_inputs/tournament"
+"$build/tests/fuzz/log_reader_fuzz" "$new_inputs/log" tests/fuzz/corpus \
+  -dict=tests/fuzz/log.dict -max_total_time="$log_seconds" -timeout=10 -rss_limit_mb=2048 \
   -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/"
+echo "fuzzing the tournament-file reader for ${tournament_seconds}s on tests/fuzz/tournament_corpus ($(find tests/fuzz/tournament_corpus -type f | wc -l) inputs)"
+"$build/tests/fuzz/tournament_file_fuzz" "$new_inputs/tournament" tests/fuzz/tournament_corpus \
+  -dict=tests/fuzz/tournament.dict -max_total_time="$tournament_seconds" -timeout=10 \
+  -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 -artifact_prefix="$build/tournament-"

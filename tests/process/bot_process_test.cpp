@@ -104,7 +104,9 @@ TEST(BotProcess, StopIsIdempotent) {
   const auto before = std::chrono::steady_clock::now();
   bot->stop();
   bot->stop(0ms);
-  EXPECT_LT(std::chrono::steady_clock::now() - before, 100ms);
+  // A second stop must not wait again (a wait would be the 2 s default grace); 1 s of margin
+  // for a busy machine.
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 1s);
   EXPECT_EQ(bot->describe_exit(), first);
 }
 
@@ -132,7 +134,7 @@ TEST(BotProcess, IgnoringSigtermGetsSigkillAfterTheGrace) {
   bot->stop(300ms);
   const auto took = std::chrono::steady_clock::now() - before;
   EXPECT_GE(took, 300ms);
-  EXPECT_LT(took, 2s);
+  EXPECT_LT(took, 5s);  // the grace, then SIGKILL: far from never (margin for a busy machine)
   EXPECT_EQ(bot->describe_exit(), "killed by signal 9 (SIGKILL)");
   EXPECT_TRUE(group_gone(bot->pid()) ||
               wait_until([&] { return live_group_members(bot->pid()).empty(); }, 5s));

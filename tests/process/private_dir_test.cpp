@@ -1,8 +1,12 @@
 #include "process/private_dir.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -86,6 +90,77 @@ TEST(PrivateDir, ReportsAnUnusableTmpdir) {
   }
   EXPECT_FALSE(dir.has_value());
   EXPECT_NE(error.find("/nonexistent/allfives-test"), std::string::npos) << error;
+}
+
+// Sets TMPDIR for the life of the object.
+class ScopedTmpdir {
+ public:
+  explicit ScopedTmpdir(const std::string& dir) {
+    const char* old = std::getenv("TMPDIR");
+    had_ = old != nullptr;
+    saved_ = had_ ? old : "";
+    ::setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~ScopedTmpdir() {
+    if (had_) {
+      ::setenv("TMPDIR", saved_.c_str(), 1);
+    } else {
+      ::unsetenv("TMPDIR");
+    }
+  }
+
+ private:
+  bool had_ = false;
+  std::string saved_;
+};
+
+// The id of a process that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return pid;
+}
+
+TEST(PrivateDir, IsNamedForItsProcess) {
+  std::string error;
+  std::optional<PrivateDir> dir = PrivateDir::create(&error);
+  ASSERT_TRUE(dir.has_value()) << error;
+  const std::string name = fs::path(dir->path()).filename().string();
+  EXPECT_EQ(name.rfind("allfives-" + std::to_string(::getpid()) + "-", 0), 0u) << name;
+}
+
+// Folders left by processes killed with SIGKILL are removed; live ones, locked ones and other
+// names are kept.
+TEST(PrivateDir, SweepRemovesOnlyTheFoldersOfDeadProcesses) {
+  std::string error;
+  std::optional<PrivateDir> base = PrivateDir::create(&error);
+  ASSERT_TRUE(base.has_value()) << error;
+  const ScopedTmpdir tmpdir(base->path());
+  const pid_t dead = dead_pid();
+  const std::string stale = base->path() + "/allfives-" + std::to_string(dead) + "-abcdef";
+  fs::create_directories(stale + "/sub");
+  std::ofstream(stale + "/sub/bot.sock") << "x";
+  // Same dead owner in its name, but someone (in another PID namespace, say) holds its lock.
+  const std::string locked = base->path() + "/allfives-" + std::to_string(dead) + "-ghijkl";
+  fs::create_directories(locked);
+  const int lock_fd = ::open(locked.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(lock_fd, 0);
+  ASSERT_EQ(::flock(lock_fd, LOCK_EX), 0);
+  const std::string other = base->path() + "/allfives-notmine";
+  fs::create_directories(other);
+  std::optional<PrivateDir> live = PrivateDir::create(&error);
+  ASSERT_TRUE(live.has_value()) << error;
+
+  const std::vector<std::string> notes = sweep_stale_private_dirs();
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(locked));
+  EXPECT_TRUE(fs::exists(other));
+  EXPECT_TRUE(fs::exists(live->path()));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("removed the socket folder " + stale), std::string::npos) << notes[0];
+  ::close(lock_fd);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // load_replay on logs written by the real referee: they verify, their replay model is
 // consistent, and every kind of edit, cut or corruption is caught at the line it touches.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -141,6 +142,42 @@ TEST(ReplayRealLogs, FromAFile) {
   EXPECT_NE(e.message.find("cannot open"), std::string::npos) << e.message;
   EXPECT_FALSE(referee::load_replay_file(dir, r, e));
   EXPECT_NE(e.message.find("not a regular file"), std::string::npos) << e.message;
+}
+
+// The file reader reads line by line, never the whole file; it must give exactly the verdict
+// of the in-memory reader, on good logs, damaged ones and lines over the cap.
+TEST(ReplayRealLogs, AFileReadAsAStreamGivesTheSameVerdictAsTheText) {
+  const std::string dir = e2e::temp_dir("replay-stream");
+  std::vector<std::string> texts;
+  for (const auto& [name, text] : real_logs()) texts.push_back(text);
+  const std::string log = real_logs().at("2p");
+  texts.push_back(log.substr(0, log.size() / 2));                          // cut mid-line
+  texts.push_back(log + std::string(referee::kMaxLogLineBytes + 7, 'x'));  // a long last line
+  texts.push_back(log.substr(0, 300) + std::string(3 * referee::kMaxLogLineBytes, 'y') + "\n" +
+                  log);
+  texts.push_back("\n\n");
+  texts.push_back("");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const std::string path = dir + "/" + std::to_string(i) + ".jsonl";
+    std::ofstream(path, std::ios::binary) << texts[i];
+    Replay from_file, from_text;
+    LogError e_file, e_text;
+    const bool ok_file = referee::load_replay_file(path, from_file, e_file);
+    const bool ok_text = referee::load_replay(texts[i], path, from_text, e_text);
+    EXPECT_EQ(ok_file, ok_text) << i;
+    EXPECT_EQ(e_file.describe(), e_text.describe()) << i;
+    EXPECT_EQ(from_file.steps.size(), from_text.steps.size()) << i;
+    EXPECT_EQ(from_file.plays, from_text.plays) << i;
+  }
+}
+
+TEST(ReplayRealLogs, AFifoIsRefusedAtOnce) {
+  const std::string path = e2e::temp_dir("replay-fifo") + "/x.jsonl";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  Replay r;
+  LogError e;
+  EXPECT_FALSE(referee::load_replay_file(path, r, e));  // would block forever on open()
+  EXPECT_EQ(e.describe(), path + ": is a FIFO, not a regular file");
 }
 
 // ---- Edited logs: each is caught at the line it touches --------------------------------------

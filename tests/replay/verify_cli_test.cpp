@@ -1,9 +1,12 @@
 // `referee verify` end to end: the real binary on log files, folders and a tournament's output.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
+#include "allfives/v1/tournament.pb.h"
 #include "e2e/e2e_util.h"
 #include "log/match_log.h"
 #include "replay_test_util.h"
@@ -90,7 +93,7 @@ TEST(VerifyCommand, ParallelKeepsTheOrder) {
 
 TEST(VerifyCommand, BadArguments) {
   e2e::RunResult r = e2e::run({kReferee, "verify"});
-  EXPECT_EQ(r.exit_code, 106) << r.output;  // CLI11: a required argument is missing
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // a required argument is missing
   r = e2e::run({kReferee, "verify", "/no/such/log.jsonl"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/no/such/log.jsonl: no such file or folder"), std::string::npos)
@@ -136,6 +139,185 @@ TEST(VerifyCommand, ATournamentFolder) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(count(r.output, "OK  " + dir + "/out/matches/"), 4u) << r.output;
   EXPECT_NE(r.output.find("4 logs verified: 4 OK, 0 failed"), std::string::npos) << r.output;
+}
+
+// A tournament's folder is checked as a whole: the index against the schedule that its
+// tournament.txtpb gives and against the logs. Each tampering is caught with the file and line.
+class VerifyTournament : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    source_ = new std::string(e2e::temp_dir("verify-tampering"));
+    const std::string file = *source_ + "/t.txtpb";
+    std::ofstream(file) << "name: \"tamper\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                        << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                        << "\" args: \"--seed\" args: \"4\" }\n"
+                        << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                        << "\" }\nmatches_per_pairing: 12\nseed: 3\n";
+    const e2e::RunResult r =
+        e2e::run({kReferee, "tournament", file, "--out", *source_ + "/out", "-q"},
+                 std::chrono::seconds(120));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  static void TearDownTestSuite() { delete source_; }
+
+  // A fresh copy of the tournament's output folder.
+  std::string copy(const std::string& name) {
+    const std::string dir = e2e::temp_dir(name) + "/out";
+    fs::copy(*source_ + "/out", dir, fs::copy_options::recursive);
+    return dir;
+  }
+  static std::vector<std::string> index_lines(const std::string& dir) {
+    std::ifstream in(dir + "/index.jsonl");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+  static void write_index(const std::string& dir, const std::vector<std::string>& lines) {
+    std::ofstream out(dir + "/index.jsonl", std::ios::trunc);
+    for (const std::string& line : lines) out << line << "\n";
+  }
+  static v1::IndexEntry entry(const std::string& line) {
+    v1::IndexEntry e;
+    EXPECT_TRUE(referee::from_json_line(line, &e, nullptr));
+    return e;
+  }
+  static std::string* source_;
+};
+std::string* VerifyTournament::source_ = nullptr;
+
+TEST_F(VerifyTournament, AnUntouchedFolderPasses) {
+  const std::string dir = copy("untouched");
+  const e2e::RunResult r = e2e::run({kReferee, "verify", dir});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("OK  " + dir + "/index.jsonl  (36 finished matches"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 index checked, 0 problems"), std::string::npos) << r.output;
+}
+
+TEST_F(VerifyTournament, FlippedResultsInTheIndexAreCaught) {
+  const std::string dir = copy("flipped");
+  auto lines = index_lines(dir);
+  std::vector<int> flipped;
+  for (size_t i = 0; i < lines.size(); i += 3) {
+    v1::IndexEntry e = entry(lines[i]);
+    if (e.winner_side() < 0) continue;
+    e.set_winner_side(1 - e.winner_side());
+    std::swap(*e.mutable_scores()->Mutable(0), *e.mutable_scores()->Mutable(1));
+    std::swap(*e.mutable_placements()->Mutable(0), *e.mutable_placements()->Mutable(1));
+    lines[i] = referee::to_json_line(e);
+    flipped.push_back(static_cast<int>(i + 1));
+  }
+  ASSERT_GE(flipped.size(), 5u);
+  write_index(dir, lines);
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  for (const int line : flipped)
+    EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:" + std::to_string(line) + ": match "),
+              std::string::npos)
+        << line << "\n"
+        << r.output;
+  EXPECT_NE(r.output.find("winner_side: the index says"), std::string::npos) << r.output;
+  EXPECT_EQ(count(r.output, "FAIL "), flipped.size()) << r.output;
+}
+
+TEST_F(VerifyTournament, SwappedLogsAreCaught) {
+  const std::string dir = copy("swapped");
+  const auto lines = index_lines(dir);
+  const std::string a = dir + "/" + entry(lines[0]).log_file();
+  const std::string b = dir + "/" + entry(lines[1]).log_file();
+  fs::rename(a, dir + "/tmp");
+  fs::rename(b, a);
+  fs::rename(dir + "/tmp", b);
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:1: match " +
+                          entry(lines[0]).match().match_id() + " disagrees with its log " + a +
+                          "; the log's match id is " + entry(lines[1]).match().match_id()),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:2: "), std::string::npos) << r.output;
+}
+
+TEST_F(VerifyTournament, ADeletedLogIsCaught) {
+  const std::string dir = copy("deleted");
+  const auto lines = index_lines(dir);
+  const std::string log = dir + "/" + entry(lines[4]).log_file();
+  fs::remove(log);
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/index.jsonl:5: the log of match " +
+                          entry(lines[4]).match().match_id() + " is missing (" + log + ")"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(VerifyTournament, AnIndexLineThatIsNotTheScheduledMatchIsCaught) {
+  const std::string dir = copy("reseeded");
+  auto lines = index_lines(dir);
+  v1::IndexEntry e = entry(lines[2]);
+  e.mutable_match()->set_seed(e.match().seed() + 1);
+  lines[2] = referee::to_json_line(e);
+  v1::IndexEntry s = entry(lines[3]);
+  std::swap(*s.mutable_match()->mutable_seat_bots()->Mutable(0),
+            *s.mutable_match()->mutable_seat_bots()->Mutable(1));
+  lines[3] = referee::to_json_line(s);
+  v1::IndexEntry renamed = entry(lines[6]);
+  renamed.set_log_file("matches/other.jsonl");
+  lines[6] = referee::to_json_line(renamed);
+  lines.push_back(lines[7]);  // a match counted twice
+  write_index(dir, lines);
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(dir + "/index.jsonl:3: match " + e.match().match_id() +
+                          " is not the scheduled one; seed " + std::to_string(e.match().seed())),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(dir + "/index.jsonl:4: match " + s.match().match_id() +
+                          " is not the scheduled one; seats"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(dir + "/index.jsonl:7: log_file 'matches/other.jsonl' is not named for"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(dir + "/index.jsonl:37: match " + entry(lines[7]).match().match_id() +
+                          " is already in the index at line 8"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(VerifyTournament, LogsOutsideTheIndexAreUnfinishedNotFailures) {
+  const std::string dir = copy("unfinished");
+  auto lines = index_lines(dir);
+  const std::string log = dir + "/" + entry(lines.back()).log_file();
+  lines.pop_back();
+  write_index(dir, lines);
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("UNFINISHED " + log + "  (not in " + dir + "/index.jsonl"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("1 unfinished"), std::string::npos) << r.output;
+}
+
+TEST(VerifyCommand, AFifoIsRefusedAtOnce) {
+  const std::string dir = e2e::temp_dir("verify-fifo");
+  ASSERT_EQ(::mkfifo((dir + "/x.jsonl").c_str(), 0600), 0);
+  const e2e::RunResult r =
+      e2e::run({kReferee, "verify", dir + "/x.jsonl"}, std::chrono::seconds(20));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/x.jsonl: is a FIFO, not a regular file"),
+            std::string::npos)
+      << r.output;
+  const e2e::RunResult replay =
+      e2e::run({kReferee, "replay", "--print", dir + "/x.jsonl"}, std::chrono::seconds(20));
+  EXPECT_EQ(replay.exit_code, 1) << replay.output;
+  fs::create_directories(dir + "/out");
+  ASSERT_EQ(::mkfifo((dir + "/out/index.jsonl").c_str(), 0600), 0);
+  const e2e::RunResult standings =
+      e2e::run({kReferee, "standings", dir + "/out"}, std::chrono::seconds(20));
+  EXPECT_EQ(standings.exit_code, 1) << standings.output;
+  EXPECT_NE(standings.output.find("is a FIFO"), std::string::npos) << standings.output;
 }
 
 }  // namespace

@@ -296,11 +296,13 @@ TEST(StrongSearch, StopsAtTheBudgetAndNeverPastTheHardStop) {
   const Snapshot snap = a_decision(3);
   SearchConfig config;  // time mode
   const auto start = steady_clock::now();
+  // A 40 ms budget and a hard stop 3 s later: stopping at the budget is told apart from
+  // running to the hard stop by seconds, not by the machine's load.
   const SearchResult r = search(snap.view, &snap.tracker, config, 7, start + milliseconds(40),
-                                start + milliseconds(400));
+                                start + milliseconds(3000));
   const auto took = steady_clock::now() - start;
   EXPECT_GT(r.worlds, 0);
-  EXPECT_LT(took, milliseconds(300));
+  EXPECT_LT(took, milliseconds(1500));
   // A hard stop already passed: an immediate legal answer.
   config.simulations = 1000000;
   const SearchResult late = search(snap.view, &snap.tracker, config, 7, start, start);

@@ -1,0 +1,333 @@
+// End-to-end tests of what the referee promises about its output: every write is checked (a
+// full disk or a file-size limit stops a tournament cleanly and a resume then finishes it with
+// the same results), one referee per output folder, a torn index line is repaired the same way
+// by fresh and resumed runs, socket folders of killed referees are removed, and command-line
+// mistakes exit 2.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "e2e/e2e_util.h"
+#include "log/match_log.h"
+#include "process/bot_process.h"
+#include "tournament/index_file.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kReferee = ALLFIVES_REFEREE;
+const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kRandom = ALLFIVES_RANDOM_BOT;
+
+// A small 2-player tournament between deterministic bots. A low target makes short matches
+// (short logs), so the index outgrows a file-size limit before any log does.
+std::string write_tournament(const std::string& dir, int matches_per_pairing, int target = 0) {
+  const std::string path = dir + "/t.txtpb";
+  std::ofstream(path) << "name: \"durable\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"random\" command: \"" << kRandom
+                      << "\" args: \"--seed\" args: \"4\" }\n"
+                      << "bots { name: \"first\" command: \"" << ALLFIVES_MISBEHAVING_BOT
+                      << "\" }\n"
+                      << "matches_per_pairing: " << matches_per_pairing << "\nseed: 5\n"
+                      << (target > 0 ? "target_score: " + std::to_string(target) + "\n" : "")
+                      << "move_time_ms: 2000\n";
+  return path;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The index as comparable text: sorted by ordinal, without wall-clock times.
+std::string normalized_index(const std::string& out_dir) {
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error))
+      << error;
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.match().ordinal() < b.match().ordinal(); });
+  std::string out;
+  for (auto& e : entries) {
+    e.clear_duration_ms();
+    e.clear_timing();  // wall-clock decision times
+    out += referee::to_json_line(e) + "\n";
+  }
+  return out;
+}
+
+RunResult tournament(const std::string& file, const std::string& out,
+                     std::vector<std::string> extra = {}, const std::string& fsize = "") {
+  std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out, "-q"};
+  // prlimit sets the soft RLIMIT_FSIZE in bytes (the hard one stays, so the sandbox may still set
+  // the bots' own limits): a write past it fails with EFBIG, like a full disk.
+  if (!fsize.empty()) argv.insert(argv.begin(), {"/usr/bin/prlimit", "--fsize=" + fsize + ":"});
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv, std::chrono::seconds(240));
+}
+
+// Every line of the index is complete, and every log it names verifies.
+void expect_index_and_logs_whole(const std::string& out) {
+  const std::string index = read_file(out + "/index.jsonl");
+  EXPECT_TRUE(index.empty() || index.back() == '\n') << "the index ends with a torn line";
+  const RunResult v = run({kReferee, "verify", "-q", out});
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+}
+
+// A file-size limit hit by a match's log: the run stops naming the log and the error, the
+// incomplete match is not indexed, and a resume without the limit gives the same results as an
+// uninterrupted run.
+TEST(Durability, ALogThatCannotBeWrittenStopsTheRunAndResumeFinishesIt) {
+  const std::string d = temp_dir("log-full");
+  const std::string file = write_tournament(d, 4);
+  const RunResult whole = tournament(file, d + "/whole", {"-j", "1"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+
+  const std::string out = d + "/out";
+  RunResult r = tournament(file, out, {"-j", "2"}, "6000");  // every log is longer than 6 kB
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write " + out + "/matches/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("File too large"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is not indexed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--resume --out " + out), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(out + "/index.jsonl"), "") << "a match with a cut log was indexed";
+
+  r = tournament(file, out, {"--resume", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(d + "/whole"));
+  EXPECT_EQ(read_file(out + "/standings.csv"), read_file(d + "/whole/standings.csv"));
+  expect_index_and_logs_whole(out);
+}
+
+// The same when the index is what cannot grow: the index keeps only complete lines (the groups
+// committed before; a group is written whole or not at all), and the resume plays the rest.
+TEST(Durability, AnIndexThatCannotBeWrittenStopsTheRunAndResumeFinishesIt) {
+  const std::string d = temp_dir("index-full");
+  const std::string file = write_tournament(d, 16, 5);  // 48 short matches
+  const RunResult whole = tournament(file, d + "/whole", {"-j", "1"});
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const std::string whole_index = read_file(d + "/whole/index.jsonl");
+  size_t biggest_log = 0;
+  for (const auto& e : fs::directory_iterator(d + "/whole/matches"))
+    biggest_log = std::max<size_t>(biggest_log, fs::file_size(e.path()));
+  // A limit every log fits under but the index outgrows halfway.
+  const size_t limit = std::max(biggest_log + 1, whole_index.size() / 2);
+  ASSERT_LT(limit, whole_index.size()) << "the logs are too long for this test";
+
+  const std::string out = d + "/out";
+  RunResult r = tournament(file, out, {"-j", "2"}, std::to_string(limit));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write " + out + "/index.jsonl: File too large"),
+            std::string::npos)
+      << r.output;
+  const std::string index = read_file(out + "/index.jsonl");
+  EXPECT_LT(index.size(), whole_index.size());
+  EXPECT_LE(index.size(), limit);
+  expect_index_and_logs_whole(out);
+
+  r = tournament(file, out, {"--resume", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(d + "/whole"));
+  EXPECT_EQ(read_file(out + "/standings.csv"), read_file(d + "/whole/standings.csv"));
+}
+
+TEST(Durability, AMatchLogThatCannotBeWrittenFailsTheMatchCommand) {
+  const std::string d = temp_dir("match-full");
+  const RunResult r = run({"/usr/bin/prlimit", "--fsize=4000:", kReferee, "match", "--seed", "3",
+                           "--log", d + "/m.jsonl", kGreedy, kRandom});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot write " + d + "/m.jsonl: File too large"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("the log is incomplete"), std::string::npos) << r.output;
+}
+
+TEST(Durability, WritingResultsToAFullDeviceIsAnError) {
+  const std::string d = temp_dir("stdout-full");
+  RunResult r = run({kReferee, "match", "--seed", "3", "--log", d + "/m.jsonl", kGreedy, kRandom});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"verify", d + "/m.jsonl"},
+        std::vector<std::string>{"replay", "--print", d + "/m.jsonl"}}) {
+    std::string line = "exec " + kReferee;
+    for (const std::string& a : command) line += " '" + a + "'";
+    r = run({"/bin/sh", "-c", line + " > /dev/full"});
+    EXPECT_NE(r.exit_code, 0) << command[0] << ": " << r.output;
+    EXPECT_NE(r.output.find("No space left on device"), std::string::npos)
+        << command[0] << ": " << r.output;
+  }
+}
+
+// A long tournament between two raw-protocol bots, in the background.
+std::unique_ptr<referee::BotProcess> start_long_tournament(const std::string& dir,
+                                                           const std::string& out) {
+  const std::string file = dir + "/long.txtpb";
+  std::ofstream(file) << "name: \"long\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << "matches_per_pairing: 20000\nseed: 1\n";
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", file, "--out", out, "-q", "-j", "1"};
+  std::string error;
+  auto ref = referee::BotProcess::start(spec, &error);
+  EXPECT_TRUE(ref) << error;
+  return ref;
+}
+
+bool wait_for(const std::function<bool()>& done, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
+TEST(Durability, ASecondRefereeOnTheSameFolderIsRefusedWithTheHoldersPid) {
+  const std::string d = temp_dir("locked");
+  const std::string out = d + "/out";
+  auto first = start_long_tournament(d, out);
+  ASSERT_TRUE(first);
+  ASSERT_TRUE(
+      wait_for([&] { return !read_file(out + "/index.jsonl").empty(); }, std::chrono::seconds(60)));
+  const RunResult second =
+      run({kReferee, "tournament", d + "/long.txtpb", "--out", out, "--resume", "-q"});
+  EXPECT_EQ(second.exit_code, 1) << second.output;
+  EXPECT_NE(second.output.find(out + " is in use by another referee (process " +
+                               std::to_string(first->pid()) + ","),
+            std::string::npos)
+      << second.output;
+  ::kill(first->pid(), SIGINT);
+  ASSERT_TRUE(wait_for([&] { return !first->running(); }, std::chrono::seconds(20)));
+  first->stop();
+  // The lock went with its holder: a resume now starts (and is stopped at once).
+  referee::LaunchSpec spec;
+  spec.argv = {kReferee, "tournament", d + "/long.txtpb", "--out", out, "--resume", "-q",
+               "-j",     "1"};
+  auto again = referee::BotProcess::start(spec, nullptr);
+  ASSERT_TRUE(again);
+  const size_t before = read_file(out + "/index.jsonl").size();
+  EXPECT_TRUE(wait_for([&] { return read_file(out + "/index.jsonl").size() > before; },
+                       std::chrono::seconds(60)));
+  ::kill(again->pid(), SIGINT);
+  EXPECT_TRUE(wait_for([&] { return !again->running(); }, std::chrono::seconds(20)));
+  again->stop();
+}
+
+TEST(Durability, AFreshRunRepairsATornIndexLineLikeAResume) {
+  const std::string d = temp_dir("torn-fresh");
+  const std::string file = write_tournament(d, 2);
+  const RunResult whole = tournament(file, d + "/whole");
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  const std::string out = d + "/out";
+  fs::create_directories(out);
+  std::ofstream(out + "/index.jsonl") << "{\"match\":{\"ordinal\":";  // a kill mid-write
+  const RunResult r = tournament(file, out);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("repaired " + out + "/index.jsonl"), std::string::npos) << r.output;
+  EXPECT_EQ(normalized_index(out), normalized_index(d + "/whole"));
+  const RunResult standings = run({kReferee, "standings", out});
+  EXPECT_EQ(standings.exit_code, 0) << standings.output;
+}
+
+// Stopping idle bots (the LRU limit) changes nothing but the number of processes: a run that
+// keeps none gives the same results as one that keeps them all.
+TEST(Durability, FewerIdleBotsGiveTheSameResults) {
+  const std::string d = temp_dir("idle-bots");
+  const std::string file = write_tournament(d, 4);
+  RunResult r = tournament(file, d + "/none", {"--idle-bots", "0", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = tournament(file, d + "/all", {"--idle-bots", "100", "-j", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(normalized_index(d + "/none"), normalized_index(d + "/all"));
+  r = tournament(file, d + "/bad", {"--idle-bots", "-1"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+// Socket folders of a referee killed with SIGKILL are removed by the next run.
+TEST(Durability, SocketFoldersOfAKilledRefereeAreRemovedOnResume) {
+  const std::string d = temp_dir("sockets");
+  const std::string tmp = d + "/tmp";
+  fs::create_directories(tmp);
+  const std::string out = d + "/out";
+  const std::string file = d + "/long.txtpb";
+  std::ofstream(file) << "name: \"long\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << ALLFIVES_MISBEHAVING_BOT << "\" }\n"
+                      << "matches_per_pairing: 20000\nseed: 1\n";
+  auto count_folders = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(tmp))
+      n += e.path().filename().string().rfind("allfives-", 0) == 0;
+    return n;
+  };
+  auto start = [&](const std::string& jobs) {
+    referee::LaunchSpec spec;
+    spec.argv = {kReferee, "tournament", file, "--out", out, "-q", "-j", jobs, "--resume"};
+    spec.extra_env = {{"TMPDIR", tmp}};
+    return referee::BotProcess::start(spec, nullptr);
+  };
+  auto killed = start("2");
+  ASSERT_TRUE(killed);
+  ASSERT_TRUE(wait_for([&] { return count_folders() == 2; }, std::chrono::seconds(60)));
+  ::kill(killed->pid(), SIGKILL);
+  killed->stop();
+  // Two workers died with their referee: their folders stay behind.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ASSERT_EQ(count_folders(), 2u);
+  auto resumed = start("1");
+  ASSERT_TRUE(resumed);
+  // The resume removed both stale folders and made one of its own.
+  EXPECT_TRUE(wait_for([&] { return count_folders() == 1; }, std::chrono::seconds(30)))
+      << count_folders();
+  EXPECT_TRUE(wait_for([&] { return read_file(out + "/index.jsonl").size() > 0; },
+                       std::chrono::seconds(60)));
+  ::kill(resumed->pid(), SIGINT);
+  EXPECT_TRUE(wait_for([&] { return !resumed->running(); }, std::chrono::seconds(20)));
+  resumed->stop();
+  EXPECT_EQ(count_folders(), 0u);
+}
+
+TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string words;
+  };
+  const std::vector<Case> cases = {
+      {{"match", kGreedy, kRandom, kGreedy, kRandom, kGreedy}, "At Most 4"},
+      {{"match", "--seed", "-1", kGreedy, kRandom}, "--seed must be a whole number from 0 to"},
+      {{"match", "--seed", "18446744073709551616", kGreedy, kRandom}, "18446744073709551615"},
+      {{"match", "--match-id", "../escape", kGreedy, kRandom}, "--match-id '../escape'"},
+      {{"match", "--match-id", std::string(250, 'a'), kGreedy, kRandom}, "250 characters"},
+      {{"demo", "--seed", "-1"}, "a seed is a whole number from 0 to 18446744073709551615"},
+      {{"tournament", "t.txtpb", "-j", "100000"}, "--concurrency must be 1..1024"},
+      {{"verify"}, "paths is required"},
+      {{"standings"}, "dirs is required"},
+      {{"tournament"}, "file is required"},
+      {{"nonsense"}, "A subcommand is required"},
+      {{"match", "--no-such-flag", kGreedy, kRandom}, "--no-such-flag"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kReferee};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const RunResult r = run(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << " " << c.words << ": " << r.output;
+    EXPECT_NE(r.output.find(c.words), std::string::npos) << r.output;
+  }
+  EXPECT_EQ(run({kReferee, "--help"}).exit_code, 0);
+  EXPECT_EQ(run({kReferee, "tournament", "--help"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace allfives::e2e
