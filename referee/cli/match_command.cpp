@@ -80,6 +80,7 @@ int run_match(const MatchOptions& o) {
       human_given = static_cast<int>(given.size());
       human_tty = word == "human-tty";
       spec.display_name = eq == std::string::npos ? "human" : text.substr(0, eq);
+      spec.named = true;  // the person's seat keeps the user's word, not the seat server's Hello
       spec.address = "unix:(the human seat)";  // set once its server runs
       given.push_back(spec);
       continue;
