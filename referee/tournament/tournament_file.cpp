@@ -181,6 +181,10 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                     "starts (command), not to one reached at an address");
     } else {
       if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
+      // "unix:..." or "host:port" parses as an address, which has no program to start.
+      if (!spec.started())
+        return fail(where + "bot '" + b.name() + "': command '" + b.command() +
+                    "' is an address; a bot that is already serving goes in `address`");
       if (options.check_programs) {
         const auto program = find_program(spec.command[0], base.string(), &why);
         if (!program)

@@ -125,6 +125,25 @@ TEST(TournamentFileBounds, BotNamesAreSafePartsOfFileNames) {
       << error;
 }
 
+// Found by the tournament-file fuzzer: an address in `command` has no program to start (it
+// crashed the reader when programs were not looked up).
+TEST(TournamentFileBounds, AnAddressGivenAsACommandIsRefused) {
+  const std::string head = "format: FORMAT_TWO_PLAYERS\n" + bots(1);
+  for (const bool check_programs : {true, false}) {
+    Folder f;
+    std::ofstream(f.dir / "t.txtpb")
+        << head << "bots { name: \"x\" command: \"unix:../build/sample_bots/heavy_bot\" }\n";
+    TournamentDef t;
+    std::string e;
+    EXPECT_FALSE(load_tournament((f.dir / "t.txtpb").string(), t, &e, {},
+                                 LoadOptions{.check_programs = check_programs}));
+    EXPECT_NE(e.find("t.txtpb:3: bot 'x': command 'unix:../build/sample_bots/heavy_bot' is an "
+                     "address; a bot that is already serving goes in `address`"),
+              std::string::npos)
+        << e;
+  }
+}
+
 TEST(TournamentFileBounds, AFifoAFolderOrAHugeFileIsRefusedAtOnce) {
   Folder f;
   const std::string fifo = (f.dir / "fifo.txtpb").string();
