@@ -202,26 +202,15 @@ bool Runner::handshake() {
     set_fault(missing, v1::FAULT_KIND_STARTUP_FAILURE, why.empty() ? "the bot did not start" : why);
     return false;
   }
+  std::vector<std::string> seat_names;
+  for (const Seat& other : seats_) seat_names.push_back(other.spec->display_name);
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
-    v1::MatchStart* ms = m.mutable_match_start();
-    ms->set_protocol_version(wire::kProtocolVersion);
-    ms->set_rules_version(wire::kRulesVersion);
-    ms->set_match_id(spec_.match_id);
-    ms->set_format(wire::to_proto(format_));
-    ms->set_num_players(static_cast<uint32_t>(n()));
-    ms->set_num_sides(static_cast<uint32_t>(sides()));
-    ms->set_seat(static_cast<uint32_t>(seat));
-    ms->set_side(static_cast<uint32_t>(side_of(format_, seat)));
-    ms->set_partner_seat(partner_of(format_, seat));
-    ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
-    ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
-    ms->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
-    ms->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
-    for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
+    *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
+                                                 s.initial_bank, seat_names);
     s.stream->start_exchange(m);
   }
   bool ok = true;

@@ -20,6 +20,8 @@
 #include <string_view>
 
 #include "allfives/wire/convert.h"
+#include "log/match_log.h"
+#include "match/match_runner.h"
 #include "process/private_dir.h"
 #include "tournament/bot_pool.h"
 #include "tournament/index_file.h"
