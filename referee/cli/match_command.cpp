@@ -204,22 +204,11 @@ int run_match(const MatchOptions& o) {
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  // Once a seat has failed the match cannot be played: the seats not yet waited for are
-  // stopped without a word (only a seat that failed by itself is reported).
-  bool failed = false;
+  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
+                 &stop);
   for (int seat = 0; seat < n; ++seat) {
-    if (stop) {
-      endpoints[seat].reset();
-      errors[seat] = "the referee was stopped";
-    } else if (failed && endpoints[seat]) {
-      endpoints[seat].reset();
-    } else if (endpoints[seat] && !endpoints[seat]->wait_ready(deadline, &errors[seat])) {
-      endpoints[seat].reset();
-    }
-    if (!endpoints[seat] && !stop && !errors[seat].empty()) {
+    if (!endpoints[seat] && !stop && !errors[seat].empty())
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
-      failed = true;
-    }
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
