@@ -185,7 +185,8 @@ inline constexpr int kDefaultMaxHands = 200;
 // The immutable description of a match (OpenSpiel's "game"): a format and its limits.
 struct Config {
   Format format = Format::kTwoPlayers;
-  int target = 250;  // points a side needs to win; docs/RULES.md §12 fixes it per format
+  // Points a side needs to win; docs/RULES.md §12 fixes it per format.
+  int target = standard_target(Format::kTwoPlayers);
   int max_hands = kDefaultMaxHands;
 
   static constexpr Config standard(Format f) {
