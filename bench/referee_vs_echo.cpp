@@ -44,6 +44,7 @@
 
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
+#include "allfives/wire/match_terms.h"
 #include "bots/bot_endpoint.h"
 #include "log/match_log.h"
 #include "match/match_runner.h"
@@ -215,22 +216,9 @@ EchoScript realistic_script() {
   const TimeControl time;
 
   EchoScript script;
-  v1::MatchStart* ms = script.match_start.mutable_match_start();
-  ms->set_protocol_version(wire::kProtocolVersion);
-  ms->set_rules_version(wire::kRulesVersion);
-  ms->set_match_id("bench-echo");
-  ms->set_format(wire::to_proto(Format::kTwoPlayers));
-  ms->set_num_players(2);
-  ms->set_num_sides(2);
-  ms->set_seat(static_cast<uint32_t>(seat));
-  ms->set_side(static_cast<uint32_t>(seat));
-  ms->set_partner_seat(-1);
-  ms->set_target_score(static_cast<uint32_t>(config.target));
-  ms->set_max_hands(static_cast<uint32_t>(config.max_hands));
-  ms->set_move_time_ms(static_cast<uint32_t>(time.move_time.count()));
-  ms->set_time_bank_ms(static_cast<uint32_t>(time.time_bank.count()));
-  ms->add_seat_names("echo0");
-  ms->add_seat_names("echo1");
+  const std::string names[] = {"echo0", "echo1"};
+  *script.match_start.mutable_match_start() =
+      wire::match_start("bench-echo", config, seat, time.move_time, time.time_bank, names);
 
   v1::TurnRequest* tr = script.turn_request.mutable_turn_request();
   const std::vector<int> scores(2, 0);

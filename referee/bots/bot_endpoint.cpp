@@ -204,4 +204,28 @@ void stop_all(const std::vector<std::unique_ptr<BotEndpoint>>& bots,
     if (b) b->stop(grace);
 }
 
+bool wait_all_ready(std::vector<std::unique_ptr<BotEndpoint>>& bots,
+                    const std::vector<bool>& waiting,
+                    std::chrono::steady_clock::time_point deadline,
+                    std::vector<std::string>& errors, const std::atomic<bool>* stop) {
+  errors.resize(bots.size());
+  bool failed = false;
+  for (const auto& b : bots) failed |= !b;
+  for (size_t i = 0; i < bots.size(); ++i) {
+    if (!bots[i] || !waiting[i]) continue;
+    if (stop && stop->load()) {
+      bots[i].reset();
+      errors[i] = "the referee was stopped";
+    } else if (failed) {
+      bots[i].reset();
+    } else if (!bots[i]->wait_ready(deadline, &errors[i])) {
+      bots[i].reset();
+      failed = true;
+    }
+  }
+  bool all = true;
+  for (const auto& b : bots) all &= b != nullptr;
+  return all;
+}
+
 }  // namespace allfives::referee

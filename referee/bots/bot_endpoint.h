@@ -3,6 +3,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -90,5 +91,17 @@ class BotEndpoint {
 // bots takes about as long as the slowest rather than the sum. Null entries are skipped.
 void stop_all(const std::vector<std::unique_ptr<BotEndpoint>>& bots,
               std::chrono::milliseconds grace);
+
+// Waits, in order, until every bot marked in `waiting` is ready, so bots launched one after
+// the other start up together (each launch() first, then this). An entry that is null (its
+// launch failed; `errors` says why) or fails to become ready makes the match unplayable: every
+// marked entry not yet ready is then stopped and left null without an error of its own, since
+// only a bot that failed by itself is to blame. Entries not marked (an idle bot already
+// serving) are left as they are. Once `stop` (may be null) is raised, the entries not yet
+// ready are stopped with "the referee was stopped". Returns false if any entry ends null.
+bool wait_all_ready(std::vector<std::unique_ptr<BotEndpoint>>& bots,
+                    const std::vector<bool>& waiting,
+                    std::chrono::steady_clock::time_point deadline,
+                    std::vector<std::string>& errors, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace allfives::referee

@@ -23,17 +23,21 @@
 namespace allfives::referee {
 namespace {
 
+// A person thinks slower than a program: a seat played from the keyboard or a page gets these.
+constexpr std::chrono::milliseconds kPersonMoveTime{60000};
+constexpr std::chrono::milliseconds kPersonTimeBank{600000};
+
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
   std::string seed;  // checked in run_match: CLI11 would wrap "-1" around to 2^64 - 1
-  std::optional<int> move_time_ms;  // default 1000, or 60000 with a person seated
-  std::optional<int> time_bank_ms;  // default 5000, or 600000 with a person seated
+  std::optional<int> move_time_ms;  // default wire::kDefaultMoveTime, or a person's
+  std::optional<int> time_bank_ms;  // default wire::kDefaultTimeBank, or a person's
   std::string serve = "127.0.0.1:8080";
-  int startup_timeout_ms = 10000;
+  int startup_timeout_ms = static_cast<int>(wire::kDefaultStartupTimeout.count());
   std::string log_path;
   std::optional<int> target;
-  int max_hands = 200;
+  int max_hands = kDefaultMaxHands;
   std::string match_id;
   ConfinementFlags confinement;
 };
@@ -130,8 +134,10 @@ int run_match(const MatchOptions& o) {
               << given.size() << "\n";
     return 2;
   }
-  const int move_time_ms = o.move_time_ms.value_or(human_given >= 0 ? 60000 : 1000);
-  const int time_bank_ms = o.time_bank_ms.value_or(human_given >= 0 ? 600000 : 5000);
+  const int move_time_ms = o.move_time_ms.value_or(
+      static_cast<int>((human_given >= 0 ? kPersonMoveTime : wire::kDefaultMoveTime).count()));
+  const int time_bank_ms = o.time_bank_ms.value_or(
+      static_cast<int>((human_given >= 0 ? kPersonTimeBank : wire::kDefaultTimeBank).count()));
   if (move_time_ms <= 0 || time_bank_ms < 0 || o.startup_timeout_ms <= 0) {
     std::cerr << "referee match: times must be positive\n";
     return 2;
@@ -198,22 +204,11 @@ int run_match(const MatchOptions& o) {
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  // Once a seat has failed the match cannot be played: the seats not yet waited for are
-  // stopped without a word (only a seat that failed by itself is reported).
-  bool failed = false;
+  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
+                 &stop);
   for (int seat = 0; seat < n; ++seat) {
-    if (stop) {
-      endpoints[seat].reset();
-      errors[seat] = "the referee was stopped";
-    } else if (failed && endpoints[seat]) {
-      endpoints[seat].reset();
-    } else if (endpoints[seat] && !endpoints[seat]->wait_ready(deadline, &errors[seat])) {
-      endpoints[seat].reset();
-    }
-    if (!endpoints[seat] && !stop && !errors[seat].empty()) {
+    if (!endpoints[seat] && !stop && !errors[seat].empty())
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
-      failed = true;
-    }
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
@@ -277,6 +272,7 @@ int run_match(const MatchOptions& o) {
 }  // namespace
 
 void add_match_command(CLI::App& app, int& exit_code) {
+  const auto ms = [](std::chrono::milliseconds t) { return std::to_string(t.count()); };
   auto o = std::make_shared<MatchOptions>();
   CLI::App* cmd = app.add_subcommand(
       "match",
@@ -297,10 +293,12 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "Seed of the deals (default: random, printed). Bots seed their own randomness "
                   "from the match id: give --match-id too to repeat a match exactly");
   cmd->add_option("--move-time-ms", o->move_time_ms,
-                  "Time per decision (default 1000; 60000 when a person plays a seat)");
+                  "Time per decision (default " + ms(wire::kDefaultMoveTime) + "; " +
+                      ms(kPersonMoveTime) + " when a person plays a seat)");
   cmd->add_option("--time-bank-ms", o->time_bank_ms,
-                  "Extra time per seat for the whole match, used by slow decisions (default "
-                  "5000; 600000 when a person plays a seat)");
+                  "Extra time per seat for the whole match, used by slow decisions (default " +
+                      ms(wire::kDefaultTimeBank) + "; " + ms(kPersonTimeBank) +
+                      " when a person plays a seat)");
   cmd->add_option("--serve", o->serve,
                   "With a `human` seat: HOST:PORT of its page (loopback by default; port 0 "
                   "picks a free one). The URL printed carries a random token the page needs")

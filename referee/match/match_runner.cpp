@@ -1,12 +1,12 @@
 #include "match/match_runner.h"
 
 #include <algorithm>
-#include <ctime>
 #include <span>
 #include <thread>
 
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
+#include "log/log_records.h"
 #include "process/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -17,15 +17,6 @@ std::string seat_display_name(const BotSpec& spec, const BotHello& hello) {
 }
 
 namespace {
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 const char* kind_name(const v1::BotMessage& m) {
   switch (m.kind_case()) {
@@ -202,26 +193,15 @@ bool Runner::handshake() {
     set_fault(missing, v1::FAULT_KIND_STARTUP_FAILURE, why.empty() ? "the bot did not start" : why);
     return false;
   }
+  std::vector<std::string> seat_names;
+  for (const Seat& other : seats_) seat_names.push_back(other.spec->display_name);
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
-    v1::MatchStart* ms = m.mutable_match_start();
-    ms->set_protocol_version(wire::kProtocolVersion);
-    ms->set_rules_version(wire::kRulesVersion);
-    ms->set_match_id(spec_.match_id);
-    ms->set_format(wire::to_proto(format_));
-    ms->set_num_players(static_cast<uint32_t>(n()));
-    ms->set_num_sides(static_cast<uint32_t>(sides()));
-    ms->set_seat(static_cast<uint32_t>(seat));
-    ms->set_side(static_cast<uint32_t>(side_of(format_, seat)));
-    ms->set_partner_seat(partner_of(format_, seat));
-    ms->set_target_score(static_cast<uint32_t>(spec_.config.target));
-    ms->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
-    ms->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
-    ms->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
-    for (const Seat& other : seats_) ms->add_seat_names(other.spec->display_name);
+    *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
+                                                 s.initial_bank, seat_names);
     s.stream->start_exchange(m);
   }
   bool ok = true;
@@ -260,34 +240,20 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
 }
 
 void Runner::write_header() {
-  v1::LogHeader* h = log_.add().mutable_header();
-  h->set_log_version(wire::kLogVersion);
-  h->set_protocol_version(wire::kProtocolVersion);
-  h->set_rules_version(wire::kRulesVersion);
-  h->set_match_id(spec_.match_id);
-  h->set_format(wire::to_proto(format_));
-  h->set_num_players(static_cast<uint32_t>(n()));
-  h->set_num_sides(static_cast<uint32_t>(sides()));
-  h->set_target_score(static_cast<uint32_t>(spec_.config.target));
-  h->set_max_hands(static_cast<uint32_t>(spec_.config.max_hands));
-  h->set_seed(spec_.seed);
-  h->set_move_time_ms(static_cast<uint32_t>(spec_.time.move_time.count()));
-  h->set_time_bank_ms(static_cast<uint32_t>(spec_.time.time_bank.count()));
+  v1::LogHeader& h = add_log_header(log_, spec_.match_id, spec_.config, spec_.seed,
+                                    spec_.time.move_time, spec_.time.time_bank);
   for (int seat = 0; seat < n(); ++seat) {
     const Seat& s = seats_[seat];
-    v1::LogBot* b = h->add_bots();
-    b->set_seat(static_cast<uint32_t>(seat));
-    b->set_side(static_cast<uint32_t>(side_of(format_, seat)));
-    b->set_display_name(seat_display_name(*s.spec, s.hello));
-    b->set_name(s.hello.name);
-    b->set_version(s.hello.version);
-    if (s.spec->started()) b->set_command(s.spec->describe());
-    b->set_address(s.bot ? s.bot->address() : s.spec->address);
-    b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
-    b->set_time_bank_ms(static_cast<uint32_t>(s.initial_bank.count()));
-    if (s.bot && s.bot->process()) *b->mutable_confinement() = s.bot->confinement_record();
+    LogSeat ls{seat_display_name(*s.spec, s.hello),
+               s.hello.name,
+               s.hello.version,
+               s.spec->started() ? s.spec->describe() : std::string(),
+               s.bot ? s.bot->address() : s.spec->address,
+               s.move_time,
+               s.initial_bank};
+    v1::LogBot& b = add_log_bot(h, format_, seat, ls);
+    if (s.bot && s.bot->process()) *b.mutable_confinement() = s.bot->confinement_record();
   }
-  h->set_started_at(utc_now());
 }
 
 bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us,
@@ -405,78 +371,30 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
         deal_ = e.deal;
         drawn_ = 0;
         result_.hands_played = e.hand_index + 1;
-        v1::LogHandStart* h = log_.add().mutable_hand_start();
-        h->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        for (int seat = 0; seat < n(); ++seat) {
-          v1::SeatTiles* st = h->add_hands();
-          st->set_seat(static_cast<uint32_t>(seat));
-          wire::add_tiles(e.deal.hands[seat], st->mutable_tiles());
-        }
-        for (int i = 0; i < e.deal.boneyard_size; ++i)
-          *h->add_boneyard() = wire::to_proto(e.deal.boneyard[i]);
-        h->set_opener_seat(static_cast<uint32_t>(e.seat));
-        const auto rule = static_cast<OpenRule>(e.reason);
-        h->set_open_rule(wire::to_proto(rule));
-        if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
-        for (int side = 0; side < sides(); ++side)
-          h->add_scores(static_cast<uint32_t>(scores_[side]));
+        log_hand_start(log_, e, format_, scores_);
         break;
       }
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        v1::LogPlay* lp = log_.add().mutable_play();
-        lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        lp->set_seat(static_cast<uint32_t>(e.seat));
-        *lp->mutable_play() = wire::to_proto(e.play);
-        lp->set_count(static_cast<uint32_t>(e.count));
-        lp->set_points(static_cast<uint32_t>(e.points));
-        lp->set_side(static_cast<uint32_t>(e.side));
-        lp->set_side_score(static_cast<uint32_t>(scores_[e.side]));
-        lp->set_decision_time_us(decision_us);
-        lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
-        *lp->mutable_left_end() = wire::to_proto(line_.end(End::kLeft));
-        *lp->mutable_right_end() = wire::to_proto(line_.end(End::kRight));
+        log_play(log_, e, line_, scores_[e.side], decision_us, legal_count);
         break;
       }
       case EventKind::kDraw: {
-        v1::LogDraw* ld = log_.add().mutable_draw();
-        ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        ld->set_seat(static_cast<uint32_t>(e.seat));
         // The core reports the drawn tiles as a set; the deal's order says how they came.
         drawn = std::span<const Tile>(deal_.boneyard)
                     .subspan(static_cast<size_t>(drawn_), static_cast<size_t>(e.count));
         drawn_ += e.count;
-        for (Tile t : drawn) *ld->add_tiles() = wire::to_proto(t);
+        log_draw(log_, e, drawn);
         break;
       }
       case EventKind::kPass: {
-        v1::LogPass* lp = log_.add().mutable_pass();
-        lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        lp->set_seat(static_cast<uint32_t>(e.seat));
+        log_pass(log_, e);
         break;
       }
       case EventKind::kHandEnd: {
-        const auto kind = static_cast<HandEndKind>(e.reason);
         if (e.side >= 0) scores_[e.side] += e.points;
-        v1::LogHandEnd* he = log_.add().mutable_hand_end();
-        he->set_hand_index(static_cast<uint32_t>(e.hand_index));
-        he->set_kind(wire::to_proto(kind));
-        he->set_domino_seat(kind == HandEndKind::kDomino ? e.seat : -1);
-        std::vector<uint32_t> side_pips(static_cast<size_t>(sides()), 0);
-        for (int seat = 0; seat < n(); ++seat) {
-          v1::SeatTiles* st = he->add_hands();
-          st->set_seat(static_cast<uint32_t>(seat));
-          wire::add_tiles(e.hands[seat], st->mutable_tiles());
-          he->add_seat_pips(static_cast<uint32_t>(e.values[seat]));
-          side_pips[static_cast<size_t>(side_of(format_, seat))] +=
-              static_cast<uint32_t>(e.values[seat]);
-        }
-        for (uint32_t p : side_pips) he->add_side_pips(p);
-        he->set_winner_side(e.side);
-        he->set_points(static_cast<uint32_t>(e.points));
-        for (int side = 0; side < sides(); ++side)
-          he->add_scores(static_cast<uint32_t>(scores_[side]));
+        log_hand_end(log_, e, format_, scores_);
         break;
       }
       case EventKind::kMatchEnd:
@@ -495,12 +413,8 @@ void Runner::finish(const State* state) {
     result_.reason = v1::MATCH_END_REASON_ABORTED;
   } else if (result_.fault) {
     result_.reason = v1::MATCH_END_REASON_FAULT;
-    v1::LogFault* f = log_.add().mutable_fault();
-    f->set_seat(static_cast<uint32_t>(result_.fault->seat));
-    f->set_side(static_cast<uint32_t>(side_of(format_, result_.fault->seat)));
-    f->set_kind(result_.fault->kind);
-    f->set_reason(result_.fault->reason);
-    f->set_hand_index(static_cast<uint32_t>(std::max(0, result_.hands_played - 1)));
+    log_fault(log_, format_, result_.fault->seat, result_.fault->kind, result_.fault->reason,
+              std::max(0, result_.hands_played - 1));
   } else if (state && state->is_terminal()) {
     result_.reason = wire::to_proto(state->outcome().reason);
   }
@@ -551,15 +465,18 @@ void Runner::finish(const State* state) {
     s.stream.reset();
   }
 
-  v1::LogMatchEnd* me = log_.add().mutable_match_end();
-  me->set_reason(result_.reason);
-  me->set_winner_side(result_.winner_side);
-  for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));
-  for (int v : result_.placements) me->add_placements(static_cast<uint32_t>(v));
-  me->set_hands_played(static_cast<uint32_t>(result_.hands_played));
-  me->set_duration_ms(static_cast<uint64_t>(result_.duration.count()));
-  me->set_fault_seat(result_.fault ? result_.fault->seat : -1);
-  if (result_.fault) me->set_fault_kind(result_.fault->kind);
+  LogEnd end;
+  end.reason = result_.reason;
+  end.winner_side = result_.winner_side;
+  end.scores = result_.scores;
+  end.placements = result_.placements;
+  end.hands_played = result_.hands_played;
+  end.duration = result_.duration;
+  if (result_.fault) {
+    end.fault_seat = result_.fault->seat;
+    end.fault_kind = result_.fault->kind;
+  }
+  log_match_end(log_, end);
 
   // Each process's output once, under the first seat it plays.
   std::vector<BotProcess*> done;
@@ -569,12 +486,9 @@ void Runner::finish(const State* state) {
     done.push_back(p);
     const std::string output = p->take_stderr();
     if (output.empty()) continue;
-    v1::LogBotOutput* o = log_.add().mutable_bot_output();
-    o->set_seat(static_cast<uint32_t>(seat));
     uint64_t invalid = 0;
-    o->set_stderr(valid_utf8(output, &invalid));
-    o->set_dropped_bytes(dropped_bytes_in(output));
-    o->set_invalid_utf8_bytes(invalid);
+    std::string text = valid_utf8(output, &invalid);
+    log_bot_output(log_, seat, std::move(text), dropped_bytes_in(output), invalid);
   }
   flush_log();
 }

@@ -14,17 +14,9 @@
 #include "bots/bot_endpoint.h"
 #include "log/match_log.h"
 #include "match/match_result.h"
+#include "match/match_terms.h"
 
 namespace allfives::referee {
-
-struct TimeControl {
-  std::chrono::milliseconds move_time{1000};  // per decision
-  std::chrono::milliseconds time_bank{5000};  // extra time for the whole match
-  // Added to the transport deadline only, so the referee, not gRPC, decides what was late.
-  std::chrono::milliseconds transport_slack{200};
-  // For MatchStart -> Hello; the commands set it to the start-up timeout (bot.proto).
-  std::chrono::milliseconds handshake{10000};
-};
 
 // One seat of a match: who was meant to sit there and the running bot, if it started.
 struct SeatSpec {

@@ -50,6 +50,7 @@
 #include <thread>
 
 #include "process/capped_output.h"
+#include "process/spawn.h"
 
 extern char** environ;
 
@@ -58,60 +59,23 @@ namespace allfives::referee {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using spawn::close_fd;
+using spawn::errno_text;
+using spawn::Prepared;
+using spawn::reap_bounded;
+using spawn::sleep_for_at_most;
+using spawn::Spawned;
 using std::chrono::milliseconds;
 
-// How long a guardian waits between SIGTERM and SIGKILL once the referee is gone.
-constexpr int kGuardianGraceMs = 1000;
-constexpr int kGuardianPollMs = 10;
-// Bounds on waits that should be instantaneous: the child's exec, reaping a SIGKILLed process,
-// the reader seeing EOF after the group is dead.
-constexpr milliseconds kExecTimeout{10000};
-constexpr milliseconds kReapTimeout{2000};
+// A bound on a wait that should be instantaneous: the reader seeing EOF after the group is dead.
 constexpr milliseconds kReaderDrainTimeout{500};
 // When the reader is told to stop (someone outside the group still holds the pipe), it reads at
 // most this much more.
 constexpr size_t kFinalDrainBytes = 1 << 20;
 
-std::string errno_text(int err) {
-  const char* text = strerrordesc_np(err);
-  return text != nullptr ? text : "error " + std::to_string(err);
-}
-
 std::string signal_name(int sig) {
   const char* abbrev = sigabbrev_np(sig);
   return abbrev != nullptr ? std::string("SIG") + abbrev : "unknown signal";
-}
-
-void close_fd(int& fd) {
-  if (fd >= 0) ::close(fd);
-  fd = -1;
-}
-
-void sleep_for_at_most(milliseconds step, Clock::time_point deadline) {
-  const auto left = deadline - Clock::now();
-  if (left > Clock::duration::zero())
-    std::this_thread::sleep_for(std::min<Clock::duration>(step, left));
-}
-
-// Reaps `pid` (our child, already sent SIGKILL or about to exit) within kReapTimeout. If it does
-// not go (a process stuck in uninterruptible sleep), a detached thread keeps waiting so that it
-// is reaped whenever it finally dies rather than left a zombie.
-std::optional<siginfo_t> reap_bounded(pid_t pid) {
-  const auto deadline = Clock::now() + kReapTimeout;
-  for (;;) {
-    siginfo_t info{};
-    const int rc = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG);
-    if (rc == 0 && info.si_pid == pid) return info;
-    if (rc != 0 && errno != EINTR) return std::nullopt;  // ECHILD: someone else reaped it
-    if (Clock::now() >= deadline) break;
-    sleep_for_at_most(milliseconds(2), deadline);
-  }
-  std::thread([pid] {
-    siginfo_t info{};
-    while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED) != 0 && errno == EINTR) {
-    }
-  }).detach();
-  return std::nullopt;
 }
 
 // bwrap exits with 128 + N when the program it runs was killed by signal N. (A program that
@@ -136,371 +100,6 @@ ExitStatus status_from(const siginfo_t& info) {
     status.core_dumped = info.si_code == CLD_DUMPED;
   }
   return status;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The launcher thread. PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, not
-// the process. So all forks happen here, on a thread that lives until the process ends; start()
-// may then be called from any thread, including ones that end long before their bots do. The
-// thread blocks every signal, so no handler of the referee runs on it and the children start
-// with every signal blocked until they have reset their dispositions.
-class Launcher {
- public:
-  static Launcher& instance() {
-    // Deliberately never destroyed: its detached thread may still be waiting on mu_/cv_ while
-    // static destructors run at exit. One per process: a process forked after the launcher
-    // started (the tournament's workers, forked after the referee's sandbox trial) has the
-    // object but not its thread, so it makes its own.
-    static std::mutex mu;
-    static Launcher* launcher = nullptr;
-    static pid_t owner = -1;
-    std::lock_guard lock(mu);
-    if (launcher == nullptr || owner != ::getpid()) {
-      launcher = new Launcher();
-      owner = ::getpid();
-    }
-    return *launcher;
-  }
-
-  // Runs `job` on the launcher thread and waits for it.
-  void run(std::function<void()> job) {
-    std::packaged_task<void()> task(std::move(job));
-    std::future<void> done = task.get_future();
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back(&task);
-    }
-    cv_.notify_one();
-    done.get();
-  }
-
- private:
-  Launcher() {
-    sigset_t all;
-    sigset_t old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    std::thread thread([this] { loop(); });  // inherits the all-blocked mask
-    pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    thread.detach();
-  }
-
-  [[noreturn]] void loop() {
-    for (;;) {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [this] { return !queue_.empty(); });
-      std::packaged_task<void()>* task = queue_.front();
-      queue_.pop_front();
-      lock.unlock();
-      (*task)();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::packaged_task<void()>*> queue_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// Everything the children need, prepared before the fork (they must not allocate).
-struct Prepared {
-  std::string exec_path;  // absolute
-  std::vector<std::string> argv_storage;
-  std::vector<char*> argv;
-  std::vector<std::string> env_storage;
-  std::vector<char*> envp;
-  std::string working_dir;  // empty: keep the referee's
-  int max_fd = 1024;        // for the fallback if close_range is unavailable
-  // setrlimit(resource, {value, value}) for each entry, before exec.
-  std::vector<std::pair<int, rlim_t>> rlimits;
-  uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())
-  std::string own_dir;                 // handed to that user before exec (the bot's socket folder)
-  std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
-};
-
-// What a bot child reports on its status pipe when it fails before exec.
-enum class Stage : int { kSetpgid = 1, kPdeathsig, kFds, kChdir, kExec, kLimits, kUser };
-struct ChildFailure {
-  Stage stage;
-  int err;
-};
-
-[[noreturn]] void child_fail(int status_fd, Stage stage, int err) {
-  const ChildFailure failure{stage, err};
-  // A pipe write of a few bytes is atomic; if it fails there is no one left to tell.
-  [[maybe_unused]] const ssize_t n = ::write(status_fd, &failure, sizeof failure);
-  _exit(127);
-}
-
-// Closes (or, with cloexec, marks close-on-exec) every descriptor >= `from` except `keep`.
-void close_from(int from, int keep, bool cloexec, int max_fd) {
-  const unsigned flags = cloexec ? CLOSE_RANGE_CLOEXEC : 0;
-  bool ok = true;
-  if (keep >= from) {
-    if (keep > from) ok = close_range(from, keep - 1, flags) == 0;
-    ok = ok && close_range(keep + 1, ~0U, flags) == 0;
-  } else {
-    ok = close_range(from, ~0U, flags) == 0;
-  }
-  if (ok) return;
-  for (int fd = from; fd < max_fd; ++fd) {  // kernels without close_range (< 5.9 / 5.11)
-    if (fd == keep) continue;
-    if (cloexec) {
-      ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    } else {
-      ::close(fd);
-    }
-  }
-}
-
-// The bot, between fork and exec. Async-signal-safe calls only.
-[[noreturn]] void bot_child(const Prepared& p, pid_t parent, int out_w, int status_w, int go_r,
-                            int go_w) {
-  ::close(go_w);
-  if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
-  for (const auto& [resource, value] : p.rlimits) {
-    const rlimit limit{value, value};
-    if (::setrlimit(resource, &limit) != 0) {
-      child_fail(status_w, Stage::kLimits, errno);
-    }
-  }
-  // A user of our own, before PR_SET_PDEATHSIG (a change of credentials clears that). Raw
-  // system calls: glibc's wrappers would try to reach the referee's other threads.
-  if (p.uid_base != 0) {
-    const long id = static_cast<long>(p.uid_base) + ::getpid();
-    if (::syscall(SYS_setgroups, 0, nullptr) != 0 || ::syscall(SYS_setresgid, id, id, id) != 0 ||
-        ::syscall(SYS_setresuid, id, id, id) != 0) {
-      child_fail(status_w, Stage::kUser, errno);
-    }
-  }
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail(status_w, Stage::kPdeathsig, errno);
-  // Leave the referee's controlling terminal (if it has one), so that neither the bot nor its
-  // children can open /dev/tty to read the user's keys or push input into the shell. (Not
-  // setsid(): the bot stays in the referee's session; see bwrap_argv.)
-  if (const int tty = ::open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC); tty >= 0) {
-    ::ioctl(tty, TIOCNOTTY);
-    ::close(tty);
-  }
-  if (getppid() != parent) _exit(127);  // the referee died before prctl took effect
-  // Wait until the referee has started our guardian: if it dies before that, we read EOF and
-  // never exec, so no grandchild can exist without a guardian watching over it.
-  char go = 0;
-  ssize_t n;
-  do {
-    n = ::read(go_r, &go, 1);
-  } while (n < 0 && errno == EINTR);
-  if (n != 1) _exit(127);
-  ::close(go_r);
-
-  // Default dispositions (an ignored signal would stay ignored across exec; the referee ignores
-  // SIGPIPE, for one) and an empty mask (the launcher thread blocks everything).
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);  // KILL/STOP: EINVAL, fine
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-
-  // Move our pipe ends above 2 so the dup2 calls below cannot clobber them (the referee may have
-  // closed its own stdin/stdout).
-  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, 3);
-  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, 3);
-  if (out_hi < 0 || status_hi < 0) child_fail(status_w, Stage::kFds, errno);
-  status_w = status_hi;
-
-  if (!p.working_dir.empty() && ::chdir(p.working_dir.c_str()) != 0) {
-    child_fail(status_w, Stage::kChdir, errno);
-  }
-  // stdin: /dev/null. stdout and stderr: the one capture pipe.
-  const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0) child_fail(status_w, Stage::kFds, errno);
-  if (null_fd != 0) {
-    if (::dup2(null_fd, 0) < 0) child_fail(status_w, Stage::kFds, errno);
-  }
-  if (::dup2(out_hi, 1) < 0 || ::dup2(out_hi, 2) < 0) child_fail(status_w, Stage::kFds, errno);
-  // Nothing else crosses the exec: not the referee's sockets, nor other bots' or guardians' pipe
-  // ends (which would keep those guardians from ever seeing EOF).
-  close_from(3, -1, /*cloexec=*/true, p.max_fd);
-
-  ::execve(p.exec_path.c_str(), p.argv.data(), p.envp.data());
-  child_fail(status_w, Stage::kExec, errno);
-}
-
-// The guardian, forked and never exec'd. Async-signal-safe calls only. Every signal stays
-// blocked (inherited from the launcher thread), so a Ctrl-C or a stray SIGTERM cannot take it
-// down before it has done its job; only SIGKILL can.
-[[noreturn]] void guardian_child(int guard_r, pid_t pgid, int max_fd) {
-  // Out of the referee's process group: signals sent to that group (a terminal's Ctrl-C, a
-  // supervisor killing the group) do not reach us.
-  setpgid(0, 0);
-  int guard = ::fcntl(guard_r, F_DUPFD, 3);
-  if (guard < 0) guard = guard_r;
-  const int null_fd = ::open("/dev/null", O_RDWR);
-  if (null_fd >= 0) {
-    for (int fd = 0; fd <= 2; ++fd) {
-      if (fd != null_fd) ::dup2(null_fd, fd);
-    }
-  }
-  // Close everything else: the referee's stdout (whoever reads it should see EOF when the
-  // referee dies), its sockets, the bot's pipes, and other guardians' write ends.
-  close_from(3, guard, /*cloexec=*/false, max_fd);
-
-  char byte = 0;
-  ssize_t n;
-  do {
-    n = ::read(guard, &byte, 1);  // nothing is ever written: this returns when the referee is gone
-  } while (n < 0 && errno == EINTR);
-
-  ::kill(-pgid, SIGTERM);
-  for (int waited = 0; waited < kGuardianGraceMs; waited += kGuardianPollMs) {
-    if (::kill(-pgid, 0) != 0 && errno == ESRCH) _exit(0);
-    const timespec step{0, kGuardianPollMs * 1000000L};
-    nanosleep(&step, nullptr);
-  }
-  ::kill(-pgid, SIGKILL);
-  _exit(0);
-}
-
-struct Spawned {
-  pid_t pid = -1;
-  pid_t guardian = -1;
-  int out_r = -1;    // read end of the bot's stdout/stderr
-  int guard_w = -1;  // write end of the guardian's pipe; closing it (by dying) fires the guardian
-  uint32_t uid = 0;  // the bot's own user id, 0 if it kept ours
-  std::string error;
-};
-
-std::string describe_failure(const ChildFailure& f, const Prepared& p) {
-  switch (f.stage) {
-    case Stage::kSetpgid:
-      return "cannot put the bot in its own process group: " + errno_text(f.err);
-    case Stage::kPdeathsig:
-      return "cannot set the bot's parent-death signal: " + errno_text(f.err);
-    case Stage::kFds:
-      return "cannot set up the bot's stdin/stdout/stderr: " + errno_text(f.err);
-    case Stage::kChdir:
-      return "cannot change to working directory '" + p.working_dir + "': " + errno_text(f.err);
-    case Stage::kLimits:
-      return "cannot set the bot's resource limits: " + errno_text(f.err);
-    case Stage::kUser:
-      return "cannot switch the bot to a user id of its own: " + errno_text(f.err);
-    case Stage::kExec: {
-      std::string text = "cannot execute '" + p.exec_path + "': " + errno_text(f.err);
-      if (f.err == ENOENT) text += " (if it is a script, check the interpreter in its #! line)";
-      if (f.err == ENOEXEC) text += " (not a binary; a script needs a #! line)";
-      return text;
-    }
-  }
-  return "the bot failed before exec: " + errno_text(f.err);
-}
-
-// Runs on the launcher thread: forks the bot and its guardian and waits for the bot's exec.
-Spawned spawn(const Prepared& p) {
-  Spawned result;
-  int out[2] = {-1, -1};
-  int status[2] = {-1, -1};
-  int go[2] = {-1, -1};
-  int guard[2] = {-1, -1};
-  auto close_all = [&] {
-    for (int* pair : {out, status, go, guard}) {
-      close_fd(pair[0]);
-      close_fd(pair[1]);
-    }
-  };
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0 ||
-      ::pipe2(go, O_CLOEXEC) != 0) {
-    result.error = "cannot create pipes: " + errno_text(errno);
-    close_all();
-    return result;
-  }
-  const pid_t parent = ::getpid();
-  const pid_t pid = _Fork();
-  if (pid == 0) bot_child(p, parent, out[1], status[1], go[0], go[1]);
-  if (pid < 0) {
-    result.error = "cannot fork: " + errno_text(errno);
-    close_all();
-    return result;
-  }
-  close_fd(out[1]);
-  close_fd(status[1]);
-  close_fd(go[0]);
-  // Also from here, so the group exists before anyone signals it (the child does the same; one
-  // of the two calls wins, both have the same effect).
-  ::setpgid(pid, pid);
-  if (p.uid_base != 0) {
-    result.uid = p.uid_base + static_cast<uint32_t>(pid);
-    // The bot's own socket folder becomes its user's (the child waits for `go` before exec).
-    if (!p.own_dir.empty() && ::chown(p.own_dir.c_str(), result.uid, result.uid) != 0) {
-      const int err = errno;
-      close_fd(go[1]);
-      ::kill(pid, SIGKILL);
-      reap_bounded(pid);
-      close_all();
-      result = Spawned{};
-      result.error = "cannot give the folder '" + p.own_dir + "' to the bot: " + errno_text(err);
-      return result;
-    }
-  }
-
-  auto abandon = [&](std::string error) {
-    close_fd(go[1]);  // the child reads EOF (if it still waits) and exits without exec
-    ::kill(pid, SIGKILL);
-    reap_bounded(pid);
-    close_all();
-    result = Spawned{};
-    result.error = std::move(error);
-    return result;
-  };
-
-  if (::pipe2(guard, O_CLOEXEC) != 0) return abandon("cannot create pipes: " + errno_text(errno));
-  const pid_t guardian = _Fork();
-  if (guardian == 0) guardian_child(guard[0], pid, p.max_fd);
-  if (guardian < 0) return abandon("cannot fork the guardian: " + errno_text(errno));
-  close_fd(guard[0]);
-  result.guardian = guardian;
-
-  auto abandon_both = [&](std::string error) {
-    ::kill(guardian, SIGKILL);
-    reap_bounded(guardian);
-    return abandon(std::move(error));
-  };
-
-  // Release the bot. (If it already died, write fails with EPIPE; SIGPIPE stays blocked and
-  // pending on this thread, and the status pipe below tells us what happened.)
-  const char go_byte = 1;
-  if (::write(go[1], &go_byte, 1) != 1) {
-    return abandon_both("the bot process died before exec: " + errno_text(errno));
-  }
-  close_fd(go[1]);
-
-  // EOF on the status pipe means the exec succeeded (the pipe is O_CLOEXEC); a ChildFailure
-  // record means it did not.
-  ChildFailure failure{};
-  size_t got = 0;
-  const auto deadline = Clock::now() + kExecTimeout;
-  while (got < sizeof failure) {
-    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return abandon_both("the bot process did not exec within 10 s");
-    pollfd pfd{status[0], POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, static_cast<int>(left));
-    if (ready < 0 && errno != EINTR) return abandon_both("poll: " + errno_text(errno));
-    if (ready <= 0) continue;
-    const ssize_t n =
-        ::read(status[0], reinterpret_cast<char*>(&failure) + got, sizeof failure - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (got == sizeof failure) return abandon_both(describe_failure(failure, p));
-  if (got != 0) return abandon_both("the bot process failed before exec");
-
-  result.pid = pid;
-  result.out_r = out[0];
-  out[0] = -1;
-  result.guard_w = guard[1];
-  guard[1] = -1;
-  close_all();
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -837,7 +436,7 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
 
   Spawned spawned;
   try {
-    Launcher::instance().run([&] { spawned = spawn(*prepared); });
+    spawned = spawn::spawn_bot(*prepared);
   } catch (const std::system_error& e) {  // the launcher thread could not be created
     *error = std::string("cannot start the launcher thread: ") + e.what();
     return nullptr;

@@ -22,28 +22,6 @@ void json_ints(std::string& out, const int* begin, const int* end) {
   out += ']';
 }
 
-// Tiles as digit pairs: "6663" is 6-6 and 6-3 (a hand, heaviest first) or, for the line,
-// the halves as laid from left to right.
-std::string pairs(TileSet s) {
-  std::string out;
-  for (int i = kNumTiles - 1; i >= 0; --i) {
-    const Tile t = Tile::from_index(i);
-    if (!s.contains(t)) continue;
-    out += static_cast<char>('0' + t.hi());
-    out += static_cast<char>('0' + t.lo());
-  }
-  return out;
-}
-
-std::string line_pairs(const Line& line) {
-  std::string out;
-  for (const LaidTile& t : line_layout(line)) {
-    out += static_cast<char>('0' + t.left);
-    out += static_cast<char>('0' + t.right);
-  }
-  return out;
-}
-
 char kind_code(v1::LogRecord::KindCase k) {
   switch (k) {
     case v1::LogRecord::kHandStart:
@@ -85,6 +63,26 @@ std::string hand_result(const Replay& r, const Frame& end) {
 }
 
 }  // namespace
+
+std::string tile_pairs(TileSet s) {
+  std::string out;
+  for (int i = kNumTiles - 1; i >= 0; --i) {
+    const Tile t = Tile::from_index(i);
+    if (!s.contains(t)) continue;
+    out += static_cast<char>('0' + t.hi());
+    out += static_cast<char>('0' + t.lo());
+  }
+  return out;
+}
+
+std::string line_pairs(const Line& line) {
+  std::string out;
+  for (const LaidTile& t : line_layout(line)) {
+    out += static_cast<char>('0' + t.left);
+    out += static_cast<char>('0' + t.right);
+  }
+  return out;
+}
 
 std::string html_hands_json(const Replay& r, const std::vector<Frame>& frames) {
   std::string out = "[";
@@ -129,7 +127,7 @@ std::string html_step_json(const Replay& r, const Frame& f) {
     // A hidden hand is just its size.
     if (f.shown[s]) {
       out += '"';
-      out += pairs(f.hands[s]);
+      out += tile_pairs(f.hands[s]);
       out += '"';
     } else {
       out += std::to_string(f.hand_sizes[s]);

@@ -30,6 +30,11 @@ struct HtmlOptions {
   std::string live_url;
 };
 
+// Tiles as digit pairs, the pages' compact encoding: "6663" is 6-6 and 6-3 (a set, heaviest
+// first); line_pairs gives the line's halves as laid from left to right.
+std::string tile_pairs(TileSet s);
+std::string line_pairs(const Line& line);
+
 // The page's data: {"match":…, "seats":[…], "sides":[…], "hands":[…], "steps":[…]}.
 std::string html_data_json(const Replay& replay, const std::vector<Frame>& frames,
                            const HtmlOptions& options);

@@ -243,7 +243,7 @@ bool Checker::header(int line, const v1::LogHeader& h) {
                           " (docs/RULES.md: " + num(standard_target(config_.format)) + ")");
   if (h.max_hands() < 1 || h.max_hands() > kMaxHands)
     return fail(line, "header: the log says max_hands " + num(h.max_hands()) + "; it must be 1.." +
-                          num(kMaxHands) + " (docs/RULES.md: 200)");
+                          num(kMaxHands) + " (docs/RULES.md: " + num(kDefaultMaxHands) + ")");
   config_.target = static_cast<int>(h.target_score());
   config_.max_hands = static_cast<int>(h.max_hands());
   seed_ = h.seed();

@@ -19,6 +19,7 @@
 
 #include "log/json_text.h"
 #include "replay/frames.h"
+#include "replay/html_view.h"
 #include "replay/replay.h"
 #include "replay/terminal_view.h"
 #include "serve/http_server.h"
@@ -31,26 +32,6 @@ extern const unsigned long kHumanPageSize;
 
 namespace allfives::referee::serve {
 namespace {
-
-std::string pairs_of(TileSet s) {
-  std::string out;
-  for (int i = kNumTiles - 1; i >= 0; --i) {
-    const Tile t = Tile::from_index(i);
-    if (!s.contains(t)) continue;
-    out += static_cast<char>('0' + t.hi());
-    out += static_cast<char>('0' + t.lo());
-  }
-  return out;
-}
-
-std::string line_pairs(const Line& line) {
-  std::string out;
-  for (const LaidTile& t : line_layout(line)) {
-    out += static_cast<char>('0' + t.left);
-    out += static_cast<char>('0' + t.right);
-  }
-  return out;
-}
 
 std::string tile_words(Tile t) {
   return std::to_string(t.hi()) + "-" + std::to_string(t.lo());
@@ -98,7 +79,7 @@ std::string table_json(const Table& t, long long seq, long long ms_left) {
   }
   o += "],\"sides\":[";
   for (int s = 0; s < n; ++s) o += (s ? "," : "") + std::to_string(side_of(t.config.format, s));
-  o += "],\"hand_index\":" + std::to_string(t.hand_index) + ",\"hand\":\"" + pairs_of(t.hand) +
+  o += "],\"hand_index\":" + std::to_string(t.hand_index) + ",\"hand\":\"" + tile_pairs(t.hand) +
        "\",\"line\":\"" + line_pairs(t.line) + "\",\"count\":" + std::to_string(t.line.count()) +
        ",\"sizes\":[";
   for (int s = 0; s < n; ++s) o += (s ? "," : "") + std::to_string(t.sizes[static_cast<size_t>(s)]);
@@ -119,7 +100,7 @@ std::string table_json(const Table& t, long long seq, long long ms_left) {
     o += ",\"revealed\":[";
     for (int s = 0; s < n; ++s) {
       if (s) o += ',';
-      o += "\"" + pairs_of(t.revealed[static_cast<size_t>(s)]) + "\"";
+      o += "\"" + tile_pairs(t.revealed[static_cast<size_t>(s)]) + "\"";
     }
     o += "]";
   }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "match/match_runner.h"
+#include "match/match_result.h"
 
 namespace allfives::referee {
 

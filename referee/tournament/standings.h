@@ -147,8 +147,12 @@ std::string pairings_csv(const Standings& s);
 // of standings.csv so that it depends on the results alone).
 std::string timing_csv(const Standings& s);
 
+// `v` with `decimals` digits after the point, never "-0"; "0" for a value that is not finite.
+std::string fixed_text(double v, int decimals);
+
 // Writes DIR/standings.txt, DIR/standings.csv, DIR/pairings.csv, DIR/timing.csv and
 // DIR/standings.json (creating DIR).
+
 bool write_standings_files(const std::string& dir, const Standings& s, std::string* error);
 
 }  // namespace allfives::referee

@@ -221,21 +221,24 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
 
   // Every number within a range that makes sense, before any is used (4000000000 matches per
   // pairing must not wrap around to none).
+  const auto ms = [](std::chrono::milliseconds t) { return std::to_string(t.count()); };
   struct Range {
     const char* field;
     uint32_t value, max;
-    const char* zero;  // what 0 means
+    std::string zero;  // what 0 means
   };
   for (const Range& r :
        {Range{"matches_per_pairing", p.matches_per_pairing(), kMaxMatchesPerPairing,
               "one per seat rotation"},
-        Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, "1000"},
-        Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, "5000"},
-        Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs, "10000"},
+        Range{"move_time_ms", p.move_time_ms(), kMaxMoveTimeMs, ms(wire::kDefaultMoveTime)},
+        Range{"time_bank_ms", p.time_bank_ms(), kMaxTimeBankMs, ms(wire::kDefaultTimeBank)},
+        Range{"startup_timeout_ms", p.startup_timeout_ms(), kMaxStartupTimeoutMs,
+              ms(wire::kDefaultStartupTimeout)},
         Range{"concurrency", p.concurrency(), kMaxConcurrency, "the number of cores"},
         Range{"target_score", p.target_score(), static_cast<uint32_t>(kMaxTarget),
               "the rule book's target"},
-        Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit), "200"}})
+        Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit),
+              std::to_string(kDefaultMaxHands)}})
     if (r.value > r.max)
       return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) +
                   " (or 0: " + r.zero + "), got " + std::to_string(r.value));
@@ -250,10 +253,11 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                 std::to_string(rotations) +
                 " (each deal sequence is played once in every seat rotation), got " +
                 std::to_string(p.matches_per_pairing()));
-  if (p.move_time_ms() == 0) p.set_move_time_ms(1000);
-  if (p.time_bank_ms() == 0) p.set_time_bank_ms(5000);
-  if (p.startup_timeout_ms() == 0) p.set_startup_timeout_ms(10000);
-  if (p.max_hands() == 0) p.set_max_hands(200);
+  const auto ms_u32 = [](std::chrono::milliseconds t) { return static_cast<uint32_t>(t.count()); };
+  if (p.move_time_ms() == 0) p.set_move_time_ms(ms_u32(wire::kDefaultMoveTime));
+  if (p.time_bank_ms() == 0) p.set_time_bank_ms(ms_u32(wire::kDefaultTimeBank));
+  if (p.startup_timeout_ms() == 0) p.set_startup_timeout_ms(ms_u32(wire::kDefaultStartupTimeout));
+  if (p.max_hands() == 0) p.set_max_hands(static_cast<uint32_t>(kDefaultMaxHands));
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   if (p.name().empty()) p.set_name(fs::path(path).stem().string());
 

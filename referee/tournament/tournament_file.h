@@ -10,7 +10,7 @@
 #include "allfives/core/types.h"
 #include "allfives/v1/tournament.pb.h"
 #include "bots/bot_endpoint.h"
-#include "match/match_runner.h"
+#include "match/match_terms.h"
 #include "tournament/statistics.h"
 
 namespace allfives::referee {
@@ -22,7 +22,7 @@ struct TournamentDef {
   std::vector<BotSpec> bots;  // in file order; commands resolved to absolute paths
   Config config;
   TimeControl time;
-  std::chrono::milliseconds startup_timeout{10000};
+  std::chrono::milliseconds startup_timeout{wire::kDefaultStartupTimeout};
   int concurrency = 1;
   std::string out_dir;
   // Identifies what decides the results (bots, format, seeds, limits), not where or how fast

@@ -20,8 +20,10 @@
 #include <string_view>
 
 #include "allfives/wire/convert.h"
+#include "log/match_log.h"
+#include "match/match_runner.h"
 #include "process/private_dir.h"
-#include "tournament/bot_pool.h"
+#include "bots/bot_pool.h"
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <string>
 
-#include "tournament/bot_pool.h"
+#include "bots/bot_pool.h"
 #include "tournament/index_file.h"
 #include "tournament/tournament_file.h"
 

@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "allfives/wire/convert.h"
+#include "allfives/wire/match_terms.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace allfives::testing {
@@ -46,23 +47,12 @@ bool wait_until_serving(const std::string& address, std::chrono::milliseconds ti
   return false;
 }
 
+// The default terms (allfives/wire/match_terms.h), as `referee match` would state them.
 v1::MatchStart make_match_start(Format format, int seat, const std::string& match_id) {
-  v1::MatchStart m;
-  m.set_protocol_version(wire::kProtocolVersion);
-  m.set_rules_version(wire::kRulesVersion);
-  m.set_match_id(match_id);
-  m.set_format(wire::to_proto(format));
-  m.set_num_players(static_cast<uint32_t>(num_players(format)));
-  m.set_num_sides(static_cast<uint32_t>(num_sides(format)));
-  m.set_seat(static_cast<uint32_t>(seat));
-  m.set_side(static_cast<uint32_t>(side_of(format, seat)));
-  m.set_partner_seat(partner_of(format, seat));
-  m.set_target_score(static_cast<uint32_t>(standard_target(format)));
-  m.set_max_hands(200);
-  m.set_move_time_ms(1000);
-  m.set_time_bank_ms(10000);
-  for (int s = 0; s < num_players(format); ++s) m.add_seat_names("seat" + std::to_string(s));
-  return m;
+  std::vector<std::string> names;
+  for (int s = 0; s < num_players(format); ++s) names.push_back("seat" + std::to_string(s));
+  return wire::match_start(match_id, Config::standard(format), seat, wire::kDefaultMoveTime,
+                           wire::kDefaultTimeBank, names);
 }
 
 v1::RefereeMessage wrap(const v1::MatchStart& m) {
@@ -157,8 +147,8 @@ MatchResult referee_match(const std::vector<v1::Bot::Stub*>& stubs, Format forma
     wire::fill_turn_request(state.view(s), tr);
     for (auto& pe : pending[s]) *tr->add_events() = pe;
     pending[s].clear();
-    tr->set_move_time_ms(1000);
-    tr->set_time_bank_ms(10000);
+    tr->set_move_time_ms(static_cast<uint32_t>(wire::kDefaultMoveTime.count()));
+    tr->set_time_bank_ms(static_cast<uint32_t>(wire::kDefaultTimeBank.count()));
     v1::BotMessage answer;
     if (!seats[s]->send(request) || !seats[s]->stream->Read(&answer) || !answer.has_play())
       return fail("no PlayAnswer from seat " + std::to_string(s));

@@ -1,6 +1,6 @@
 // The bot pool keeps at most max_idle instances waiting between matches, stopping the least
 // recently used one beyond that, so many bots do not mean many processes.
-#include "tournament/bot_pool.h"
+#include "bots/bot_pool.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -179,14 +179,19 @@ constexpr int standard_target(Format f) {
 // Scores live in 16 bits in the state, so a target (and the hand limit) stays well inside.
 inline constexpr int kMaxTarget = 30000;
 inline constexpr int kMaxHandLimit = 30000;
+// The hand limit when none is given: the safety valve of docs/RULES.md §13.
+inline constexpr int kDefaultMaxHands = 200;
 
 // The immutable description of a match (OpenSpiel's "game"): a format and its limits.
 struct Config {
   Format format = Format::kTwoPlayers;
-  int target = 250;     // points a side needs to win; docs/RULES.md §12 fixes it per format
-  int max_hands = 200;  // the safety valve, docs/RULES.md §13
+  // Points a side needs to win; docs/RULES.md §12 fixes it per format.
+  int target = standard_target(Format::kTwoPlayers);
+  int max_hands = kDefaultMaxHands;
 
-  static constexpr Config standard(Format f) { return Config{f, standard_target(f), 200}; }
+  static constexpr Config standard(Format f) {
+    return Config{f, standard_target(f), kDefaultMaxHands};
+  }
   friend constexpr bool operator==(const Config&, const Config&) = default;
 };
 

@@ -4,13 +4,14 @@
 // address (then its own server decides). At most max_idle instances wait between matches: beyond
 // that the least recently used one is stopped, so a tournament of any number of bots keeps a
 // bounded number of processes per worker (the seats of the match being played plus max_idle).
+// Each tournament worker process owns one pool and plays one match at a time, so the pool is
+// used from one thread only and has no lock.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,6 @@ class BotPool {
   size_t max_idle_;
   size_t idle_ = 0;    // idle instances in all slots
   uint64_t uses_ = 0;  // releases so far: the clock of least recent use
-  mutable std::mutex mutex_;
 };
 
 }  // namespace allfives::referee

@@ -1,4 +1,4 @@
-#include "tournament/bot_pool.h"
+#include "bots/bot_pool.h"
 
 #include <cstdio>
 
@@ -15,7 +15,6 @@ BotPool::~BotPool() {
 }
 
 std::unique_ptr<BotEndpoint> BotPool::take_idle(int b, std::string* socket_name) {
-  std::lock_guard<std::mutex> lock(mutex_);
   Slot& s = slots_[static_cast<size_t>(b)];
   while (!s.idle.empty()) {
     std::unique_ptr<BotEndpoint> e = std::move(s.idle.back().bot);
@@ -45,20 +44,9 @@ std::vector<std::unique_ptr<BotEndpoint>> BotPool::acquire(const std::vector<int
                                  socket_name, &(*errors)[i]);
     launched[i] = out[i] != nullptr;
   }
-  // Every new program was started before any is waited for: they start up together. Once one
-  // has failed the match cannot be played: the new ones not yet waited for are stopped without
-  // an error of their own (idle instances stay held, to be released unharmed).
-  bool failed = false;
-  for (size_t i = 0; i < bots.size(); ++i) failed |= !out[i];
-  for (size_t i = 0; i < bots.size(); ++i) {
-    if (!launched[i]) continue;
-    if (failed) {
-      out[i].reset();
-    } else if (!out[i]->wait_ready(deadline, &(*errors)[i])) {
-      out[i].reset();
-      failed = true;
-    }
-  }
+  // Every new program was started before any is waited for: they start up together. Idle
+  // instances stay held, to be released unharmed, if the match cannot be played.
+  wait_all_ready(out, launched, deadline, *errors);
   return out;
 }
 
@@ -66,13 +54,11 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
   if (!bot) return;
   if (!healthy || !bot->alive()) {
     bot->stop(std::chrono::milliseconds(1000));
-    std::lock_guard<std::mutex> lock(mutex_);
     ++slots_[static_cast<size_t>(b)].replaced;
     return;
   }
   std::vector<std::unique_ptr<BotEndpoint>> evicted;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
     slots_[static_cast<size_t>(b)].idle.push_back(Idle{std::move(bot), ++uses_});
     ++idle_;
     // Over the limit: stop the least recently used (the oldest of the slots' first entries).
@@ -90,24 +76,20 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
 }
 
 int BotPool::started(int b) const {
-  std::lock_guard<std::mutex> lock(mutex_);
   return slots_[static_cast<size_t>(b)].started;
 }
 
 size_t BotPool::idle_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
   return idle_;
 }
 
 int BotPool::replaced(int b) const {
-  std::lock_guard<std::mutex> lock(mutex_);
   return slots_[static_cast<size_t>(b)].replaced;
 }
 
 void BotPool::shutdown() {
   std::vector<std::unique_ptr<BotEndpoint>> all;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
     for (Slot& s : slots_)
       for (Idle& e : s.idle) all.push_back(std::move(e.bot));
     for (Slot& s : slots_) s.idle.clear();

@@ -1,0 +1,153 @@
+#include "log/log_records.h"
+
+#include <ctime>
+#include <vector>
+
+#include "allfives/wire/convert.h"
+
+namespace allfives::referee {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+v1::LogHeader& add_log_header(MatchLog& log, const std::string& match_id, const Config& config,
+                              uint64_t seed, std::chrono::milliseconds move_time,
+                              std::chrono::milliseconds time_bank) {
+  v1::LogHeader* h = log.add().mutable_header();
+  h->set_log_version(wire::kLogVersion);
+  h->set_protocol_version(wire::kProtocolVersion);
+  h->set_rules_version(wire::kRulesVersion);
+  h->set_match_id(match_id);
+  h->set_format(wire::to_proto(config.format));
+  h->set_num_players(static_cast<uint32_t>(num_players(config.format)));
+  h->set_num_sides(static_cast<uint32_t>(num_sides(config.format)));
+  h->set_target_score(static_cast<uint32_t>(config.target));
+  h->set_max_hands(static_cast<uint32_t>(config.max_hands));
+  h->set_seed(seed);
+  h->set_move_time_ms(static_cast<uint32_t>(move_time.count()));
+  h->set_time_bank_ms(static_cast<uint32_t>(time_bank.count()));
+  h->set_started_at(utc_now());
+  return *h;
+}
+
+v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const LogSeat& s) {
+  v1::LogBot* b = header.add_bots();
+  b->set_seat(static_cast<uint32_t>(seat));
+  b->set_side(static_cast<uint32_t>(side_of(format, seat)));
+  b->set_display_name(s.display_name);
+  b->set_name(s.name);
+  b->set_version(s.version);
+  if (!s.command.empty()) b->set_command(s.command);
+  b->set_address(s.address);
+  b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
+  b->set_time_bank_ms(static_cast<uint32_t>(s.time_bank.count()));
+  return *b;
+}
+
+void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<const int> scores) {
+  v1::LogHandStart* h = log.add().mutable_hand_start();
+  h->set_hand_index(static_cast<uint32_t>(e.hand_index));
+  for (int seat = 0; seat < num_players(format); ++seat) {
+    v1::SeatTiles* st = h->add_hands();
+    st->set_seat(static_cast<uint32_t>(seat));
+    wire::add_tiles(e.deal.hands[seat], st->mutable_tiles());
+  }
+  for (int i = 0; i < e.deal.boneyard_size; ++i)
+    *h->add_boneyard() = wire::to_proto(e.deal.boneyard[i]);
+  h->set_opener_seat(static_cast<uint32_t>(e.seat));
+  const auto rule = static_cast<OpenRule>(e.reason);
+  h->set_open_rule(wire::to_proto(rule));
+  if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
+  for (int s : scores) h->add_scores(static_cast<uint32_t>(s));
+}
+
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
+              int legal_count) {
+  v1::LogPlay* lp = log.add().mutable_play();
+  lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
+  lp->set_seat(static_cast<uint32_t>(e.seat));
+  *lp->mutable_play() = wire::to_proto(e.play);
+  lp->set_count(static_cast<uint32_t>(e.count));
+  lp->set_points(static_cast<uint32_t>(e.points));
+  lp->set_side(static_cast<uint32_t>(e.side));
+  lp->set_side_score(static_cast<uint32_t>(side_score));
+  lp->set_decision_time_us(decision_us);
+  lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
+  *lp->mutable_left_end() = wire::to_proto(line.end(End::kLeft));
+  *lp->mutable_right_end() = wire::to_proto(line.end(End::kRight));
+}
+
+void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn) {
+  v1::LogDraw* ld = log.add().mutable_draw();
+  ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
+  ld->set_seat(static_cast<uint32_t>(e.seat));
+  for (Tile t : drawn) *ld->add_tiles() = wire::to_proto(t);
+}
+
+void log_pass(MatchLog& log, const Event& e) {
+  v1::LogPass* lp = log.add().mutable_pass();
+  lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
+  lp->set_seat(static_cast<uint32_t>(e.seat));
+}
+
+void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const int> scores) {
+  const auto kind = static_cast<HandEndKind>(e.reason);
+  v1::LogHandEnd* he = log.add().mutable_hand_end();
+  he->set_hand_index(static_cast<uint32_t>(e.hand_index));
+  he->set_kind(wire::to_proto(kind));
+  he->set_domino_seat(kind == HandEndKind::kDomino ? e.seat : -1);
+  std::vector<uint32_t> side_pips(static_cast<size_t>(num_sides(format)), 0);
+  for (int seat = 0; seat < num_players(format); ++seat) {
+    v1::SeatTiles* st = he->add_hands();
+    st->set_seat(static_cast<uint32_t>(seat));
+    wire::add_tiles(e.hands[seat], st->mutable_tiles());
+    he->add_seat_pips(static_cast<uint32_t>(e.values[seat]));
+    side_pips[static_cast<size_t>(side_of(format, seat))] += static_cast<uint32_t>(e.values[seat]);
+  }
+  for (uint32_t p : side_pips) he->add_side_pips(p);
+  he->set_winner_side(e.side);
+  he->set_points(static_cast<uint32_t>(e.points));
+  for (int s : scores) he->add_scores(static_cast<uint32_t>(s));
+}
+
+void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
+               const std::string& reason, int hand_index) {
+  v1::LogFault* f = log.add().mutable_fault();
+  f->set_seat(static_cast<uint32_t>(seat));
+  f->set_side(static_cast<uint32_t>(side_of(format, seat)));
+  f->set_kind(kind);
+  f->set_reason(reason);
+  f->set_hand_index(static_cast<uint32_t>(hand_index));
+}
+
+void log_match_end(MatchLog& log, const LogEnd& end) {
+  v1::LogMatchEnd* me = log.add().mutable_match_end();
+  me->set_reason(end.reason);
+  me->set_winner_side(end.winner_side);
+  for (int v : end.scores) me->add_scores(static_cast<uint32_t>(v));
+  for (int v : end.placements) me->add_placements(static_cast<uint32_t>(v));
+  me->set_hands_played(static_cast<uint32_t>(end.hands_played));
+  me->set_duration_ms(static_cast<uint64_t>(end.duration.count()));
+  me->set_fault_seat(end.fault_seat);
+  if (end.fault_seat >= 0) me->set_fault_kind(end.fault_kind);
+}
+
+void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,
+                    uint64_t invalid_utf8_bytes) {
+  v1::LogBotOutput* o = log.add().mutable_bot_output();
+  o->set_seat(static_cast<uint32_t>(seat));
+  o->set_stderr(std::move(text));
+  o->set_dropped_bytes(dropped_bytes);
+  o->set_invalid_utf8_bytes(invalid_utf8_bytes);
+}
+
+}  // namespace allfives::referee

@@ -1,0 +1,66 @@
+// What each record of the match log holds (proto/allfives/v1/log.proto), built from the rules
+// core's events and the match's terms. The match runner decides when a record is written; these
+// functions say what goes in it, and queue it on the log (MatchLog::add).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "allfives/core/events.h"
+#include "allfives/core/line.h"
+#include "allfives/core/types.h"
+#include "allfives/v1/log.pb.h"
+#include "log/match_log.h"
+
+namespace allfives::referee {
+
+// The header's match part: versions, match id, terms, seed and the start time. The seats are
+// added with add_log_bot.
+v1::LogHeader& add_log_header(MatchLog& log, const std::string& match_id, const Config& config,
+                              uint64_t seed, std::chrono::milliseconds move_time,
+                              std::chrono::milliseconds time_bank);
+
+// One seat of the header: who sat there and under which time control.
+struct LogSeat {
+  std::string display_name;
+  std::string name, version;  // from its Hello
+  std::string command;        // how it was started; empty for a bot reached at an address
+  std::string address;
+  std::chrono::milliseconds move_time{0}, time_bank{0};
+};
+v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const LogSeat& s);
+
+// The records of a hand as the core reports it. `scores` are every side's scores once the
+// event is done; `line` is the line after a play.
+void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
+              int legal_count);
+// `drawn`: the tiles drawn, in the boneyard's order (the core knows them as a set).
+void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn);
+void log_pass(MatchLog& log, const Event& e);
+void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
+
+// The fault that ended the match, in hand `hand_index`.
+void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
+               const std::string& reason, int hand_index);
+
+// How the match ended. `fault_seat` -1 and `fault_kind` UNSPECIFIED when no seat faulted.
+struct LogEnd {
+  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
+  int winner_side = -1;
+  std::span<const int> scores, placements;
+  int hands_played = 0;
+  std::chrono::milliseconds duration{0};
+  int fault_seat = -1;
+  v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+};
+void log_match_end(MatchLog& log, const LogEnd& end);
+
+// A bot process's standard error, already made valid UTF-8 (`invalid_utf8_bytes` replaced),
+// with what the capture dropped.
+void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,
+                    uint64_t invalid_utf8_bytes);
+
+}  // namespace allfives::referee

@@ -1,0 +1,60 @@
+// Forking a bot and its guardian (see bot_process.cpp for why it is done this way). Internal to
+// the process layer: BotProcess prepares a launch on the caller's thread, spawn_bot() forks on
+// the one launcher thread, and the helpers below are shared by both sides.
+#pragma once
+
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace allfives::referee::spawn {
+
+// Everything the children need, prepared before the fork (they must not allocate).
+struct Prepared {
+  std::string exec_path;  // absolute
+  std::vector<std::string> argv_storage;
+  std::vector<char*> argv;
+  std::vector<std::string> env_storage;
+  std::vector<char*> envp;
+  std::string working_dir;  // empty: keep the referee's
+  int max_fd = 1024;        // for the fallback if close_range is unavailable
+  // setrlimit(resource, {value, value}) for each entry, before exec.
+  std::vector<std::pair<int, rlim_t>> rlimits;
+  uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())
+  std::string own_dir;                 // handed to that user before exec (the bot's socket folder)
+  std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
+};
+
+// What spawn_bot() made: the bot's process and its guardian, or an error.
+struct Spawned {
+  pid_t pid = -1;
+  pid_t guardian = -1;
+  int out_r = -1;    // read end of the bot's stdout/stderr
+  int guard_w = -1;  // write end of the guardian's pipe; closing it (by dying) fires the guardian
+  uint32_t uid = 0;  // the bot's own user id, 0 if it kept ours
+  std::string error;
+};
+
+// Forks the bot and its guardian on the launcher thread (whatever thread calls this) and waits
+// for the bot's exec.
+Spawned spawn_bot(const Prepared& p);
+
+// strerror's words for `err`.
+std::string errno_text(int err);
+// Closes `fd` if open and marks it closed.
+void close_fd(int& fd);
+// Reaps `pid` (a child already sent SIGKILL or about to exit) within a bounded time; see
+// spawn.cpp.
+std::optional<siginfo_t> reap_bounded(pid_t pid);
+// Sleeps for `step`, or until `deadline` if that comes first.
+void sleep_for_at_most(std::chrono::milliseconds step,
+                       std::chrono::steady_clock::time_point deadline);
+
+}  // namespace allfives::referee::spawn

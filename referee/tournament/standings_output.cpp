@@ -1,0 +1,459 @@
+// How standings are written: the table printed at the end of a tournament, and the CSV and
+// JSON files (standings, pairings, decision times) of its output folder.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "log/json_text.h"
+#include "match/match_result.h"
+#include "tournament/standings.h"
+
+namespace allfives::referee {
+namespace {
+
+std::string format_words(v1::Format f) {
+  switch (f) {
+    case v1::FORMAT_TWO_PLAYERS:
+      return "2 players";
+    case v1::FORMAT_THREE_PLAYERS:
+      return "3 players";
+    case v1::FORMAT_FOUR_PLAYERS:
+      return "4 players";
+    case v1::FORMAT_PARTNERSHIPS:
+      return "partnerships";
+    default:
+      return "mixed formats";
+  }
+}
+
+std::string signed_fixed(double v, int decimals) {
+  std::string s = fixed_text(v, decimals);
+  return s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s;
+}
+
+// Display width of UTF-8 text (code points; good enough for names and the ± sign).
+size_t width(const std::string& s) {
+  size_t n = 0;
+  for (const char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+std::string pad_left(const std::string& s, size_t w) {
+  const size_t have = width(s);
+  return have >= w ? s : std::string(w - have, ' ') + s;
+}
+
+std::string pad_right(const std::string& s, size_t w) {
+  const size_t have = width(s);
+  return have >= w ? s : s + std::string(w - have, ' ');
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+// An Elo figure: signed, "+inf" / "-inf" for a score of 1 or 0.
+std::string elo_text(double v) {
+  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
+  return signed_fixed(v, 0);
+}
+
+// A number for JSON, null when it is not finite.
+std::string json_number(double v, int decimals) {
+  return std::isfinite(v) ? fixed_text(v, decimals) : "null";
+}
+
+std::string timing_csv(const DecisionTiming& t) {
+  std::string out = std::to_string(t.decisions);
+  for (const double ms : {t.mean_us() / 1000, t.quantile_us(0.5) / 1000, t.quantile_us(0.99) / 1000,
+                          t.max_us / 1000.0}) {
+    out += ',';
+    out += fixed_text(ms, 3);
+  }
+  out += ',';
+  out += std::to_string(t.max_bank_used_ms);
+  out += ',';
+  out += std::to_string(t.near_deadline);
+  return out;
+}
+
+std::string timing_json(const DecisionTiming& t) {
+  std::string out = "{\"decisions\": ";
+  out += std::to_string(t.decisions);
+  out += ", \"mean_ms\": " + fixed_text(t.mean_us() / 1000, 3);
+  out += ", \"median_ms\": " + fixed_text(t.quantile_us(0.5) / 1000, 3);
+  out += ", \"p99_ms\": " + fixed_text(t.quantile_us(0.99) / 1000, 3);
+  out += ", \"max_ms\": " + fixed_text(t.max_us / 1000.0, 3);
+  out += ", \"max_bank_used_ms\": " + std::to_string(t.max_bank_used_ms);
+  out += ", \"near_deadline\": " + std::to_string(t.near_deadline) + "}";
+  return out;
+}
+
+std::string counts_text(const PairingStats& p) {
+  if (!p.pentanomial)
+    return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
+           std::to_string(p.games.draws);
+  std::string out;
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) out += '/';
+    out += std::to_string(p.pairs.n[k]);
+  }
+  return out;
+}
+
+// "+54 [+15, +96]  nElo +74 ± 54  LOS 99.6%" and the verdict.
+std::string estimate_text(const EloEstimate& e) {
+  return elo_text(e.elo) + " [" + elo_text(e.elo_lower) + ", " + elo_text(e.elo_upper) +
+         "]  nElo " + signed_fixed(e.nelo, 0) + " ± " + fixed_text(e.nelo_ci95, 0) + "  LOS " +
+         fixed_text(100 * e.los, 1) + "%";
+}
+
+std::string h2h_text(const HeadToHead& h) {
+  return std::to_string(h.wins) + "-" + std::to_string(h.losses) + "-" + std::to_string(h.draws);
+}
+
+}  // namespace
+
+std::string fixed_text(double v, int decimals) {
+  if (!std::isfinite(v)) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);  // -0
+  return s;
+}
+
+std::string format_standings_table(const Standings& s) {
+  std::ostringstream out;
+  out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
+      << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");
+  if (!s.tournament_hash.empty()) out << " (hash " << s.tournament_hash << ")";
+  out << "\n\n";
+
+  const std::vector<std::string> header = {"Rank", "Bot",      "Matches", "W",           "L",
+                                           "D",    "Forfeits", "Pts for", "Pts against", "Elo"};
+  std::vector<std::vector<std::string>> cells;
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    std::string rank = std::to_string(i + 1);
+    if (b.tied) rank += '=';
+    cells.push_back({rank, b.name, std::to_string(b.matches), std::to_string(b.wins),
+                     std::to_string(b.losses), std::to_string(b.draws),
+                     std::to_string(b.forfeits_total), fixed_text(b.avg_points_for(), 1),
+                     fixed_text(b.avg_points_against(), 1),
+                     signed_fixed(b.elo, 0) + " ± " + fixed_text(b.elo_ci95, 0)});
+  }
+  std::vector<size_t> widths(header.size());
+  for (size_t c = 0; c < header.size(); ++c) {
+    widths[c] = width(header[c]);
+    for (const auto& row : cells) widths[c] = std::max(widths[c], width(row[c]));
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += c == 1 ? pad_right(row[c], widths[c]) : pad_left(row[c], widths[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  print_row(header);
+  for (const auto& row : cells) print_row(row);
+
+  bool any_forfeit = false;
+  for (const BotStanding& b : s.bots) {
+    if (b.forfeits_total == 0) continue;
+    if (!any_forfeit) out << "\nForfeits by kind:\n";
+    any_forfeit = true;
+    out << "  " << b.name << ":";
+    const char* sep = " ";
+    for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
+      if (b.forfeits[k] == 0) continue;
+      out << sep << describe(static_cast<v1::FaultKind>(k)) << " " << b.forfeits[k];
+      sep = ", ";
+    }
+    out << "\n";
+  }
+
+  if (s.bots.size() > 1) {
+    out << "\nHead to head (row against column, pairwise games: wins-losses-draws)\n";
+    std::vector<std::vector<std::string>> grid;
+    std::vector<std::string> top = {"", ""};
+    for (size_t j = 0; j < s.bots.size(); ++j) top.push_back(std::to_string(j + 1));
+    grid.push_back(top);
+    for (size_t i = 0; i < s.bots.size(); ++i) {
+      std::vector<std::string> row = {std::to_string(i + 1), s.bots[i].name};
+      for (size_t j = 0; j < s.bots.size(); ++j)
+        row.push_back(i == j ? "-" : s.cross[i][j].games() ? h2h_text(s.cross[i][j]) : ".");
+      grid.push_back(row);
+    }
+    std::vector<size_t> gw(grid[0].size(), 0);
+    for (const auto& row : grid)
+      for (size_t c = 0; c < row.size(); ++c) gw[c] = std::max(gw[c], width(row[c]));
+    for (const auto& row : grid) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        line += c == 1 ? pad_right(row[c], gw[c]) : pad_left(row[c], gw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; })) {
+    out << "\nDecision times (ms)\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"Bot", "Decisions", "Mean", "Median", "p99", "Max", "Most bank used", "Near deadline"}};
+    for (const BotStanding& b : s.bots) {
+      const DecisionTiming& t = b.timing;
+      if (t.decisions == 0) continue;
+      rows.push_back({b.name, std::to_string(t.decisions), fixed_text(t.mean_us() / 1000, 2),
+                      fixed_text(t.quantile_us(0.5) / 1000, 2),
+                      fixed_text(t.quantile_us(0.99) / 1000, 2), fixed_text(t.max_us / 1000.0, 2),
+                      std::to_string(t.max_bank_used_ms), std::to_string(t.near_deadline)});
+    }
+    std::vector<size_t> tw(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) tw[c] = std::max(tw[c], width(row[c]));
+    for (const auto& row : rows) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); ++c) {
+        if (c > 0) line += "  ";
+        line += c == 0 ? pad_right(row[c], tw[c]) : pad_left(row[c], tw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+  if (!s.pairings.empty()) {
+    out << "\nPairings (the first bot's side; Elo [95% interval], normalized Elo ± 95%, "
+           "likelihood of superiority)\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const PairingStats& p : s.pairings) {
+      const EloEstimate& e = p.estimate;
+      rows.push_back({p.bot + " vs " + p.opponent,
+                      std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
+                      counts_text(p), estimate_text(e),
+                      e.indistinguishable() ? "cannot be told apart" : ""});
+    }
+    std::vector<size_t> pw(rows[0].size(), 0);
+    for (const auto& row : rows)
+      for (size_t c = 0; c < row.size(); ++c) pw[c] = std::max(pw[c], width(row[c]));
+    for (const auto& row : rows) {
+      std::string line = " ";
+      for (size_t c = 0; c < row.size(); ++c) {
+        line += ' ';
+        line += pad_right(row[c], pw[c]);
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+
+  out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
+         "Pts for/against: average per match of the bot's side's score / of the opposing "
+         "side's\n(3-4 players: the mean of the other players' scores).\n"
+         "Elo: Bradley-Terry fit over pairwise games (each pair of bots in a match; a draw "
+         "is half\na win), mean 0, ± a 95% interval; prior: "
+      << fixed_text(kEloPriorDraws, 0) << " virtual draw per bot against a 0-rated opponent.\n";
+  if (!s.anchor.empty())
+    out << "Anchored: " << s.anchor
+        << " instead of mean 0; each ± is the interval of the difference to the anchor.\n";
+  if (std::any_of(s.bots.begin(), s.bots.end(), [](const BotStanding& b) { return b.tied; }))
+    out << "=: cannot be told apart from a neighbour in the ranking (the 95% interval of their "
+           "Elo\ndifference includes 0): the order between them may be noise.\n";
+  if (std::any_of(s.bots.begin(), s.bots.end(),
+                  [](const BotStanding& b) { return b.timing.decisions > 0; }))
+    out << "Decision times: median and p99 to within 4.5%; most bank used: in one match; near "
+           "deadline:\ndecisions that took 90% or more of the move time plus the bank left.\n";
+  if (!s.pairings.empty())
+    out << "Pairings: over mirrored pairs (the same deals, seats swapped), counted by the first "
+           "bot's\npair score 0/½/1/1½/2, or over pairwise games (W-L-D) where there are no "
+           "pairs;\n\"cannot be told apart\": the 95% interval of the Elo difference includes "
+           "0. Formulas: docs/STATISTICS.md.\n";
+  for (const std::string& note : s.notes) out << "Note: " << note << "\n";
+  return out.str();
+}
+
+std::string standings_csv(const Standings& s) {
+  std::string out = "rank,bot,matches,wins,losses,draws,forfeits";
+  for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k)
+    if (v1::FaultKind_IsValid(k)) out += ",forfeit_" + describe(static_cast<v1::FaultKind>(k));
+  out +=
+      ",points_for,points_against,avg_points_for,avg_points_against,games,game_score,elo,"
+      "elo_ci95,statistical_tie\n";
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    out += std::to_string(i + 1) + "," + csv_field(b.name) + "," + std::to_string(b.matches) + "," +
+           std::to_string(b.wins) + "," + std::to_string(b.losses) + "," + std::to_string(b.draws) +
+           "," + std::to_string(b.forfeits_total);
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+      if (!v1::FaultKind_IsValid(k)) continue;
+      out += ',';
+      out += std::to_string(b.forfeits[k]);
+    }
+    out += ',';  // not "," + text: GCC 12 warns falsely (-Wrestrict) on that here
+    out += fixed_text(b.points_for, 0) + "," + fixed_text(b.points_against, 2) + "," +
+           fixed_text(b.avg_points_for(), 2) + "," + fixed_text(b.avg_points_against(), 2) + "," +
+           std::to_string(b.games) + "," + fixed_text(b.game_score, 1) + "," +
+           fixed_text(b.elo, 1) + "," + fixed_text(b.elo_ci95, 1) + "," + (b.tied ? "1" : "0") +
+           "\n";
+  }
+  return out;
+}
+
+std::string standings_json(const Standings& s) {
+  std::string out = "{\n";
+  out += "  \"tournament_name\": " + json_string(s.tournament_name) + ",\n";
+  out += "  \"tournament_hash\": " + json_string(s.tournament_hash) + ",\n";
+  out += "  \"format\": " + json_string(v1::Format_Name(s.format)) + ",\n";
+  out += "  \"matches\": " + std::to_string(s.matches) + ",\n";
+  out += "  \"elo_prior_draws\": " + fixed_text(kEloPriorDraws, 2) + ",\n";
+  out += "  \"anchor\": " + json_string(s.anchor) + ",\n";
+  out += "  \"bots\": [";
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    const BotStanding& b = s.bots[i];
+    out += i ? ",\n    {" : "\n    {";
+    out += "\"rank\": " + std::to_string(i + 1) + ", \"name\": " + json_string(b.name) +
+           ", \"matches\": " + std::to_string(b.matches) + ", \"wins\": " + std::to_string(b.wins) +
+           ", \"losses\": " + std::to_string(b.losses) + ", \"draws\": " + std::to_string(b.draws) +
+           ", \"forfeits\": " + std::to_string(b.forfeits_total) + ", \"forfeits_by_kind\": {";
+    const char* sep = "";
+    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+      if (!v1::FaultKind_IsValid(k)) continue;
+      out += sep + json_string(describe(static_cast<v1::FaultKind>(k))) + ": " +
+             std::to_string(b.forfeits[k]);
+      sep = ", ";
+    }
+    out += "}, \"points_for\": " + fixed_text(b.points_for, 0) +
+           ", \"points_against\": " + fixed_text(b.points_against, 2) +
+           ", \"avg_points_for\": " + fixed_text(b.avg_points_for(), 2) +
+           ", \"avg_points_against\": " + fixed_text(b.avg_points_against(), 2) +
+           ", \"games\": " + std::to_string(b.games) +
+           ", \"game_score\": " + fixed_text(b.game_score, 1) +
+           ", \"elo\": " + fixed_text(b.elo, 1) + ", \"elo_ci95\": " + fixed_text(b.elo_ci95, 1) +
+           ", \"statistical_tie\": " + (b.tied ? "true" : "false") +
+           ", \"timing\": " + timing_json(b.timing) + "}";
+  }
+  out += s.bots.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"head_to_head\": [";
+  bool any = false;
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = 0; j < s.bots.size(); ++j) {
+      const HeadToHead& h = s.cross[i][j];
+      if (i == j || h.games() == 0) continue;
+      out += any ? ",\n    {" : "\n    {";
+      any = true;
+      out += "\"bot\": " + json_string(s.bots[i].name) +
+             ", \"opponent\": " + json_string(s.bots[j].name) +
+             ", \"wins\": " + std::to_string(h.wins) + ", \"losses\": " + std::to_string(h.losses) +
+             ", \"draws\": " + std::to_string(h.draws) + "}";
+    }
+  out += any ? "\n  ],\n" : "],\n";
+  out += "  \"pairings\": [";
+  for (size_t i = 0; i < s.pairings.size(); ++i) {
+    const PairingStats& p = s.pairings[i];
+    const EloEstimate& e = p.estimate;
+    out += i ? ",\n    {" : "\n    {";
+    out += "\"bot\": " + json_string(p.bot) + ", \"opponent\": " + json_string(p.opponent) +
+           ", \"model\": " + (p.pentanomial ? "\"pentanomial\"" : "\"trinomial\"") +
+           ", \"pairs\": [";
+    for (size_t k = 0; k < 5; ++k) {
+      if (k) out += ", ";
+      out += std::to_string(p.pairs.n[k]);
+    }
+    out +=
+        "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
+        ", \"draws\": " + std::to_string(p.games.draws) +
+        ", \"losses\": " + std::to_string(p.games.losses) +
+        "}, \"samples\": " + std::to_string(e.samples) + ", \"score\": " + fixed_text(e.score, 6) +
+        ", \"elo\": " + json_number(e.elo, 2) + ", \"elo_lower\": " + json_number(e.elo_lower, 2) +
+        ", \"elo_upper\": " + json_number(e.elo_upper, 2) + ", \"nelo\": " + fixed_text(e.nelo, 2) +
+        ", \"nelo_ci95\": " + fixed_text(e.nelo_ci95, 2) + ", \"los\": " + fixed_text(e.los, 6) +
+        ", \"indistinguishable\": " + (e.indistinguishable() ? "true" : "false") + "}";
+  }
+  out += s.pairings.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"notes\": [";
+  for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
+  out += "]\n}\n";
+  return out;
+}
+
+std::string timing_csv(const Standings& s) {
+  std::string out =
+      "bot,decisions,mean_decision_ms,median_decision_ms,p99_decision_ms,max_decision_ms,"
+      "max_bank_used_ms,near_deadline\n";
+  for (const BotStanding& b : s.bots) out += csv_field(b.name) + "," + timing_csv(b.timing) + "\n";
+  return out;
+}
+
+std::string pairings_csv(const Standings& s) {
+  std::string out =
+      "bot,opponent,model,pairs_0,pairs_half,pairs_1,pairs_1half,pairs_2,wins,draws,losses,"
+      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,indistinguishable\n";
+  auto num = [](double v, int d) {
+    return std::isfinite(v) ? fixed_text(v, d) : std::string(v > 0 ? "inf" : "-inf");
+  };
+  for (const PairingStats& p : s.pairings) {
+    const EloEstimate& e = p.estimate;
+    out += csv_field(p.bot) + "," + csv_field(p.opponent) + "," +
+           (p.pentanomial ? "pentanomial" : "trinomial");
+    for (size_t k = 0; k < 5; ++k) {
+      out += ',';
+      out += std::to_string(p.pairs.n[k]);
+    }
+    out += ',';
+    out += std::to_string(p.games.wins) + "," + std::to_string(p.games.draws) + "," +
+           std::to_string(p.games.losses) + "," + std::to_string(e.samples) + "," +
+           fixed_text(e.score, 6) + "," + num(e.elo, 2) + "," + num(e.elo_lower, 2) + "," +
+           num(e.elo_upper, 2) + "," + fixed_text(e.nelo, 2) + "," + fixed_text(e.nelo_ci95, 2) +
+           "," + fixed_text(e.los, 6) + "," + (e.indistinguishable() ? "1" : "0") + "\n";
+  }
+  return out;
+}
+
+bool write_standings_files(const std::string& dir, const Standings& s, std::string* error) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    if (error) *error = "cannot create folder " + dir + ": " + ec.message();
+    return false;
+  }
+  const std::pair<const char*, std::string> files[] = {{"standings.txt", format_standings_table(s)},
+                                                       {"standings.csv", standings_csv(s)},
+                                                       {"pairings.csv", pairings_csv(s)},
+                                                       {"timing.csv", timing_csv(s)},
+                                                       {"standings.json", standings_json(s)}};
+  for (const auto& [name, text] : files) {
+    const std::string path = (std::filesystem::path(dir) / name).string();
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      if (error) *error = "cannot write " + path;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace allfives::referee
