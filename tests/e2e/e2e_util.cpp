@@ -115,4 +115,28 @@ bool wait_groups_gone(const std::vector<int>& pgids, std::chrono::milliseconds l
   }
 }
 
+PlayedMatch play_match(const std::string& referee, const std::string& name,
+                       const std::vector<std::string>& bots, int move_time_ms, int time_bank_ms,
+                       const std::vector<std::string>& extra) {
+  const std::string dir = temp_dir(name);
+  std::vector<std::string> argv = {referee,
+                                   "match",
+                                   "--seed",
+                                   "7",
+                                   "--move-time-ms",
+                                   std::to_string(move_time_ms),
+                                   "--time-bank-ms",
+                                   std::to_string(time_bank_ms),
+                                   "--startup-timeout-ms",
+                                   "5000",
+                                   "--log",
+                                   dir + "/match.jsonl"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.end(), bots.begin(), bots.end());
+  PlayedMatch m;
+  m.run = run(argv);
+  m.log = read_log(dir + "/match.jsonl");
+  return m;
+}
+
 }  // namespace allfives::e2e

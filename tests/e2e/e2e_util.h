@@ -40,4 +40,16 @@ bool group_alive(int pgid);
 // Waits up to `limit` for every group in `pgids` to be gone.
 bool wait_groups_gone(const std::vector<int>& pgids, std::chrono::milliseconds limit);
 
+// What one `referee match` run gave: its exit and output, and its parsed log.
+struct PlayedMatch {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+};
+
+// Runs `referee match --seed 7` (the program `referee`) in a fresh folder named after `name`,
+// with the given time limits, then `extra` flags, then the bots; returns the run and its log.
+PlayedMatch play_match(const std::string& referee, const std::string& name,
+                       const std::vector<std::string>& bots, int move_time_ms, int time_bank_ms,
+                       const std::vector<std::string>& extra = {});
+
 }  // namespace allfives::e2e

@@ -22,32 +22,11 @@ const std::string kRandom = ALLFIVES_RANDOM_BOT;
 // unasked message arrive before it sends the next request.)
 const std::string kSlowOpponent = kBadBot + " --mode normal --delay-ms 100";
 
-struct Match {
-  RunResult run;
-  std::vector<v1::LogRecord> log;
-};
+using Match = PlayedMatch;
 
 Match play(const std::string& name, const std::vector<std::string>& bots,
            const std::vector<std::string>& extra = {}) {
-  const std::string dir = temp_dir(name);
-  std::vector<std::string> argv = {kReferee,
-                                   "match",
-                                   "--seed",
-                                   "7",
-                                   "--move-time-ms",
-                                   "1000",
-                                   "--time-bank-ms",
-                                   "1000",
-                                   "--startup-timeout-ms",
-                                   "5000",
-                                   "--log",
-                                   dir + "/match.jsonl"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.insert(argv.end(), bots.begin(), bots.end());
-  Match m;
-  m.run = run(argv);
-  m.log = read_log(dir + "/match.jsonl");
-  return m;
+  return play_match(kReferee, name, bots, 1000, 1000, extra);
 }
 
 std::string bad(const std::string& mode, int at = 3) {

@@ -21,33 +21,12 @@ const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
 const std::string kRandom = ALLFIVES_RANDOM_BOT;
 
-struct Match {
-  RunResult run;
-  std::vector<v1::LogRecord> log;
-};
+using Match = PlayedMatch;
 
 // Runs `referee match` with short time limits and returns its output and parsed log.
-Match play(const std::string& name, std::vector<std::string> bots,
-           std::vector<std::string> extra = {}) {
-  const std::string dir = temp_dir(name);
-  std::vector<std::string> argv = {kReferee,
-                                   "match",
-                                   "--seed",
-                                   "7",
-                                   "--move-time-ms",
-                                   "300",
-                                   "--time-bank-ms",
-                                   "200",
-                                   "--startup-timeout-ms",
-                                   "5000",
-                                   "--log",
-                                   dir + "/match.jsonl"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  argv.insert(argv.end(), bots.begin(), bots.end());
-  Match m;
-  m.run = run(argv);
-  m.log = read_log(dir + "/match.jsonl");
-  return m;
+Match play(const std::string& name, const std::vector<std::string>& bots,
+           const std::vector<std::string>& extra = {}) {
+  return play_match(kReferee, name, bots, 300, 200, extra);
 }
 
 std::string bad(const std::string& mode, int at = 3, int ms = 0) {
@@ -264,8 +243,15 @@ Running start_referee_with_children(const std::string& name) {
   r.pid_file = dir + "/pids";
   const std::string bot = kBadBot + " --mode spawn-child --pid-file " + r.pid_file;
   referee::LaunchSpec spec;
-  spec.argv = {kReferee,         "match", "--log", dir + "/m.jsonl", "--no-sandbox",
-               "--move-time-ms", "300",   bot,     bad("hang", 1) + " --pid-file " + r.pid_file};
+  spec.argv = {kReferee,
+               "match",
+               "--log",
+               dir + "/m.jsonl",
+               "--no-sandbox",
+               "--move-time-ms",
+               "300",
+               bot,
+               bad("hang", 1) + " --pid-file " + r.pid_file};
   std::string error;
   r.referee = referee::BotProcess::start(spec, &error);
   EXPECT_TRUE(r.referee) << error;
@@ -289,10 +275,10 @@ std::vector<int> pgids_in(const std::string& pid_file, size_t want) {
 TEST(RefereeNoOrphans, NormalExit) {
   const std::string dir = temp_dir("orphans-normal");
   const std::string pids = dir + "/pids";
-  const Match m = play("orphans-normal-run",
-                       {kBadBot + " --mode spawn-child --pid-file " + pids,
-                        kBadBot + " --pid-file " + pids},
-                       {"--no-sandbox"});
+  const Match m =
+      play("orphans-normal-run",
+           {kBadBot + " --mode spawn-child --pid-file " + pids, kBadBot + " --pid-file " + pids},
+           {"--no-sandbox"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   const auto pgids = pgids_in(pids, 3);
   ASSERT_EQ(pgids.size(), 3u);
