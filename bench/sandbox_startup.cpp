@@ -1,8 +1,11 @@
 // What the sandbox costs a bot's start-up: the time from starting the program to its health
 // service answering SERVING (BotEndpoint::start, as the referee starts every bot), sandboxed
 // and not, interleaved; prints the medians and their difference (target: at most 20 ms more
-// per bot).
-//   bench_sandbox_startup [--reps N] [BOT_PROGRAM...]   (default: the sample greedy_bot)
+// per bot). Then, with --options, where bubblewrap's own time goes: /bin/true run by the
+// referee's machinery (its user id, limits, guardian) in the bot's sandbox with one namespace
+// after another added, the mounts kept the same, interleaved.
+//   bench_sandbox_startup [--reps N] [--options] [BOT_PROGRAM...]   (default: the sample
+//   greedy_bot)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include <vector>
 
 #include "bots/bot_endpoint.h"
+#include "process/bot_process.h"
 #include "process/private_dir.h"
 #include "process/sandbox.h"
 
@@ -48,15 +52,92 @@ double start_once(const std::string& program, bool sandbox, int rep) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
 
+// Milliseconds from starting `argv` (as the referee starts a sandboxed bot, minus the sandbox,
+// which `argv` brings itself) until it has exited; negative if it failed.
+double run_once(const std::vector<std::string>& argv) {
+  LaunchSpec spec;
+  spec.argv = argv;
+  spec.clean_environment = true;
+  spec.own_user = true;
+  spec.limits = ResourceLimits{};
+  const auto t0 = Clock::now();
+  std::string error;
+  auto p = BotProcess::start(spec, &error);
+  if (!p || !p->wait_for_exit(Clock::now() + std::chrono::seconds(10))) return -1;
+  const auto t1 = Clock::now();
+  p->stop(std::chrono::milliseconds(0));
+  const std::optional<ExitStatus> status = p->exit_status();
+  if (!status || status->signaled || status->code != 0) {
+    std::fprintf(stderr, "%s failed: %s\n", argv[0].c_str(), p->take_stderr().c_str());
+    return -1;
+  }
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+// bwrap's start by option: the bot's own sandbox around /bin/true, with "--unshare-all"
+// replaced by the namespaces one at a time (mounts unchanged), and a bare /bin/true.
+int time_options(int reps) {
+  SandboxLayout layout;
+  layout.bwrap = bwrap_path();
+  add_system_paths(layout);
+  const std::vector<std::string> full = bwrap_argv(layout, {"/bin/true"});
+  // A /proc can only be mounted by a sandbox with a PID namespace of its own.
+  auto with = [&](std::vector<std::string> unshare, bool proc = true) {
+    std::vector<std::string> a;
+    for (size_t i = 0; i < full.size(); ++i) {
+      if (full[i] == "--unshare-all") {
+        a.insert(a.end(), unshare.begin(), unshare.end());
+      } else if (full[i] == "--proc" && !proc) {
+        ++i;
+      } else {
+        a.push_back(full[i]);
+      }
+    }
+    return a;
+  };
+  const std::vector<std::pair<std::string, std::vector<std::string>>> variants = {
+      {"/bin/true, no sandbox", {"/bin/true"}},
+      {"bwrap: user + mount namespaces, the bot's mounts but /proc",
+       with({"--unshare-user"}, false)},
+      {"  + PID namespace (and its /proc)", with({"--unshare-user", "--unshare-pid"})},
+      {"  + IPC, UTS, cgroup namespaces", with({"--unshare-user", "--unshare-pid", "--unshare-ipc",
+                                                "--unshare-uts", "--unshare-cgroup-try"})},
+      {"  + network namespace (= --unshare-all, the bot's sandbox)", full},
+  };
+  std::vector<std::vector<double>> ms(variants.size());
+  for (int rep = 0; rep < reps; ++rep) {
+    for (size_t k = 0; k < variants.size(); ++k) {
+      // Alternate the order, so that no variant always follows the same one.
+      const size_t v = rep % 2 == 0 ? k : variants.size() - 1 - k;
+      const double t = run_once(variants[v].second);
+      if (t < 0) return 1;
+      ms[v].push_back(t);
+    }
+  }
+  std::printf("bwrap's own start, /bin/true until it exits, median of %d interleaved runs:\n",
+              reps);
+  double before = 0;
+  for (size_t v = 0; v < variants.size(); ++v) {
+    const double m = median(ms[v]);
+    std::printf("  %-60s %7.2f ms (%+.2f)\n", variants[v].first.c_str(), m,
+                v == 0 ? 0.0 : m - before);
+    before = m;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 21;
+  bool options = false;
   std::vector<std::string> programs;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) {
       reps = std::atoi(argv[++i]);
+    } else if (a == "--options") {
+      options = true;
     } else {
       programs.push_back(a);
     }
@@ -87,5 +168,5 @@ int main(int argc, char** argv) {
         "(median of the paired differences; target <= 20 ms)\n",
         program.c_str(), median(sandboxed), median(bare), median(diffs));
   }
-  return 0;
+  return options ? time_options(reps) : 0;
 }

@@ -525,6 +525,23 @@ std::string BotProcess::take_stderr() {
   return impl.output.take();
 }
 
+bool BotProcess::wait_for_exit(Clock::time_point deadline) {
+  int fd = -1;
+  {
+    // The pidfd is taken while stop() cannot reap the process (and free its pid for reuse).
+    std::lock_guard lock(impl_->mu);
+    if (impl_->stopped || impl_->check_exited(pid_)) return true;
+    fd = spawn::open_pidfd(pid_);
+  }
+  if (fd >= 0) {
+    spawn::wait_readable(fd, deadline);
+    ::close(fd);
+  } else {
+    while (running() && Clock::now() < deadline) sleep_for_at_most(milliseconds(1), deadline);
+  }
+  return !running();
+}
+
 void BotProcess::request_stop() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.mu);
@@ -541,12 +558,9 @@ void BotProcess::stop(milliseconds grace) {
   if (!impl.check_exited(pid_)) {
     if (!impl.term_sent) ::kill(-pid_, SIGTERM);
     impl.term_sent = true;
-    const auto deadline = Clock::now() + grace;
-    auto step = milliseconds(1);
-    while (!impl.check_exited(pid_) && Clock::now() < deadline) {
-      sleep_for_at_most(step, deadline);
-      step = std::min(step * 2, milliseconds(20));
-    }
+    // The main process is unreaped until below (WNOWAIT), so its pid is still ours to wait on.
+    spawn::wait_ended(pid_, Clock::now() + grace);
+    impl.check_exited(pid_);
   }
   // The main process is alive or an unreaped zombie, so the pgid is still this group's: kill
   // whatever is left in it (children that ignored SIGTERM or outlived the main process).

@@ -131,6 +131,10 @@ class BotProcess {
   // LaunchSpec::stderr_cap_bytes). Never blocks on the bot.
   std::string take_stderr();
 
+  // Blocks until the main process has exited or `deadline` has passed (true if it exited),
+  // waking at the exit itself.
+  bool wait_for_exit(std::chrono::steady_clock::time_point deadline);
+
   // SIGTERM to the whole group (unless request_stop() sent it); once the main process has
   // exited, or `grace` has passed, SIGKILL to the whole group (which kills any stragglers);
   // then reaps the bot and its guardian and collects the rest of the output. Idempotent.

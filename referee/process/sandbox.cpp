@@ -204,8 +204,7 @@ std::optional<std::string> trial(LaunchSpec spec, int* code, std::string* output
   auto p = BotProcess::start(spec, &error);
   if (!p) return error;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (p->running() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  p->wait_for_exit(deadline);
   p->stop(std::chrono::milliseconds(0));
   *output = p->take_stderr();
   const std::optional<ExitStatus> status = p->exit_status();

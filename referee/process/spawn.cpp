@@ -403,7 +403,7 @@ std::optional<siginfo_t> reap_bounded(pid_t pid) {
     if (rc == 0 && info.si_pid == pid) return info;
     if (rc != 0 && errno != EINTR) return std::nullopt;  // ECHILD: someone else reaped it
     if (Clock::now() >= deadline) break;
-    sleep_for_at_most(milliseconds(2), deadline);
+    wait_ended(pid, deadline);
   }
   std::thread([pid] {
     siginfo_t info{};
@@ -411,6 +411,40 @@ std::optional<siginfo_t> reap_bounded(pid_t pid) {
     }
   }).detach();
   return std::nullopt;
+}
+
+bool wait_ended(pid_t pid, Clock::time_point deadline) {
+  auto ended = [pid] {
+    siginfo_t info{};
+    const int rc = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    return (rc == 0 && info.si_pid == pid) || (rc != 0 && errno == ECHILD);
+  };
+  const int fd = open_pidfd(pid);
+  if (fd < 0) {
+    // No pidfd (an older kernel; or ESRCH: the process is already gone): check every millisecond.
+    while (!ended() && Clock::now() < deadline) sleep_for_at_most(milliseconds(1), deadline);
+    return ended();
+  }
+  wait_readable(fd, deadline);  // a pidfd becomes readable when its process ends, reaped or not
+  ::close(fd);
+  return ended();
+}
+
+int open_pidfd(pid_t pid) {
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);
+  if (fd < 0) return -1;
+  ::fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);  // pidfd_open sets it; made sure
+  return static_cast<int>(fd);
+}
+
+void wait_readable(int fd, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::ceil<milliseconds>(deadline - Clock::now()).count();
+    pollfd pfd{fd, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(std::clamp<long long>(left, 0, 1 << 30)));
+    if (ready > 0 || (ready < 0 && errno != EINTR)) return;  // readable, or poll failed
+    if (ready == 0 && Clock::now() >= deadline) return;
+  }
 }
 
 void sleep_for_at_most(std::chrono::milliseconds step,

@@ -53,6 +53,15 @@ void close_fd(int& fd);
 // Reaps `pid` (a child already sent SIGKILL or about to exit) within a bounded time; see
 // spawn.cpp.
 std::optional<siginfo_t> reap_bounded(pid_t pid);
+// Waits until our child `pid` has ended (exited or killed; it is not reaped) or `deadline` has
+// passed; true if it ended. The caller must keep `pid` unreaped meanwhile (so it cannot be
+// recycled). It wakes at the exit itself through a pidfd (Linux 5.3 and later), not at the next
+// of a series of checks: a stop or a trial sandbox then costs the exit and no more.
+bool wait_ended(pid_t pid, std::chrono::steady_clock::time_point deadline);
+// The parts of wait_ended(): a pidfd of `pid` (-1 if there is none: an older kernel, or the
+// process is gone), and waiting until a descriptor is readable or `deadline` has passed.
+int open_pidfd(pid_t pid);
+void wait_readable(int fd, std::chrono::steady_clock::time_point deadline);
 // Sleeps for `step`, or until `deadline` if that comes first.
 void sleep_for_at_most(std::chrono::milliseconds step,
                        std::chrono::steady_clock::time_point deadline);
