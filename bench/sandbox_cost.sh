@@ -2,7 +2,7 @@
 # What the sandbox costs: the demo tournament sandboxed (the default) and with --no-sandbox,
 # TRIALS times each, interleaved, at the default concurrency; prints every trial, the median
 # matches per second of both and their ratio (target >= 0.95), then each bot's extra start-up
-# (bench_sandbox_startup; target <= 20 ms). Usage, from the repository root after
+# (bench_sandbox_startup; target <= 20 ms) and bubblewrap's own start by namespace. Usage, from the repository root after
 # scripts/setup.sh:
 #   bash bench/sandbox_cost.sh [BUILD_DIR] [TRIALS]
 set -euo pipefail
@@ -50,4 +50,4 @@ printf 'median matches/s: sandboxed %.2f, --no-sandbox %.2f; ratio of the median
 
 bots=("$root/$build/sample_bots/greedy_bot")
 [ -x "$build/sample_bots/greedy_py" ] && bots+=("$root/$build/sample_bots/greedy_py")
-"$build/bench/bench_sandbox_startup" --reps 21 "${bots[@]}"
+"$build/bench/bench_sandbox_startup" --reps 21 --options "${bots[@]}"
