@@ -38,9 +38,11 @@ int main(int argc, char** argv) {
                    : "a seed is a whole number from 0 to 18446744073709551615, not '" + text + "'";
       },
       "0..2^64-1");
-  demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
-      ->check(seed_digits)
-      ->capture_default_str();
+  demo_cmd
+      ->add_option("--seed", demo.seed,
+                   "Seed of the deals and of the random strategy (default: drawn at random and "
+                   "printed, so --seed repeats the match)")
+      ->check(seed_digits);
   demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
   demo_cmd->callback([&] {
     if (!parse_format(format, demo.format)) {

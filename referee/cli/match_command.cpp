@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <random>
 
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
@@ -156,7 +155,7 @@ int run_match(const MatchOptions& o) {
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = seed ? *seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
+  spec.seed = seed ? *seed : draw_seed();
   // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
@@ -290,8 +289,10 @@ void add_match_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // five bots are an error
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
   cmd->add_option("--seed,-s", o->seed,
-                  "Seed of the deals (default: random, printed). Bots seed their own randomness "
-                  "from the match id: give --match-id too to repeat a match exactly");
+                  "Seed of the deals (default: drawn at random, printed with the result and "
+                  "recorded in the log's header, so --seed repeats the deals). Bots seed their "
+                  "own randomness from the match id: give --match-id too to repeat a match "
+                  "exactly");
   cmd->add_option("--move-time-ms", o->move_time_ms,
                   "Time per decision (default " + ms(wire::kDefaultMoveTime) + "; " +
                       ms(kPersonMoveTime) + " when a person plays a seat)");

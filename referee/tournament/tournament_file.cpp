@@ -55,6 +55,18 @@ std::string resolve_argument(const std::string& arg, const fs::path& base) {
   return p.is_absolute() ? arg : (base / p).lexically_normal().string();
 }
 
+// The definition's hash, and those of its every smaller tournament (its first k bots).
+void set_hashes(TournamentDef& t) {
+  const v1::Tournament& p = t.proto;
+  t.hash = definition_hash(p);
+  t.earlier_hashes.clear();
+  for (int k = bots_per_pairing(t.config.format); k < p.bots_size(); ++k) {
+    v1::Tournament fewer = p;
+    fewer.mutable_bots()->DeleteSubrange(k, p.bots_size() - k);
+    t.earlier_hashes.push_back(definition_hash(fewer));
+  }
+}
+
 }  // namespace
 
 std::string definition_hash(const v1::Tournament& p) {
@@ -62,6 +74,8 @@ std::string definition_hash(const v1::Tournament& p) {
   // matches_per_pairing: deal sequence d of a pairing is the same whatever the count) and when
   // to stop (sprt); everything else does.
   v1::Tournament key = p;
+  // Seed 0, given or not, hashes as before seeds had presence (folders keep their hashes).
+  if (key.seed() == 0) key.clear_seed();
   key.clear_matches_per_pairing();
   key.clear_concurrency();
   key.clear_out_dir();
@@ -289,14 +303,14 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                 std::to_string(kMaxScheduleMatches) +
                 ": use fewer bots or matches, or split it into several tournaments");
 
-  t.hash = definition_hash(p);
-  for (int k = needed; k < p.bots_size(); ++k) {
-    v1::Tournament fewer = p;
-    fewer.mutable_bots()->DeleteSubrange(k, p.bots_size() - k);
-    t.earlier_hashes.push_back(definition_hash(fewer));
-  }
+  set_hashes(t);
   out = std::move(t);
   return true;
+}
+
+void set_seed(TournamentDef& t, uint64_t seed) {
+  t.proto.set_seed(seed);
+  set_hashes(t);
 }
 
 }  // namespace allfives::referee

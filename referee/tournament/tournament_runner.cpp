@@ -20,10 +20,11 @@
 #include <string_view>
 
 #include "allfives/wire/convert.h"
+#include "bots/bot_pool.h"
 #include "log/match_log.h"
 #include "match/match_runner.h"
+#include "match/match_terms.h"
 #include "process/private_dir.h"
-#include "bots/bot_pool.h"
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
@@ -282,6 +283,24 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
 
 }  // namespace
 
+void settle_seed(TournamentRun& run) {
+  if (run.def.proto.has_seed()) return;
+  const fs::path copy = fs::path(run.out_dir) / "tournament.txtpb";
+  if (run.resume) {
+    std::ifstream in(copy);
+    std::stringstream text;
+    text << in.rdbuf();
+    v1::Tournament recorded;
+    if (in && google::protobuf::TextFormat::ParseFromString(text.str(), &recorded)) {
+      set_seed(run.def, recorded.seed());
+      run.seed_origin = "recorded in " + copy.string();
+      return;
+    }
+  }
+  set_seed(run.def, draw_seed());
+  run.seed_origin = "drawn at random; recorded in " + copy.string();
+}
+
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const TournamentDef& def = run.def;
   const fs::path out(run.out_dir);
@@ -351,8 +370,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
             << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
                                           std::to_string(run.shard_count)
                                     : "")
-            << ", " << todo.size() << " to play, " << run.concurrency << " at once -> "
-            << run.out_dir << "\n";
+            << ", " << todo.size() << " to play, " << run.concurrency << " at once, seed "
+            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
+            << " -> " << run.out_dir << "\n";
 
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
