@@ -109,24 +109,17 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   {
     const int fd = open_regular_file(path, O_RDONLY, &why);
     if (fd < 0) return fail(why + " (the tournament file)");
-    char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int err = errno;
-        ::close(fd);
-        return fail(path + ": cannot read: " + std::strerror(err));
-      }
-      if (n == 0) break;
-      if (text.size() + static_cast<size_t>(n) > kMaxTournamentFileBytes) {
-        ::close(fd);
-        return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
-                    " bytes; a tournament file is far smaller");
-      }
-      text.append(buf, static_cast<size_t>(n));
-    }
+    bool too_large = false;
+    const int err = read_chunks(fd, [&](std::string_view chunk) {
+      too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
+      if (!too_large) text.append(chunk);
+      return !too_large;
+    });
     ::close(fd);
+    if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
+    if (too_large)
+      return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                  " bytes; a tournament file is far smaller");
   }
 
   TournamentDef t;
