@@ -313,8 +313,10 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "Match id, sent to the bots (default: match-DATE-TIME-PID; never put the seed "
                   "in it)");
   cmd->add_option("--target", o->target,
-                  "Points to win; docs/RULES.md fixes 250 (2 sides) or 200 (3-4 players). Other "
-                  "values are for quick experiments only");
+                  "Points to win; docs/RULES.md fixes " +
+                      std::to_string(standard_target(Format::kTwoPlayers)) + " (2 sides) or " +
+                      std::to_string(standard_target(Format::kThreePlayers)) +
+                      " (3-4 players). Other values are for quick experiments only");
   cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
       ->capture_default_str();
   add_confinement_flags(cmd, o->confinement);
