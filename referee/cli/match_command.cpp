@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
 #include "cli/confinement_flags.h"
+#include "cli/seed_flag.h"
 #include "cli/stop_signal.h"
 #include "match/match_runner.h"
 #include "process/private_dir.h"
@@ -29,7 +29,7 @@ constexpr std::chrono::milliseconds kPersonTimeBank{600000};
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
-  std::string seed;  // checked in run_match: CLI11 would wrap "-1" around to 2^64 - 1
+  std::optional<uint64_t> seed;     // none: draw_seed()
   std::optional<int> move_time_ms;  // default wire::kDefaultMoveTime, or a person's
   std::optional<int> time_bank_ms;  // default wire::kDefaultTimeBank, or a person's
   std::string serve = "127.0.0.1:8080";
@@ -95,19 +95,6 @@ int run_match(const MatchOptions& o) {
     spec.confinement = confinement_from(o.confinement);
     given.push_back(spec);
   }
-  std::optional<uint64_t> seed;
-  if (!o.seed.empty()) {
-    uint64_t value = 0;
-    const char* end = o.seed.data() + o.seed.size();
-    const auto [ptr, ec] = std::from_chars(o.seed.data(), end, value);
-    if (ec != std::errc() || ptr != end) {
-      std::cerr << "referee match: --seed must be a whole number from 0 to 18446744073709551615 "
-                   "(2^64 - 1), not '"
-                << o.seed << "'\n";
-      return 2;
-    }
-    seed = value;
-  }
   {
     std::string why;
     if (!o.match_id.empty() &&
@@ -155,7 +142,7 @@ int run_match(const MatchOptions& o) {
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = seed ? *seed : draw_seed();
+  spec.seed = o.seed ? *o.seed : draw_seed();
   // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
   spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
@@ -288,11 +275,11 @@ void add_match_command(CLI::App& app, int& exit_code) {
       ->expected(2, 4)
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // five bots are an error
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
-  cmd->add_option("--seed,-s", o->seed,
-                  "Seed of the deals (default: drawn at random, printed with the result and "
-                  "recorded in the log's header, so --seed repeats the deals). Bots seed their "
-                  "own randomness from the match id: give --match-id too to repeat a match "
-                  "exactly");
+  add_seed_flag(cmd, "--seed,-s", o->seed,
+                "Seed of the deals (default: drawn at random, printed with the result and "
+                "recorded in the log's header, so --seed repeats the deals). Bots seed their "
+                "own randomness from the match id: give --match-id too to repeat a match "
+                "exactly");
   cmd->add_option("--move-time-ms", o->move_time_ms,
                   "Time per decision (default " + ms(wire::kDefaultMoveTime) + "; " +
                       ms(kPersonMoveTime) + " when a person plays a seat)");
