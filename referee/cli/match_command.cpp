@@ -321,7 +321,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "How long a bot may take to start serving, and again to answer MatchStart "
                   "with Hello")
       ->capture_default_str();
-  cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
+  cmd->add_option("--log", o->log_path,
+                  "Log file (default: logs/MATCH_ID.jsonl). It and its folder are hidden from "
+                  "the sandboxed bots, even inside a folder they may read");
   cmd->add_option("--match-id", o->match_id,
                   "Match id, sent to the bots (default: match-DATE-TIME-PID; never put the seed "
                   "in it)");
