@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 
 #include "allfives/core/types.h"
@@ -135,21 +136,32 @@ int run_match(const MatchOptions& o) {
     return 2;
   }
 
+  MatchSpec spec;
+  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
+  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
+  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
+  {
+    // The log and the folder it goes in (holding other matches' logs) are hidden from every
+    // bot, even where the bot may read the folder around them.
+    const std::filesystem::path log_file = std::filesystem::absolute(log_path);
+    for (BotSpec& b : seats) {
+      b.confinement.hidden.push_back({log_file.parent_path().string(), "the match log folder",
+                                      HiddenPath::Kind::kSharedFolder});
+      b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+    }
+  }
+
   if (!check_confinement(seats, "referee match")) return 1;
 
   const std::atomic<bool>& stop = install_stop_signals();
-  MatchSpec spec;
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
   spec.seed = o.seed ? *o.seed : draw_seed();
-  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
-  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
   spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
   // The same allowance again for the bot's Hello, counted from its MatchStart.
   spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
-  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
   for (const std::string& note : sweep_stale_private_dirs())
@@ -180,6 +192,13 @@ int run_match(const MatchOptions& o) {
       if (!human->wait_for_person(stop)) return 128 + stop_signal();
     }
   }
+  // The log exists before any bot starts: its sandbox covers it, and a bound folder would show
+  // a file made later.
+  auto log = MatchLog::create(log_path, &why);
+  if (!log) {
+    std::cerr << "referee match: " << why << "\n";
+    return 1;
+  }
   // Every program is started before any is waited for, so the bots start up together.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
@@ -198,11 +217,6 @@ int run_match(const MatchOptions& o) {
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
-  auto log = MatchLog::create(log_path, &why);
-  if (!log) {
-    std::cerr << "referee match: " << why << "\n";
-    return 1;
-  }
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
   if (human) human->finish(std::chrono::milliseconds(1500));  // the page shows the result
@@ -295,7 +309,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "How long a bot may take to start serving, and again to answer MatchStart "
                   "with Hello")
       ->capture_default_str();
-  cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
+  cmd->add_option("--log", o->log_path,
+                  "Log file (default: logs/MATCH_ID.jsonl). It and its folder are hidden from "
+                  "the sandboxed bots, even inside a folder they may read");
   cmd->add_option("--match-id", o->match_id,
                   "Match id, sent to the bots (default: match-DATE-TIME-PID; never put the seed "
                   "in it)");

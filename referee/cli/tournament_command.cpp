@@ -130,11 +130,13 @@ int run(const TournamentOptions& o) {
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }
-  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
+  const std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
+  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   settle_seed(run);

@@ -301,6 +301,34 @@ void settle_seed(TournamentRun& run) {
   run.seed_origin = "drawn at random; recorded in " + copy.string();
 }
 
+std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
+  using Kind = HiddenPath::Kind;
+  const auto absolute = [](const fs::path& path) {
+    std::string s = fs::absolute(path).lexically_normal().string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  const std::string out = absolute(run.out_dir);
+  std::vector<HiddenPath> hidden = {
+      {out, "the tournament's output folder", Kind::kSharedFolder},
+      {out + "/matches", "the tournament's match log folder", Kind::kFolder},
+      {out + "/index.jsonl", "the tournament's index", Kind::kFile},
+      {out + "/referee.lock", "the tournament's lock file", Kind::kFile},
+      {out + "/tournament.txtpb", "the tournament's copy of its file", Kind::kFile},
+      {absolute(run.def.path), "the tournament file", Kind::kFile}};
+  // Folders above it that hold other runs' output: the file's out_dir above a shard's own
+  // folder, and tournaments-out/ above the default out_dir.
+  const std::string file_out = absolute(run.def.out_dir);
+  for (const std::string& folder :
+       {file_out, run.def.proto.out_dir().empty() ? absolute(fs::path(file_out).parent_path())
+                                                  : std::string()}) {
+    if (!folder.empty() && out.size() > folder.size() && out.starts_with(folder) &&
+        out[folder.size()] == '/')
+      hidden.push_back({folder, "a folder of tournament outputs", Kind::kSharedFolder});
+  }
+  return hidden;
+}
+
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const TournamentDef& def = run.def;
   const fs::path out(run.out_dir);

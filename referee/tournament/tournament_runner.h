@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "bots/bot_pool.h"
 #include "tournament/index_file.h"
@@ -48,5 +49,12 @@ void settle_seed(TournamentRun& run);
 // the referee or the folder, a failed write included (explained on stderr, naming the file; resume
 // continues once it is fixed), 130/143 stopped by a signal (resume continues).
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
+
+// The paths of a run that no bot may see (sandbox.h): the output folder and each file and
+// folder run_tournament() makes there before any bot starts (the folder may also hold the
+// user's files, so they are named one by one), the folders above it that hold other runs'
+// output (the file's out_dir above a shard's folder, tournaments-out/ above the default
+// out_dir), and the tournament file. Absolute.
+std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run);
 
 }  // namespace allfives::referee
