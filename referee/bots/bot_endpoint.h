@@ -22,6 +22,9 @@ struct Confinement {
   bool sandbox = true;
   ResourceLimits limits;
   std::vector<std::string> read_only_dirs;  // extra folders it may read (absolute)
+  // The referee's own paths it must not see (the match log, a tournament's output folder...),
+  // besides the bots' socket folder, which launch() adds.
+  std::vector<HiddenPath> hidden;
 };
 
 // How a user names a bot: a display name plus either a command line or an address.
