@@ -156,6 +156,31 @@ TEST(BotProcess, DescribesAnExitCode) {
   EXPECT_EQ(errno, ECHILD);
 }
 
+TEST(BotProcess, WaitForExitReturnsAtTheExitAndKeepsTheBotUnreaped) {
+  // The bot exits only when told to (its stdin is /dev/null, so it waits for a file).
+  std::string error;
+  std::optional<PrivateDir> dir = PrivateDir::create(&error);
+  ASSERT_TRUE(dir.has_value()) << error;
+  const std::string go = dir->path() + "/go";
+  auto bot = start_sh("while [ ! -e " + go + " ]; do sleep 0.01; done; exit 7");
+  ASSERT_NE(bot, nullptr);
+  // Still running at the deadline: false, and it keeps running.
+  EXPECT_FALSE(bot->wait_for_exit(std::chrono::steady_clock::now() + 50ms));
+  EXPECT_TRUE(bot->running());
+  std::ofstream(go) << "";
+  // Generous: only a bot that never exits can make it wait this long.
+  EXPECT_TRUE(bot->wait_for_exit(std::chrono::steady_clock::now() + 20s));
+  EXPECT_FALSE(bot->running());
+  ASSERT_TRUE(bot->exit_status().has_value());
+  EXPECT_EQ(bot->exit_status()->code, 7);
+  // Waiting did not reap it: its pid (and pgid) stays pinned until stop().
+  EXPECT_FALSE(::kill(bot->pid(), 0) != 0 && errno == ESRCH);
+  EXPECT_TRUE(bot->wait_for_exit(std::chrono::steady_clock::now()));  // already over
+  bot->stop();
+  EXPECT_TRUE(bot->wait_for_exit(std::chrono::steady_clock::now()));  // stopped
+  EXPECT_EQ(bot->exit_status()->code, 7);
+}
+
 TEST(BotProcess, DescribesADeathBySignal) {
   auto bot = start_sh("kill -USR1 $$");
   ASSERT_NE(bot, nullptr);
