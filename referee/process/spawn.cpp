@@ -304,6 +304,16 @@ Spawned spawn(const Prepared& p) {
   // Also from here, so the group exists before anyone signals it (the child does the same; one
   // of the two calls wins, both have the same effect).
   ::setpgid(pid, pid);
+  // Into its cgroups while it waits for `go`: all it starts after exec is counted there.
+  if (std::string why; p.cgroup && !p.cgroup->add(pid, &why)) {
+    close_fd(go[1]);
+    ::kill(pid, SIGKILL);
+    reap_bounded(pid);
+    close_all();
+    result = Spawned{};
+    result.error = why;
+    return result;
+  }
   if (p.uid_base != 0) {
     result.uid = p.uid_base + static_cast<uint32_t>(pid);
     // The bot's own socket folder becomes its user's (the child waits for `go` before exec).
