@@ -167,8 +167,7 @@ CgroupPlaces detect() {
   const std::string memory = v1_folder("memory");
   if (!memory.empty()) {
     remove_stale(memory);
-    places.why_not =
-        try_cgroup(memory, "memory.limit_in_bytes", std::to_string(64 * kMiB));
+    places.why_not = try_cgroup(memory, "memory.limit_in_bytes", std::to_string(64 * kMiB));
     if (!places.why_not.empty()) return places;
     places.version = 1;
     places.memory_parent = memory;

@@ -101,8 +101,8 @@ class BotCgroup {
  private:
   BotCgroup() = default;
   int version_ = 0;
-  std::string memory_;  // folder, "" if memory is not limited by it
-  std::string pids_;    // folder, "" if processes are not (the same as memory_ on v2)
+  std::string memory_;                // folder, "" if memory is not limited by it
+  std::string pids_;                  // folder, "" if processes are not (the same as memory_ on v2)
   std::vector<std::string> folders_;  // distinct folders made, for removal
   bool removed_ = false;
   uint64_t final_oom_kills_ = 0;

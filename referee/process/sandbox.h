@@ -10,7 +10,8 @@
 //     read-only folders the user gave for this bot;
 //   * read-write: its own socket folder (made by the referee for this bot alone) and a private
 //     tmpfs /tmp of kTmpSizeMib;
-//   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the referee's files, logs, output
+//   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the referee's
+//   files, logs, output
 //     folder or tournament file, not any other bot's socket or files, not $HOME).
 // Its environment is a short fixed list (bot_environment()). bwrap's --die-with-parent and the
 // PID namespace mean that when the bot's sandbox ends, or the referee dies even by SIGKILL,

@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
-#include <memory>
 #include <vector>
 
 #include "process/cgroup.h"
