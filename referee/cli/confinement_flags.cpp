@@ -9,7 +9,8 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
   cmd->add_flag("!--no-sandbox", flags.sandbox,
                 "Start bots without the bubblewrap sandbox (only for bots you trust): they can "
                 "then read your files, see other processes and use the network, and they run as "
-                "the referee's user. The resource limits (but for the process limit) and "
+                "the referee's user. The resource limits (but for the process limit where no pids "
+                "cgroup can be made) and "
                 "process groups still apply");
   cmd->add_option("--memory-mib", flags.limits.memory_mib,
                   "Memory per bot; 0 = no limit. Where the machine lets the referee make a "
