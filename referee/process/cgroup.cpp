@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -75,16 +76,21 @@ bool kill_and_rmdir(const std::string& folder) {
 }
 
 // Folders allfives-<pid>-... in `parent` left by a referee process that is gone (one killed by
-// SIGKILL cannot remove its own): removed if empty, as every bot in them died with it.
+// SIGKILL cannot remove its own): removed if empty, as every bot in them died with it. Only
+// folders a minute old: a referee in another PID namespace sharing this cgroup (its pid looks
+// gone from here) may have just made one and not yet put its bot in.
 void remove_stale(const std::string& parent) {
   DIR* d = ::opendir(parent.c_str());
   if (d == nullptr) return;
   std::vector<std::string> stale;
+  const time_t a_minute_ago = ::time(nullptr) - 60;
   while (dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     if (!name.starts_with("allfives-")) continue;
     const long pid = std::atol(name.c_str() + 9);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+    struct stat st {};
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH &&
+        ::stat((parent + "/" + name).c_str(), &st) == 0 && st.st_mtime < a_minute_ago)
       stale.push_back(parent + "/" + name);
   }
   ::closedir(d);
@@ -210,6 +216,10 @@ const char* mechanism_name(LimitMechanism m) {
       return "cgroup v2";
   }
   return "none";
+}
+
+void remove_stale_cgroups(const std::string& parent) {
+  remove_stale(parent);
 }
 
 const CgroupPlaces& cgroup_places() {

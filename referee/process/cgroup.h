@@ -47,6 +47,11 @@ struct CgroupPlaces {
 };
 const CgroupPlaces& cgroup_places();
 
+// Removes the empty folders allfives-<pid>-... in `parent` whose referee process is gone and
+// that are a minute old (left by a referee killed with SIGKILL). cgroup_places() does it once
+// for each folder it makes cgroups in.
+void remove_stale_cgroups(const std::string& parent);
+
 // --- Reading what the kernel says (pure, for tests) -----------------------------------------
 
 // /proc/self/cgroup: controller -> path ("memory" -> "/a/b"); v2's "0::/path" under key "".

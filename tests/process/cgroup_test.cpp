@@ -217,6 +217,24 @@ TEST(BotCgroups, AForkBombMeetsItsProcessLimitWhoeverTheRefereeIs) {
   EXPECT_FALSE(fs::exists(pids));
 }
 
+TEST(BotCgroups, EmptyFoldersOfAGoneRefereeAreRemovedOnceAMinuteOld) {
+  const std::string parent = cgroup_places().memory_parent;
+  if (parent.empty()) GTEST_SKIP() << "no cgroups here: " << cgroup_places().why_not;
+  // pid_max is at most 2^22: no process has pid 4999999.
+  const std::string old_one = parent + "/allfives-4999999-0";
+  const std::string fresh = parent + "/allfives-4999999-1";
+  const std::string ours = parent + "/allfives-" + std::to_string(getpid()) + "-999999";
+  for (const std::string& f : {old_one, fresh, ours}) ASSERT_TRUE(fs::create_directory(f)) << f;
+  const auto two_hours_ago = fs::last_write_time(old_one) - std::chrono::hours(2);
+  fs::last_write_time(old_one, two_hours_ago);
+  fs::last_write_time(ours, two_hours_ago);
+  remove_stale_cgroups(parent);
+  EXPECT_FALSE(fs::exists(old_one));
+  EXPECT_TRUE(fs::exists(fresh));  // maybe just made by a referee this one cannot see
+  EXPECT_TRUE(fs::exists(ours));   // its referee lives
+  for (const std::string& f : {old_one, fresh, ours}) ::rmdir(f.c_str());
+}
+
 TEST(BotCgroups, WithoutCgroupsTheAddressSpaceLimitApplies) {
   ResourceLimits limits;
   limits.memory_mib = 300;
