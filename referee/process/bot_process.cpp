@@ -247,6 +247,8 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   if (p.cgroup) {
     p.memory_by = p.cgroup->memory_by();
     p.processes_by = p.cgroup->processes_by();
+    p.cgroup_folders = p.cgroup->folders();
+    p.cgroup_procs = p.cgroup->procs_files();
   }
   if (l.memory_mib != 0 && p.memory_by == LimitMechanism::kNone) {
     p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);

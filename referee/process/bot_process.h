@@ -24,7 +24,8 @@
 //     covered.
 //   * LaunchSpec::limits: memory and processes by cgroups of the bot's own where the machine
 //     allows (cgroup.h; the bot's pid is written into them before it may exec, and they are
-//     removed, with anything left in them killed, by stop()), else by setrlimit, as are the
+//     removed, with anything left in them killed, by stop(), or by the guardian when the
+//     referee dies), else by setrlimit, as are the
 //     other limits, before exec. With LaunchSpec::own_user and the referee running as root, the
 //     bot runs under a user id of its own (bot_uid_base() + pid), which keeps it from
 //     signalling anyone and, without a pids cgroup, makes RLIMIT_NPROC a per-bot count.

@@ -15,7 +15,8 @@
 // (root, or a cgroup delegated to its user). v2 allows no process in a cgroup whose children
 // get controllers, so there the referee first moves itself into a leaf of its own cgroup if
 // needed. The folders are named allfives-<pid of the referee process>-<n>; each is removed,
-// with anything left in it killed, when its bot is stopped.
+// with anything left in it killed, when its bot is stopped, or by the bot's guardian
+// (spawn.cpp) when the referee dies; remove_stale_cgroups() catches what both missed.
 #pragma once
 
 #include <sys/types.h>

@@ -35,6 +35,9 @@ struct Prepared {
   std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
   // The bot's own cgroups (cgroup.h), null if none: the bot is put in them before it may exec.
   std::shared_ptr<BotCgroup> cgroup;
+  // Its folders and their cgroup.procs files, for the guardian (which must not allocate).
+  std::vector<std::string> cgroup_folders;
+  std::vector<std::string> cgroup_procs;
   LimitMechanism memory_by = LimitMechanism::kNone;     // how limits.memory_mib is enforced
   LimitMechanism processes_by = LimitMechanism::kNone;  // how limits.processes is
 };

@@ -97,6 +97,28 @@ const v1::LogMatchEnd& match_end(const Match& m) {
   return only(m.log, v1::LogRecord::kMatchEnd).match_end();
 }
 
+const v1::LogConfinement& hostile_confinement(const Match& m) {
+  return only(m.log, v1::LogRecord::kHeader).header().bots(0).confinement();
+}
+
+// The mechanism the header must record for a limit: a cgroup where the machine offers v1
+// cgroups to root (ours and CI's: these tests then exercise them, not the fallback), else
+// whatever the referee found (a v2 cgroup or setrlimit), which must still be one of them.
+void expect_limit_by(v1::LimitMechanism recorded, bool cgroups_allowed) {
+  if (!cgroups_allowed) {
+    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_RLIMIT);
+  } else if (referee::testing::machine_offers_v1_cgroups()) {
+    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_CGROUP_V1);
+  } else {
+    EXPECT_NE(recorded, v1::LIMIT_MECHANISM_NONE);
+  }
+}
+
+// A bot's cgroup folders (from the header) must be gone once the referee has exited.
+void expect_cgroups_removed(const v1::LogConfinement& c) {
+  for (const std::string& folder : c.cgroups()) EXPECT_FALSE(fs::exists(folder)) << folder;
+}
+
 // The match ended as a game, not by anyone's fault.
 void expect_no_fault(const Match& m) {
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
@@ -239,11 +261,25 @@ TEST(Sandbox, ASetsidGrandchildDiesWithASigkilledReferee) {
   EXPECT_TRUE(left.empty()) << left.size() << " survivors";
   for (int pid : left) kill(pid, SIGKILL);
   ref->stop();
+  // The bots' guardians removed their cgroups too (the header, written at the start, names
+  // them).
+  const auto log = read_log(dir + "/m.jsonl");
+  for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+    if (referee::testing::machine_offers_v1_cgroups()) {
+      EXPECT_FALSE(bot.confinement().cgroups().empty());
+    }
+    for (const std::string& folder : bot.confinement().cgroups())
+      EXPECT_TRUE(referee::testing::wait_until([&] { return !fs::exists(folder); },
+                                               std::chrono::milliseconds(5000)))
+          << folder;
+  }
 }
 
 TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
   const std::string marker = unique_marker("escapee-unsandboxed");
-  const Match m = play("escape-unsandboxed", "--mode escape --marker " + marker, {"--no-sandbox"});
+  // Without the bot's cgroups too: they would hold it (the next test).
+  const Match m = play("escape-unsandboxed", "--mode escape --marker " + marker,
+                       {"--no-sandbox", "--no-cgroups"});
   ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the guardian's grace is 1 s
   const std::vector<int> left = processes_with(marker);
@@ -251,29 +287,23 @@ TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
   for (int pid : left) kill(pid, SIGKILL);
 }
 
+// The bot's cgroups hold every process it started, in or out of the sandbox: when the referee
+// stops the bot, what is left in them is killed, a setsid grandchild included.
+TEST(Sandbox, WithoutTheSandboxTheBotsCgroupsStillEndTheSetsidGrandchild) {
+  if (!referee::testing::machine_offers_v1_cgroups())
+    GTEST_SKIP() << "no cgroup v1 hierarchies for root here";
+  const std::string marker = unique_marker("escapee-cgroup");
+  const Match m = play("escape-cgroup", "--mode escape --marker " + marker, {"--no-sandbox"});
+  ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;
+  EXPECT_EQ(hostile_confinement(m).memory_limit_by(), v1::LIMIT_MECHANISM_CGROUP_V1);
+  // The referee has exited: the escapee was killed before its cgroup was removed.
+  const std::vector<int> left = processes_with(marker);
+  EXPECT_TRUE(left.empty()) << left.size() << " survivors";
+  for (int pid : left) kill(pid, SIGKILL);
+  expect_cgroups_removed(hostile_confinement(m));
+}
+
 // --- Resource limits ------------------------------------------------------------------------
-
-const v1::LogConfinement& hostile_confinement(const Match& m) {
-  return only(m.log, v1::LogRecord::kHeader).header().bots(0).confinement();
-}
-
-// The mechanism the header must record for a limit: a cgroup where the machine offers v1
-// cgroups to root (ours and CI's: these tests then exercise them, not the fallback), else
-// whatever the referee found (a v2 cgroup or setrlimit), which must still be one of them.
-void expect_limit_by(v1::LimitMechanism recorded, bool cgroups_allowed) {
-  if (!cgroups_allowed) {
-    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_RLIMIT);
-  } else if (referee::testing::machine_offers_v1_cgroups()) {
-    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_CGROUP_V1);
-  } else {
-    EXPECT_NE(recorded, v1::LIMIT_MECHANISM_NONE);
-  }
-}
-
-// A bot's cgroup folders (from the header) must be gone once the referee has exited.
-void expect_cgroups_removed(const v1::LogConfinement& c) {
-  for (const std::string& folder : c.cgroups()) EXPECT_FALSE(fs::exists(folder)) << folder;
-}
 
 TEST(Sandbox, AForkBombIsTheBotsOwnProcessLimitFault) {
   if (getuid() != 0 && !referee::testing::machine_offers_v1_cgroups())
