@@ -20,8 +20,8 @@
 //     time (a bot flooding its output never blocks), into one capped buffer.
 //   * With LaunchSpec::sandbox the program runs inside bubblewrap (sandbox.h): a PID namespace
 //     that dies with the bwrap process we started, so even processes that leave the group on
-//     purpose (setsid/setpgid daemons) end with it. Without the sandbox such processes are not
-//     covered.
+//     purpose (setsid/setpgid daemons) end with it. Without the sandbox only the bot's cgroups
+//     (where it has them) still hold such processes, to be killed when they are removed.
 //   * LaunchSpec::limits: memory and processes by cgroups of the bot's own where the machine
 //     allows (cgroup.h; the bot's pid is written into them before it may exec, and they are
 //     removed, with anything left in them killed, by stop(), or by the guardian when the
