@@ -130,6 +130,10 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
     launch.writable_dir = own_dir;
+    launch.hidden = spec.confinement.hidden;
+    // The other bots' socket folders are in it (it may lie in a folder the bot reads when the
+    // bot's program sits in $TMPDIR); its own is bound over the cover.
+    launch.hidden.push_back({socket_dir, "the bots' socket folder", HiddenPath::Kind::kFolder});
     std::string why;
     e->process_ = BotProcess::start(launch, &why);
     if (!e->process_) {

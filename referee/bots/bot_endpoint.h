@@ -25,6 +25,9 @@ struct Confinement {
   // else by setrlimit (cgroup.h); false: setrlimit only.
   bool cgroups = true;
   std::vector<std::string> read_only_dirs;  // extra folders it may read (absolute)
+  // The referee's own paths it must not see (the match log, a tournament's output folder...),
+  // besides the bots' socket folder, which launch() adds.
+  std::vector<HiddenPath> hidden;
 };
 
 // How a user names a bot: a display name plus either a command line or an address.

@@ -66,6 +66,23 @@ bool check_confinement(const std::vector<BotSpec>& bots, const std::string& prog
       return false;
     }
   }
+  for (const BotSpec& b : bots) {
+    if (!b.started() || !b.confinement.sandbox) continue;
+    LaunchSpec launch;
+    launch.argv = b.command;
+    launch.sandbox = true;
+    launch.read_only_dirs = b.confinement.read_only_dirs;
+    launch.hidden = b.confinement.hidden;
+    if (const std::optional<std::string> refusal = hidden_paths_refusal(launch)) {
+      std::cerr << program << ": cannot start bot '" << b.display_name << "' (" << b.describe()
+                << ") in its sandbox: " << *refusal
+                << ".\nKeep the referee's output apart from the folders a bot may read (its "
+                   "program's folder, the folders of its path arguments, --read-only folders): "
+                   "move the bot's files elsewhere, or write the output elsewhere (--log for a "
+                   "match, --out or out_dir for a tournament).\n";
+      return false;
+    }
+  }
   if (any_unsandboxed) std::cerr << no_sandbox_warning(program);
   return true;
 }

@@ -25,8 +25,10 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
 Confinement confinement_from(const ConfinementFlags& flags);
 
 // Before starting `bots`: if any started bot is to be sandboxed and the sandbox cannot be made
-// here, prints why and what to do (sandbox_refusal) and returns false; if any started bot runs
-// without the sandbox, prints the warning once. `program` prefixes the messages.
+// here, or a sandboxed bot could not be kept from the referee's own paths (its
+// confinement.hidden: hidden_paths_refusal), prints why and what to do and returns false; if
+// any started bot runs without the sandbox, prints the warning once. `program` prefixes the
+// messages.
 bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program);
 
 }  // namespace allfives::referee

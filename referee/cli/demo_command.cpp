@@ -5,6 +5,7 @@
 #include "allfives/core/greedy.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
+#include "match/match_terms.h"
 
 namespace allfives::referee {
 namespace {
@@ -24,15 +25,18 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
   const int n = num_players(o.format);
   // Even seats play greedy, odd seats random: in partnerships a greedy team meets a random one.
   auto strategy_name = [](int seat) { return seat % 2 == 0 ? "greedy" : "random"; };
+  const uint64_t seed = o.seed ? *o.seed : draw_seed();
   out << "All Fives demo: " << to_string(o.format) << ", target " << config.target << ", seed "
-      << o.seed << "\n";
+      << seed
+      << (o.seed ? "" : " (drawn at random; --seed " + std::to_string(seed) + " repeats it)")
+      << "\n";
   for (int seat = 0; seat < n; ++seat)
     out << "  seat " << seat << ": " << strategy_name(seat) << " (side " << side_of(o.format, seat)
         << ")\n";
 
-  SplitMix64 rng(derive_seed(o.seed, 0xB07));
+  SplitMix64 rng(derive_seed(seed, 0xB07));
   EventList events;
-  State s = State::new_match(config, o.seed, &events);
+  State s = State::new_match(config, seed, &events);
   for (;;) {
     for (const Event& e : events) {
       switch (e.kind) {

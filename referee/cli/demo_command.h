@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "allfives/core/types.h"
@@ -11,8 +12,8 @@ namespace allfives::referee {
 
 struct DemoOptions {
   Format format = Format::kTwoPlayers;
-  uint64_t seed = 1;
-  bool verbose = false;  // every play, not just each hand's summary
+  std::optional<uint64_t> seed;  // none: draw_seed() (match/match_terms.h), printed
+  bool verbose = false;          // every play, not just each hand's summary
 };
 
 // Plays the match and prints it; returns the winning side, or -1 for a draw.

@@ -10,6 +10,7 @@
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
+#include "cli/seed_flag.h"
 #include "cli/serve_command.h"
 #include "cli/standings_command.h"
 #include "cli/tournament_command.h"
@@ -30,17 +31,10 @@ int main(int argc, char** argv) {
       "Play one seeded match between two built-in strategies (greedy vs random) and "
       "print it hand by hand; needs no bot processes");
   demo_cmd->add_option("--format", format, "2p, 3p, 4p or partners")->capture_default_str();
-  // CLI11 would read "-1" as 2^64 - 1: a seed is written as digits only.
-  const CLI::Validator seed_digits(
-      [](std::string& text) {
-        return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos
-                   ? std::string()
-                   : "a seed is a whole number from 0 to 18446744073709551615, not '" + text + "'";
-      },
-      "0..2^64-1");
-  demo_cmd->add_option("--seed", demo.seed, "Seed of the deals and of the random strategy")
-      ->check(seed_digits)
-      ->capture_default_str();
+  referee::add_seed_flag(
+      demo_cmd, "--seed", demo.seed,
+      "Seed of the deals and of the random strategy (default: drawn at random and "
+      "printed, so --seed repeats the match)");
   demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
   demo_cmd->callback([&] {
     if (!parse_format(format, demo.format)) {

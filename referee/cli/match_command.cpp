@@ -4,17 +4,17 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
-#include <random>
 
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
 #include "cli/confinement_flags.h"
+#include "cli/seed_flag.h"
 #include "cli/stop_signal.h"
 #include "match/match_runner.h"
 #include "process/private_dir.h"
@@ -30,7 +30,7 @@ constexpr std::chrono::milliseconds kPersonTimeBank{600000};
 struct MatchOptions {
   std::vector<std::string> bots;
   std::string format = "2p";
-  std::string seed;  // checked in run_match: CLI11 would wrap "-1" around to 2^64 - 1
+  std::optional<uint64_t> seed;     // none: draw_seed()
   std::optional<int> move_time_ms;  // default wire::kDefaultMoveTime, or a person's
   std::optional<int> time_bank_ms;  // default wire::kDefaultTimeBank, or a person's
   std::string serve = "127.0.0.1:8080";
@@ -96,19 +96,6 @@ int run_match(const MatchOptions& o) {
     spec.confinement = confinement_from(o.confinement);
     given.push_back(spec);
   }
-  std::optional<uint64_t> seed;
-  if (!o.seed.empty()) {
-    uint64_t value = 0;
-    const char* end = o.seed.data() + o.seed.size();
-    const auto [ptr, ec] = std::from_chars(o.seed.data(), end, value);
-    if (ec != std::errc() || ptr != end) {
-      std::cerr << "referee match: --seed must be a whole number from 0 to 18446744073709551615 "
-                   "(2^64 - 1), not '"
-                << o.seed << "'\n";
-      return 2;
-    }
-    seed = value;
-  }
   {
     std::string why;
     if (!o.match_id.empty() &&
@@ -149,21 +136,32 @@ int run_match(const MatchOptions& o) {
     return 2;
   }
 
+  MatchSpec spec;
+  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
+  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
+  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
+  {
+    // The log and the folder it goes in (holding other matches' logs) are hidden from every
+    // bot, even where the bot may read the folder around them.
+    const std::filesystem::path log_file = std::filesystem::absolute(log_path);
+    for (BotSpec& b : seats) {
+      b.confinement.hidden.push_back({log_file.parent_path().string(), "the match log folder",
+                                      HiddenPath::Kind::kSharedFolder});
+      b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+    }
+  }
+
   if (!check_confinement(seats, "referee match")) return 1;
 
   const std::atomic<bool>& stop = install_stop_signals();
-  MatchSpec spec;
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = seed ? *seed : std::random_device{}() * 0x100000000ull + std::random_device{}();
-  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
-  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
+  spec.seed = o.seed ? *o.seed : draw_seed();
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
   spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
   // The same allowance again for the bot's Hello, counted from its MatchStart.
   spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
-  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
 
   std::string why;
   for (const std::string& note : sweep_stale_private_dirs())
@@ -194,6 +192,13 @@ int run_match(const MatchOptions& o) {
       if (!human->wait_for_person(stop)) return 128 + stop_signal();
     }
   }
+  // The log exists before any bot starts: its sandbox covers it, and a bound folder would show
+  // a file made later.
+  auto log = MatchLog::create(log_path, &why);
+  if (!log) {
+    std::cerr << "referee match: " << why << "\n";
+    return 1;
+  }
   // Every program is started before any is waited for, so the bots start up together.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
@@ -212,11 +217,6 @@ int run_match(const MatchOptions& o) {
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
   }
 
-  auto log = MatchLog::create(log_path, &why);
-  if (!log) {
-    std::cerr << "referee match: " << why << "\n";
-    return 1;
-  }
   const MatchResult r = play_match(spec, *log, &stop);
   stop_all(endpoints, std::chrono::milliseconds(2000));
   if (human) human->finish(std::chrono::milliseconds(1500));  // the page shows the result
@@ -289,9 +289,11 @@ void add_match_command(CLI::App& app, int& exit_code) {
       ->expected(2, 4)
       ->multi_option_policy(CLI::MultiOptionPolicy::Throw);  // five bots are an error
   cmd->add_option("--format,-f", o->format, "2p, 3p, 4p or partners")->capture_default_str();
-  cmd->add_option("--seed,-s", o->seed,
-                  "Seed of the deals (default: random, printed). Bots seed their own randomness "
-                  "from the match id: give --match-id too to repeat a match exactly");
+  add_seed_flag(cmd, "--seed,-s", o->seed,
+                "Seed of the deals (default: drawn at random, printed with the result and "
+                "recorded in the log's header, so --seed repeats the deals). Bots seed their "
+                "own randomness from the match id: give --match-id too to repeat a match "
+                "exactly");
   cmd->add_option("--move-time-ms", o->move_time_ms,
                   "Time per decision (default " + ms(wire::kDefaultMoveTime) + "; " +
                       ms(kPersonMoveTime) + " when a person plays a seat)");
@@ -307,13 +309,17 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "How long a bot may take to start serving, and again to answer MatchStart "
                   "with Hello")
       ->capture_default_str();
-  cmd->add_option("--log", o->log_path, "Log file (default: logs/MATCH_ID.jsonl)");
+  cmd->add_option("--log", o->log_path,
+                  "Log file (default: logs/MATCH_ID.jsonl). It and its folder are hidden from "
+                  "the sandboxed bots, even inside a folder they may read");
   cmd->add_option("--match-id", o->match_id,
                   "Match id, sent to the bots (default: match-DATE-TIME-PID; never put the seed "
                   "in it)");
   cmd->add_option("--target", o->target,
-                  "Points to win; docs/RULES.md fixes 250 (2 sides) or 200 (3-4 players). Other "
-                  "values are for quick experiments only");
+                  "Points to win; docs/RULES.md fixes " +
+                      std::to_string(standard_target(Format::kTwoPlayers)) + " (2 sides) or " +
+                      std::to_string(standard_target(Format::kThreePlayers)) +
+                      " (3-4 players). Other values are for quick experiments only");
   cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
       ->capture_default_str();
   add_confinement_flags(cmd, o->confinement);

@@ -108,6 +108,12 @@ int run(const TournamentOptions& o) {
               << "'\n";
     return 2;
   }
+  if (run.shard_count > 1 && !run.def.proto.has_seed()) {
+    std::cerr << "referee tournament: " << o.file
+              << ": --shard needs a `seed` in the file: every shard must play the same schedule, "
+                 "and a seed drawn at random would differ from shard to shard\n";
+    return 2;
+  }
   // The flags give every started bot its confinement; what a bot's entry in the file sets wins.
   const Confinement flags = confinement_from(o.confinement);
   for (int i = 0; i < static_cast<int>(run.def.bots.size()); ++i) {
@@ -125,13 +131,16 @@ int run(const TournamentOptions& o) {
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }
-  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
+  const std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
+  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
+  settle_seed(run);
   run.quiet = o.quiet;
   run.affinity = o.affinity;
   if (o.idle_bots < 0 || o.idle_bots > 10000) {
@@ -162,6 +171,8 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "gauntlet of candidates against baselines, optionally stopped early by an SPRT. Logs\n"
       "every match and prints the standings. Ctrl-C stops cleanly; --resume continues in the\n"
       "same output folder, and plays only the new matches of a file with bots appended.\n"
+      "A file without `seed` plays a seed drawn at random, printed and recorded in the output\n"
+      "folder's tournament.txtpb, which --resume and `referee verify` read.\n"
       "Every started bot runs in a bubblewrap sandbox with the resource limits below (a bot's\n"
       "entry in the file may set its own: sandbox, limits, read_only_dirs).");
   cmd->add_option("file", o->file, "The tournament definition")->required();
@@ -171,7 +182,8 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "value, else the number of cores)");
   cmd->add_flag("--resume", o->resume,
                 "Continue an interrupted run in the same output folder: finished matches are "
-                "kept, unfinished ones are played again");
+                "kept, unfinished ones are played again (with the seed recorded there when the "
+                "file has none)");
   cmd->add_option("--shard", o->shard,
                   "Play only slice I of N of the schedule (e.g. 3/8), into its own folder; "
                   "merge the folders with `referee standings`");

@@ -268,6 +268,16 @@ int open_regular_file(const std::string& path, int flags, std::string* error) {
   return fd;
 }
 
+int read_chunks(int fd, const std::function<bool(std::string_view)>& chunk) {
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0 || !chunk(std::string_view(buf, static_cast<size_t>(n)))) return 0;
+  }
+}
+
 bool check_safe_name(const std::string& name, const char* what, size_t max_length,
                      std::string* error) {
   auto fail = [&](const std::string& why) {

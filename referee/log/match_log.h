@@ -4,8 +4,10 @@
 #include <google/protobuf/arena.h>
 #include <google/protobuf/message.h>
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allfives/v1/log.pb.h"
@@ -30,6 +32,12 @@ bool write_fully(int fd, const std::string& data);
 // to blocking. Returns the descriptor (O_CLOEXEC), or -1 with "PATH: why" in `error` (for a
 // missing file errno is ENOENT).
 int open_regular_file(const std::string& path, int flags, std::string* error);
+
+// Reads `fd` from where it stands to its end, handing each chunk read (at most 64 KiB) to
+// `chunk`, which returns false to stop early; a read interrupted by a signal is retried.
+// Returns 0, or the errno of the read that failed. The file's readers (logs, the index, the
+// tournament file) share it and keep their own limits in `chunk`.
+int read_chunks(int fd, const std::function<bool(std::string_view)>& chunk);
 
 // Match ids and bot names become file names and lines of text: at most `max_length`
 // characters from [A-Za-z0-9._+-], starting with a letter or digit. Returns false and says why

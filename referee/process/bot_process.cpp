@@ -225,6 +225,19 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.argv_storage[0] = p.exec_path;
     layout.read_only = read_only_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
     p.read_only = layout.read_only;
+    const std::vector<std::string> needed =
+        needed_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
+    if (const std::optional<std::string> refusal = mask_hidden_paths(layout, needed, spec.hidden)) {
+      *error = "the sandbox would show it the referee's own files: " + *refusal;
+      return std::nullopt;
+    }
+    // A mask needs something to cover: a folder made after the bot started would show through.
+    for (const HiddenPath& m : layout.masks) {
+      if (!std::filesystem::exists(m.path, ec)) {
+        *error = m.what + " " + m.path + " does not exist yet, so it cannot be hidden from the bot";
+        return std::nullopt;
+      }
+    }
     layout.writable = spec.writable_dir;
     p.argv_storage = bwrap_argv(layout, p.argv_storage);
     p.exec_path = layout.bwrap;
@@ -627,6 +640,25 @@ void BotProcess::stop(milliseconds grace) {
   if (impl.cgroup) impl.cgroup->remove();
   impl.stopped = true;
   impl.finish_reader();
+}
+
+std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
+  if (!spec.sandbox || spec.hidden.empty() || spec.argv.empty()) return std::nullopt;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path base =
+      spec.working_dir.empty() ? fs::current_path(ec) : fs::path(spec.working_dir);
+  const std::string working_dir = fs::absolute(base, ec).string();
+  std::string why;
+  const std::optional<std::string> program = find_program(spec.argv[0], working_dir, &why);
+  if (!program) return std::nullopt;
+  std::vector<std::string> argv = spec.argv;
+  argv[0] = *program;
+  SandboxLayout layout;
+  add_system_paths(layout);
+  layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);
+  return mask_hidden_paths(layout, needed_folders(argv, working_dir, spec.read_only_dirs),
+                           spec.hidden);
 }
 
 std::optional<std::string> find_program(const std::string& name, const std::string& base_dir,

@@ -68,6 +68,9 @@ struct LaunchSpec {
   bool sandbox = false;
   std::vector<std::string> read_only_dirs;  // in the sandbox, besides the program's folders
   std::string writable_dir;                 // in the sandbox: the bot's own socket folder
+  // In the sandbox: the referee's own paths the bot must not see even where they lie inside
+  // a folder it may read (sandbox.h). They must exist when the bot starts.
+  std::vector<HiddenPath> hidden;
   // At most this many bytes of output are kept between two take_stderr() calls: the first half
   // and the last half of what was written, with "[... N bytes dropped]" between them.
   size_t stderr_cap_bytes = 64 * 1024;
@@ -78,6 +81,12 @@ struct LaunchSpec {
 // referee's PATH. Returns the absolute path of an executable file, or nullopt and why.
 std::optional<std::string> find_program(const std::string& name, const std::string& base_dir,
                                         std::string* error);
+
+// For a sandboxed `spec`: why its bot cannot be started without seeing spec.hidden (a folder
+// it may read is, or lies inside, one of the referee's own folders), or nullopt. start()
+// checks the same; this lets the referee refuse before it starts any bot. A program that
+// cannot be found is not this function's concern (nullopt: start() will say why).
+std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec);
 
 // How a process ended.
 struct ExitStatus {

@@ -51,6 +51,21 @@ std::string strip_trailing_slash(std::string s) {
   return s;
 }
 
+// Whether `path` lies strictly inside `folder` (both absolute and normal, no trailing '/').
+bool is_inside(const std::string& path, const std::string& folder) {
+  if (folder == "/") return path.size() > 1 && path[0] == '/';
+  return path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+         path[folder.size()] == '/';
+}
+
+// The path with every symlink resolved; a part that does not exist yet is taken as written.
+std::string real_path(const std::string& path) {
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) real = fs::absolute(path, ec).lexically_normal();
+  return strip_trailing_slash(real.lexically_normal().string());
+}
+
 }  // namespace
 
 std::string ResourceLimits::describe() const {
@@ -84,9 +99,9 @@ void add_system_paths(SandboxLayout& layout) {
   }
 }
 
-std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
-                                           const std::string& working_dir,
-                                           const std::vector<std::string>& extra) {
+std::vector<std::string> needed_folders(const std::vector<std::string>& argv,
+                                        const std::string& working_dir,
+                                        const std::vector<std::string>& extra) {
   std::vector<std::string> out;
   for (size_t i = 0; i < argv.size(); ++i) {
     // Flags like --listen unix:... are not paths; neither is an empty argument.
@@ -96,25 +111,87 @@ std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
   for (const std::string& dir : extra) out.push_back(absolute_in(dir, working_dir));
   for (std::string& dir : out) dir = strip_trailing_slash(fs::path(dir).lexically_normal());
   // The system folders are there anyway (and /bin may be a symlink that cannot be bound over).
+  // "/" is never bound.
   std::erase_if(out, [](const std::string& dir) {
-    return std::any_of(std::begin(kSystemDirs), std::end(kSystemDirs), [&](const char* sys) {
-      const std::string s = sys;
-      return dir == s ||
-             (dir.size() > s.size() && dir.compare(0, s.size(), s) == 0 && dir[s.size()] == '/');
-    });
+    return dir == "/" ||
+           std::any_of(std::begin(kSystemDirs), std::end(kSystemDirs),
+                       [&](const char* sys) { return dir == sys || is_inside(dir, sys); });
   });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
-  // A folder inside one already listed is bound with it. "/" is never bound.
+  return out;
+}
+
+std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
+                                           const std::string& working_dir,
+                                           const std::vector<std::string>& extra) {
+  // A folder inside one already listed is bound with it (sorted, a folder comes first).
   std::vector<std::string> kept;
-  for (const std::string& dir : out) {
-    if (dir == "/") continue;
-    const bool inside = std::any_of(kept.begin(), kept.end(), [&](const std::string& k) {
-      return dir.size() > k.size() && dir.compare(0, k.size(), k) == 0 && dir[k.size()] == '/';
-    });
+  for (const std::string& dir : needed_folders(argv, working_dir, extra)) {
+    const bool inside = std::any_of(kept.begin(), kept.end(),
+                                    [&](const std::string& k) { return is_inside(dir, k); });
     if (!inside) kept.push_back(dir);
   }
   return kept;
+}
+
+std::vector<HiddenPath> masks_for(const std::vector<BoundFolder>& bound,
+                                  const std::vector<HiddenPath>& hidden, std::string* refusal) {
+  std::vector<HiddenPath> masks;
+  using Kind = HiddenPath::Kind;
+  for (const HiddenPath& h : hidden) {
+    if (h.kind != Kind::kFile) {
+      const auto in_it = std::find_if(bound.begin(), bound.end(), [&](const BoundFolder& b) {
+        return b.real == h.path || is_inside(b.real, h.path);
+      });
+      if (in_it != bound.end()) {
+        // A shared folder stays open (the referee's files in it are hidden one by one);
+        // covering it would also cover what the bot needs.
+        if (h.kind == Kind::kSharedFolder) continue;
+        if (refusal != nullptr)
+          *refusal = "it may read the folder " + in_it->path +
+                     (in_it->real != in_it->path ? " (" + in_it->real + ")" : "") + ", which " +
+                     (in_it->real == h.path ? "is " : "lies inside ") + h.what + " " + h.path +
+                     ": it would see what the referee writes there";
+        return {};
+      }
+    }
+    for (const BoundFolder& b : bound) {
+      if (is_inside(h.path, b.real)) {
+        const std::string below = h.path.substr(b.real == "/" ? 0 : b.real.size());
+        masks.push_back({(b.path == "/" ? "" : b.path) + below, h.what,
+                         h.kind == Kind::kFile ? Kind::kFile : Kind::kFolder});
+      }
+    }
+  }
+  std::sort(masks.begin(), masks.end(),
+            [](const HiddenPath& a, const HiddenPath& b) { return a.path < b.path; });
+  // Sorted, a folder comes before what lies inside it, which its empty tmpfs covers anyway
+  // (and where a file could not be bound over).
+  std::vector<HiddenPath> kept;
+  for (const HiddenPath& m : masks) {
+    const bool covered = std::any_of(kept.begin(), kept.end(), [&](const HiddenPath& k) {
+      return k.path == m.path || (k.kind != HiddenPath::Kind::kFile && is_inside(m.path, k.path));
+    });
+    if (!covered) kept.push_back(m);
+  }
+  return kept;
+}
+
+std::optional<std::string> mask_hidden_paths(SandboxLayout& layout,
+                                             const std::vector<std::string>& needed,
+                                             const std::vector<HiddenPath>& hidden) {
+  std::vector<BoundFolder> bound;
+  for (const std::vector<std::string>* dirs :
+       std::initializer_list<const std::vector<std::string>*>{&needed, &layout.read_only,
+                                                              &layout.system_dirs})
+    for (const std::string& dir : *dirs) bound.push_back({dir, real_path(dir)});
+  std::vector<HiddenPath> real = hidden;
+  for (HiddenPath& h : real) h.path = real_path(h.path);
+  std::string refusal;
+  layout.masks = masks_for(bound, real, &refusal);
+  if (!refusal.empty()) return refusal;
+  return std::nullopt;
 }
 
 std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
@@ -147,10 +224,22 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
   for (const char* dev : {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"})
     a.insert(a.end(), {"--dev-bind", dev, dev});
   a.insert(a.end(), {"--size", std::to_string(kTmpSizeMib * 1024 * 1024), "--tmpfs", "/tmp"});
-  // The working folder exists (empty unless bound below), so relative paths resolve as outside.
-  if (!layout.working_dir.empty()) a.insert(a.end(), {"--dir", layout.working_dir});
   for (const std::string& dir : layout.read_only) a.insert(a.end(), {"--ro-bind", dir, dir});
+  // The referee's own paths inside those folders, covered after them (a later mount hides
+  // what is below it): a folder by an empty tmpfs, made read-only below once the socket
+  // folder (which may lie inside one) has its mount point there; a file by /dev/null.
+  for (const HiddenPath& m : layout.masks) {
+    if (m.kind != HiddenPath::Kind::kFile) {
+      a.insert(a.end(), {"--tmpfs", m.path});
+    } else {
+      a.insert(a.end(), {"--ro-bind", "/dev/null", m.path});
+    }
+  }
+  // The working folder exists (empty unless bound), so relative paths resolve as outside.
+  if (!layout.working_dir.empty()) a.insert(a.end(), {"--dir", layout.working_dir});
   if (!layout.writable.empty()) a.insert(a.end(), {"--bind", layout.writable, layout.writable});
+  for (const HiddenPath& m : layout.masks)
+    if (m.kind != HiddenPath::Kind::kFile) a.insert(a.end(), {"--remount-ro", m.path});
   a.insert(a.end(), {"--chdir", layout.working_dir.empty() ? "/tmp" : layout.working_dir, "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;

@@ -10,9 +10,21 @@
 //     read-only folders the user gave for this bot;
 //   * read-write: its own socket folder (made by the referee for this bot alone) and a private
 //     tmpfs /tmp of kTmpSizeMib;
-//   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the referee's
-//   files, logs, output
-//     folder or tournament file, not any other bot's socket or files, not $HOME).
+//   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the
+//     referee's files, logs, output folder or tournament file, not any other bot's socket or
+//     files, not $HOME).
+// The referee's own paths (HiddenPath: the match log and its folder, a tournament's output
+// folder, its files and the tournament file, the folder of the bots' sockets) stay hidden even
+// where they lie inside a folder the bot may read (`referee match ./bot_a ./bot_b` writes
+// logs/ next to the bots): after the binds, each such folder is covered by an empty read-only
+// tmpfs and each such file by /dev/null (masks_for, bwrap_argv). A bound folder shows later
+// changes to what it holds, so the referee makes these paths before it starts a bot, and a
+// bot is not started while one is missing. When a folder the bot may read is, or lies inside,
+// a folder of the referee's that may also hold the user's files (`--log match.jsonl` in the
+// bots' folder, bots kept inside a tournament's output folder), the referee's files in it are
+// covered one by one; when it is, or lies inside, a folder that holds nothing but the
+// referee's (a tournament's matches/), the referee refuses to start, naming the bot and the
+// folder, rather than play in the open.
 // Its environment is a short fixed list (bot_environment()). bwrap's --die-with-parent and the
 // PID namespace mean that when the bot's sandbox ends, or the referee dies even by SIGKILL,
 // every process in it dies: a setsid() grandchild cannot escape.
@@ -58,12 +70,34 @@ struct ResourceLimits {
 // The size of the sandbox's private /tmp (tmpfs, counted against the machine's memory).
 constexpr uint64_t kTmpSizeMib = 64;
 
+// A file or folder of the referee's own that no bot may see.
+struct HiddenPath {
+  enum class Kind {
+    kFile,  // covered by /dev/null where a folder the bot may read holds it
+    // A folder of the referee's alone (a tournament's matches/, the bots' socket folder):
+    // covered by an empty read-only tmpfs where a folder the bot may read holds it. A folder
+    // the bot may read that is this one or lies inside it is refused.
+    kFolder,
+    // A folder that may also hold the user's own files, bots included (the match log's
+    // folder, a tournament's output folder): covered as kFolder where a folder the bot may read
+    // holds it; where a folder the bot may read is this one or lies inside it, left open, the
+    // referee's files in it being hidden one by one (each is a HiddenPath of its own).
+    kSharedFolder,
+  };
+  std::string path;  // absolute
+  std::string what;  // what it is, for messages: "the match log folder"
+  Kind kind = Kind::kFolder;
+};
+
 // How one bot is sandboxed: what it sees besides the system folders.
 struct SandboxLayout {
   std::string bwrap;                   // path of the bwrap program
   std::vector<std::string> read_only;  // folders bound read-only, same path inside
-  std::string writable;                // its socket folder, bound read-write
-  std::string working_dir;             // where the bot starts (made empty if not bound)
+  // The referee's own paths as the bot would see them through read_only (masks_for): covered
+  // after the binds, a folder by an empty read-only tmpfs, a file by /dev/null.
+  std::vector<HiddenPath> masks;
+  std::string writable;     // its socket folder, bound read-write
+  std::string working_dir;  // where the bot starts (made empty if not bound)
   std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
   std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)
   std::vector<std::string> system_files;  // files of /etc bound read-only if they exist
@@ -75,11 +109,40 @@ void add_system_paths(SandboxLayout& layout);
 // The folders a bot needs read-only to run `argv` (argv[0] already an absolute path): the
 // program's folder (and its real folder if it is a symlink), and the folder of every argument
 // that names an existing file (or the argument itself if it is a folder), taken relative to
-// `working_dir`. Then `extra`, made absolute against `working_dir`. Sorted, duplicates,
-// folders inside another listed folder and the system folders (bound anyway) removed.
+// `working_dir`. Then `extra`, made absolute against `working_dir`. Sorted, duplicates and the
+// system folders (bound anyway) removed.
+std::vector<std::string> needed_folders(const std::vector<std::string>& argv,
+                                        const std::string& working_dir,
+                                        const std::vector<std::string>& extra);
+// needed_folders() without those inside another listed folder: the folders to bind.
 std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
                                            const std::string& working_dir,
                                            const std::vector<std::string>& extra);
+
+// A folder bound into the sandbox: its path there (as given) and its real path (symlinks
+// resolved), under which the referee's paths are compared.
+struct BoundFolder {
+  std::string path;
+  std::string real;
+};
+
+// Where the referee's own paths `hidden` (real paths) show through the `bound` folders (the
+// folders the bot needs, nested ones too, and the system folders): one mask per hidden path
+// and bound folder that holds it, at that folder's path in the sandbox (kind kFile or
+// kFolder); none for a kSharedFolder that is or holds a bound folder. A mask inside another
+// folder mask is left out (covered anyway). Sets *refusal and returns nothing when a bound
+// folder is a kFolder or lies inside one (its binding would show the referee's files); the
+// message names both. A pure function of its arguments.
+std::vector<HiddenPath> masks_for(const std::vector<BoundFolder>& bound,
+                                  const std::vector<HiddenPath>& hidden, std::string* refusal);
+
+// masks_for with the layout's read-only and system folders, the `needed` folders (inside
+// them: needed_folders()) and `hidden`, as the file system has them now (real paths; a path
+// that does not exist yet is compared as it will be): sets layout.masks, or returns why the
+// bot cannot be sandboxed without seeing them.
+std::optional<std::string> mask_hidden_paths(SandboxLayout& layout,
+                                             const std::vector<std::string>& needed,
+                                             const std::vector<HiddenPath>& hidden);
 
 // The full command line that runs `argv` (argv[0] absolute) inside the sandbox. A pure
 // function of its arguments.

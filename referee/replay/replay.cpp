@@ -710,43 +710,31 @@ bool load_replay_file(const std::string& path, Replay& out, LogError& error,
   std::string line;
   size_t line_size = 0;  // the current line's length, also when it is too long to keep
   uint64_t total = 0;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return fail(std::string("cannot read: ") + std::strerror(err));
-    }
-    if (n == 0) break;
-    total += static_cast<uint64_t>(n);
-    if (total > kMaxLogFileBytes) {
-      ::close(fd);
-      return fail("the file is larger than " + std::to_string(kMaxLogFileBytes) +
-                  " bytes; a log is at most that");
-    }
-    for (size_t pos = 0; pos < static_cast<size_t>(n);) {
-      const char* nl =
-          static_cast<const char*>(std::memchr(buf + pos, '\n', static_cast<size_t>(n) - pos));
-      const size_t end = nl ? static_cast<size_t>(nl - buf) : static_cast<size_t>(n);
+  bool judged = false;  // the feed gave its verdict (an error) before the file's end
+  const int err = read_chunks(fd, [&](std::string_view chunk) {
+    total += chunk.size();
+    if (total > kMaxLogFileBytes) return false;
+    for (size_t pos = 0; pos < chunk.size();) {
+      const size_t nl = chunk.find('\n', pos);
+      const size_t end = nl == std::string_view::npos ? chunk.size() : nl;
       line_size += end - pos;
       // A line over the cap is not kept: only its length matters for the verdict.
-      if (line_size <= kMaxLogLineBytes) line.append(buf + pos, end - pos);
-      pos = end;
-      if (!nl) break;
-      ++pos;
-      const bool ok =
-          line_size > kMaxLogLineBytes ? feed.long_line(line_size) : feed.line(line, true);
-      if (!ok) {
-        ::close(fd);
-        return false;
-      }
+      if (line_size <= kMaxLogLineBytes) line.append(chunk.substr(pos, end - pos));
+      if (nl == std::string_view::npos) break;
+      pos = end + 1;
+      judged = line_size > kMaxLogLineBytes ? !feed.long_line(line_size) : !feed.line(line, true);
+      if (judged) return false;
       line.clear();
       line_size = 0;
     }
-  }
+    return true;
+  });
   ::close(fd);
+  if (err != 0) return fail(std::string("cannot read: ") + std::strerror(err));
+  if (total > kMaxLogFileBytes)
+    return fail("the file is larger than " + std::to_string(kMaxLogFileBytes) +
+                " bytes; a log is at most that");
+  if (judged) return false;
   if (line_size > kMaxLogLineBytes) return feed.long_line(line_size);
   if (line_size > 0 && !feed.line(line, false)) return false;
   return feed.finish();

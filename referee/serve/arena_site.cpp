@@ -241,6 +241,9 @@ LogSummary summarize_log(const std::string& path) {
   LogSummary s;
   std::string text;
   if (!read_file(path, kMaxSummaryBytes, text, true)) return s;
+  // `referee match` makes its log before the bots start and writes the header once they
+  // answer: an empty log is a match starting.
+  s.readable = text.empty();
   size_t at = 0;
   bool first = true;
   while (at < text.size()) {
@@ -692,7 +695,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
       return text_response(400, "this match has no seat " + seat);
     const std::vector<Frame> frames = build_frames(replay, viewer);
     if (frames.empty()) {
-      if (!ok && !error.message.empty() && replay.header.match_id().empty())
+      if (!ok && !error.message.empty() && replay.header.match_id().empty() && !text.empty())
         return text_response(422, "not a match log: " + error.describe());
       return HttpResponse{200,
                           "text/html; charset=utf-8",

@@ -86,35 +86,36 @@ bool read_index_stream(const std::string& path, bool repair,
   std::string line;        // the line being read
   std::string bad_why;     // why the previous complete line did not parse, if it did not
   uint64_t bad_begin = 0;  // where that line began
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("cannot read " + path + ": " + std::strerror(errno));
-    if (n == 0) break;
-    for (size_t pos = 0; pos < static_cast<size_t>(n);) {
-      const char* nl =
-          static_cast<const char*>(std::memchr(buf + pos, '\n', static_cast<size_t>(n) - pos));
-      const size_t take = (nl ? static_cast<size_t>(nl - buf) : static_cast<size_t>(n)) - pos;
-      if (line.size() + take > kMaxIndexLineBytes)
-        return fail(path + ":" + std::to_string(line_number + 1) + ": the line is longer than " +
-                    std::to_string(kMaxIndexLineBytes) +
-                    " bytes; an index line is far shorter (is this an index?)");
-      line.append(buf + pos, take);
+  std::string stop;        // why the reading stopped before the end, if it did
+  const int err = read_chunks(fd, [&](std::string_view chunk) {
+    for (size_t pos = 0; pos < chunk.size();) {
+      const size_t nl = chunk.find('\n', pos);
+      const size_t take = (nl == std::string_view::npos ? chunk.size() : nl) - pos;
+      if (line.size() + take > kMaxIndexLineBytes) {
+        stop = path + ":" + std::to_string(line_number + 1) + ": the line is longer than " +
+               std::to_string(kMaxIndexLineBytes) +
+               " bytes; an index line is far shorter (is this an index?)";
+        return false;
+      }
+      line.append(chunk.substr(pos, take));
       pos += take;
       offset += take;
-      if (!nl) break;
+      if (nl == std::string_view::npos) break;
       ++pos;
       ++offset;
       ++line_number;
-      if (!bad_why.empty())
-        return fail(path + ":" + std::to_string(line_number - 1) + ": bad index entry: " + bad_why);
+      if (!bad_why.empty()) {
+        stop = path + ":" + std::to_string(line_number - 1) + ": bad index entry: " + bad_why;
+        return false;
+      }
       v1::IndexEntry e;
       if (from_json_line(line, &e, &why)) {
-        if (++entries > kMaxScheduleMatches)
-          return fail(path + ":" + std::to_string(line_number) + ": more than " +
-                      std::to_string(kMaxScheduleMatches) +
-                      " entries; no tournament has that many matches");
+        if (++entries > kMaxScheduleMatches) {
+          stop = path + ":" + std::to_string(line_number) + ": more than " +
+                 std::to_string(kMaxScheduleMatches) +
+                 " entries; no tournament has that many matches";
+          return false;
+        }
         good_end = offset;
         on_entry(std::move(e));
       } else {
@@ -123,7 +124,10 @@ bool read_index_stream(const std::string& path, bool repair,
       }
       line.clear();
     }
-  }
+    return true;
+  });
+  if (err != 0) return fail("cannot read " + path + ": " + std::strerror(err));
+  if (!stop.empty()) return fail(stop);
 
   std::string dropped;  // why the torn last line was dropped, if one was
   if (!line.empty()) {

@@ -55,6 +55,18 @@ std::string resolve_argument(const std::string& arg, const fs::path& base) {
   return p.is_absolute() ? arg : (base / p).lexically_normal().string();
 }
 
+// The definition's hash, and those of its every smaller tournament (its first k bots).
+void set_hashes(TournamentDef& t) {
+  const v1::Tournament& p = t.proto;
+  t.hash = definition_hash(p);
+  t.earlier_hashes.clear();
+  for (int k = bots_per_pairing(t.config.format); k < p.bots_size(); ++k) {
+    v1::Tournament fewer = p;
+    fewer.mutable_bots()->DeleteSubrange(k, p.bots_size() - k);
+    t.earlier_hashes.push_back(definition_hash(fewer));
+  }
+}
+
 }  // namespace
 
 std::string definition_hash(const v1::Tournament& p) {
@@ -62,6 +74,8 @@ std::string definition_hash(const v1::Tournament& p) {
   // matches_per_pairing: deal sequence d of a pairing is the same whatever the count) and when
   // to stop (sprt); everything else does.
   v1::Tournament key = p;
+  // Seed 0, given or not, hashes as before seeds had presence (folders keep their hashes).
+  if (key.seed() == 0) key.clear_seed();
   key.clear_matches_per_pairing();
   key.clear_concurrency();
   key.clear_out_dir();
@@ -95,24 +109,17 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   {
     const int fd = open_regular_file(path, O_RDONLY, &why);
     if (fd < 0) return fail(why + " (the tournament file)");
-    char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const int err = errno;
-        ::close(fd);
-        return fail(path + ": cannot read: " + std::strerror(err));
-      }
-      if (n == 0) break;
-      if (text.size() + static_cast<size_t>(n) > kMaxTournamentFileBytes) {
-        ::close(fd);
-        return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
-                    " bytes; a tournament file is far smaller");
-      }
-      text.append(buf, static_cast<size_t>(n));
-    }
+    bool too_large = false;
+    const int err = read_chunks(fd, [&](std::string_view chunk) {
+      too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
+      if (!too_large) text.append(chunk);
+      return !too_large;
+    });
     ::close(fd);
+    if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
+    if (too_large)
+      return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                  " bytes; a tournament file is far smaller");
   }
 
   TournamentDef t;
@@ -289,14 +296,14 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                 std::to_string(kMaxScheduleMatches) +
                 ": use fewer bots or matches, or split it into several tournaments");
 
-  t.hash = definition_hash(p);
-  for (int k = needed; k < p.bots_size(); ++k) {
-    v1::Tournament fewer = p;
-    fewer.mutable_bots()->DeleteSubrange(k, p.bots_size() - k);
-    t.earlier_hashes.push_back(definition_hash(fewer));
-  }
+  set_hashes(t);
   out = std::move(t);
   return true;
+}
+
+void set_seed(TournamentDef& t, uint64_t seed) {
+  t.proto.set_seed(seed);
+  set_hashes(t);
 }
 
 }  // namespace allfives::referee

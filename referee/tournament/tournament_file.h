@@ -67,6 +67,10 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                      const std::function<void(v1::Tournament&)>& adjust = {},
                      const LoadOptions& options = {});
 
+// Sets the base seed of a loaded definition whose file gives none (see settle_seed in
+// tournament_runner.h) and recomputes its hashes, which depend on the seed.
+void set_seed(TournamentDef& t, uint64_t seed);
+
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);
 // Bots in one pairing: k for k individual players, 2 for partnerships.

@@ -20,10 +20,11 @@
 #include <string_view>
 
 #include "allfives/wire/convert.h"
+#include "bots/bot_pool.h"
 #include "log/match_log.h"
 #include "match/match_runner.h"
+#include "match/match_terms.h"
 #include "process/private_dir.h"
-#include "bots/bot_pool.h"
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
@@ -282,6 +283,52 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
 
 }  // namespace
 
+void settle_seed(TournamentRun& run) {
+  if (run.def.proto.has_seed()) return;
+  const fs::path copy = fs::path(run.out_dir) / "tournament.txtpb";
+  if (run.resume) {
+    std::ifstream in(copy);
+    std::stringstream text;
+    text << in.rdbuf();
+    v1::Tournament recorded;
+    if (in && google::protobuf::TextFormat::ParseFromString(text.str(), &recorded)) {
+      set_seed(run.def, recorded.seed());
+      run.seed_origin = "recorded in " + copy.string();
+      return;
+    }
+  }
+  set_seed(run.def, draw_seed());
+  run.seed_origin = "drawn at random; recorded in " + copy.string();
+}
+
+std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
+  using Kind = HiddenPath::Kind;
+  const auto absolute = [](const fs::path& path) {
+    std::string s = fs::absolute(path).lexically_normal().string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    return s;
+  };
+  const std::string out = absolute(run.out_dir);
+  std::vector<HiddenPath> hidden = {
+      {out, "the tournament's output folder", Kind::kSharedFolder},
+      {out + "/matches", "the tournament's match log folder", Kind::kFolder},
+      {out + "/index.jsonl", "the tournament's index", Kind::kFile},
+      {out + "/referee.lock", "the tournament's lock file", Kind::kFile},
+      {out + "/tournament.txtpb", "the tournament's copy of its file", Kind::kFile},
+      {absolute(run.def.path), "the tournament file", Kind::kFile}};
+  // Folders above it that hold other runs' output: the file's out_dir above a shard's own
+  // folder, and tournaments-out/ above the default out_dir.
+  const std::string file_out = absolute(run.def.out_dir);
+  for (const std::string& folder :
+       {file_out, run.def.proto.out_dir().empty() ? absolute(fs::path(file_out).parent_path())
+                                                  : std::string()}) {
+    if (!folder.empty() && out.size() > folder.size() && out.starts_with(folder) &&
+        out[folder.size()] == '/')
+      hidden.push_back({folder, "a folder of tournament outputs", Kind::kSharedFolder});
+  }
+  return hidden;
+}
+
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const TournamentDef& def = run.def;
   const fs::path out(run.out_dir);
@@ -351,8 +398,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
             << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
                                           std::to_string(run.shard_count)
                                     : "")
-            << ", " << todo.size() << " to play, " << run.concurrency << " at once -> "
-            << run.out_dir << "\n";
+            << ", " << todo.size() << " to play, " << run.concurrency << " at once, seed "
+            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
+            << " -> " << run.out_dir << "\n";
 
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "bots/bot_pool.h"
 #include "tournament/index_file.h"
@@ -28,14 +29,32 @@ struct TournamentRun {
   std::chrono::milliseconds sync_interval = IndexWriter::kCommitInterval;
   // Bot processes each worker keeps waiting between matches (BotPool's max_idle).
   size_t idle_bots = BotPool::kDefaultMaxIdle;
+  // Where def's seed came from when the file gives none ("drawn at random", "recorded in
+  // DIR/tournament.txtpb"; settle_seed), printed with it; empty when the file gives it.
+  std::string seed_origin;
 };
+
+// A file without `seed` plays by the rule of every command (draw_seed, match/match_terms.h):
+// with `resume`, the seed recorded in the output folder's tournament.txtpb, so that the
+// resumed run, or one with bots appended, plays the same matches (0 if that copy has no seed:
+// referees before this rule played 0 and did not record it); otherwise one drawn at random.
+// run_tournament then records it there. Needs run.out_dir and run.resume; a no-op when the
+// file gives a seed.
+void settle_seed(TournamentRun& run);
 
 // The output folder: matches/ID.jsonl (each match's log), index.jsonl (one line per finished
 // match, on disk after its log, within about a second of its end: IndexWriter), tournament.txtpb
-// (the definition as run), referee.lock (held for the whole run: FolderLock), and at the end
-// standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error of the
-// referee or the folder, a failed write included (explained on stderr, naming the file; resume
+// (the definition as run, its seed included), referee.lock (held for the whole run: FolderLock),
+// and at the end standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error of
+// the referee or the folder, a failed write included (explained on stderr, naming the file; resume
 // continues once it is fixed), 130/143 stopped by a signal (resume continues).
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
+
+// The paths of a run that no bot may see (sandbox.h): the output folder and each file and
+// folder run_tournament() makes there before any bot starts (the folder may also hold the
+// user's files, so they are named one by one), the folders above it that hold other runs'
+// output (the file's out_dir above a shard's folder, tournaments-out/ above the default
+// out_dir), and the tournament file. Absolute.
+std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run);
 
 }  // namespace allfives::referee

@@ -13,7 +13,8 @@
 // the command line meant.
 // Modes:
 //   spy            read the parent's and every visible process's cmdline and environ
-//   read-files     list and read every --target (folders and files)
+//   read-files     list and read every --target and logs/ (folders, with all they hold
+//                  three levels down, and files)
 //   kill-others    SIGKILL every visible process but itself and its sandbox's init, and its
 //                  parent
 //   escape         double-fork a child that calls setsid, ignores SIGTERM and sleeps forever
@@ -121,26 +122,34 @@ void spy() {
   report(true, "processes seen", std::to_string(visible_pids().size()) + "\n" + all);
 }
 
+// Lists a folder and everything in it (`depth` levels down), reads a file.
+void read_target(const std::string& target, int depth) {
+  if (DIR* d = opendir(target.c_str())) {
+    std::vector<std::string> names;
+    while (dirent* e = readdir(d)) names.emplace_back(e->d_name);
+    closedir(d);
+    std::string listed;
+    for (const std::string& name : names) listed += name + " ";
+    report(true, "list " + target, listed);
+    if (depth > 0)
+      for (const std::string& name : names)
+        if (name != "." && name != "..") read_target(target + "/" + name, depth - 1);
+    return;
+  }
+  std::string data;
+  if (read_whole(target, &data)) {
+    report(true, "read " + target, data.substr(0, 4096));
+  } else {
+    report(false, "open " + target, errno_text());
+  }
+}
+
 void read_files() {
   // The default log folder of `referee match` is logs/ in its working folder, which is the
   // bot's too.
   std::vector<std::string> targets = g_options.targets;
   targets.push_back("logs");
-  for (const std::string& target : targets) {
-    if (DIR* d = opendir(target.c_str())) {
-      std::string names;
-      while (dirent* e = readdir(d)) names += std::string(e->d_name) + " ";
-      closedir(d);
-      report(true, "list " + target, names);
-      continue;
-    }
-    std::string data;
-    if (read_whole(target, &data)) {
-      report(true, "read " + target, data.substr(0, 4096));
-    } else {
-      report(false, "open " + target, errno_text());
-    }
-  }
+  for (const std::string& target : targets) read_target(target, 3);
 }
 
 void kill_others() {

@@ -306,11 +306,12 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
   };
   const std::vector<Case> cases = {
       {{"match", kGreedy, kRandom, kGreedy, kRandom, kGreedy}, "At Most 4"},
-      {{"match", "--seed", "-1", kGreedy, kRandom}, "--seed must be a whole number from 0 to"},
+      {{"match", "--seed", "-1", kGreedy, kRandom}, "a seed is a whole number from 0 to"},
       {{"match", "--seed", "18446744073709551616", kGreedy, kRandom}, "18446744073709551615"},
       {{"match", "--match-id", "../escape", kGreedy, kRandom}, "--match-id '../escape'"},
       {{"match", "--match-id", std::string(250, 'a'), kGreedy, kRandom}, "250 characters"},
       {{"demo", "--seed", "-1"}, "a seed is a whole number from 0 to 18446744073709551615"},
+      {{"demo", "--seed", "18446744073709551616"}, "(2^64 - 1), not '18446744073709551616'"},
       {{"tournament", "t.txtpb", "-j", "100000"}, "--concurrency must be 1..1024"},
       {{"verify"}, "paths is required"},
       {{"standings"}, "dirs is required"},

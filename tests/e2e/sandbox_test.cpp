@@ -20,6 +20,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -205,6 +207,164 @@ TEST(Sandbox, WithoutTheSandboxTheLogFolderIsReadable) {
            "--mode read-files --targets-file " + targets_file("read-files-unsandboxed", {logs}),
            {"--no-sandbox"});
   EXPECT_TRUE(contains(m.hostile_output, "GOT list " + logs)) << m.hostile_output << m.run.output;
+}
+
+// --- The referee's output beside the bot ----------------------------------------------------
+// Users keep bots in the folder they run the referee from, so the referee's output lands in a
+// folder the bot may read (its program's). The bot lists and reads everything under its
+// working folder ("." as its target), three levels down.
+
+// A fresh folder holding a copy of the hostile bot.
+std::string folder_with_hostile(const std::string& name) {
+  const std::string dir = temp_dir(name);
+  fs::copy_file(kHostile, dir + "/hostile_bot");
+  return dir;
+}
+
+// Everything the started bots printed, from every log in `logs`.
+std::string bot_outputs(const std::vector<std::string>& logs) {
+  std::string out;
+  for (const std::string& path : logs)
+    for (const auto& r : read_log(path))
+      if (r.has_bot_output()) out += r.bot_output().stderr();
+  return out;
+}
+
+// The names a "GOT list FOLDER: ..." line shows, "." and ".." left out; nullopt without one.
+std::optional<std::set<std::string>> listed(const std::string& out, const std::string& folder) {
+  const std::string head = "GOT list " + folder + ": ";
+  const auto at = out.find(head);
+  if (at == std::string::npos) return std::nullopt;
+  std::istringstream line(out.substr(at + head.size(), out.find('\n', at) - at - head.size()));
+  std::set<std::string> names;
+  for (std::string name; line >> name;)
+    if (name != "." && name != "..") names.insert(name);
+  return names;
+}
+
+// `referee match` run in `dir` with the hostile bot there (./hostile_bot) against greedy.
+RunResult match_in(const std::string& dir, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-C",
+                                   dir,
+                                   kReferee,
+                                   "match",
+                                   "--seed",
+                                   kSeed,
+                                   "--match-id",
+                                   "spied",
+                                   "--max-hands",
+                                   "2",
+                                   "--move-time-ms",
+                                   "3000",
+                                   "--startup-timeout-ms",
+                                   "20000"};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("hostile=./hostile_bot --mode read-files --targets-file " +
+                 targets_file(fs::path(dir).filename().string(), {"."}));
+  argv.push_back("greedy=" + kGreedy);
+  return run(argv, std::chrono::seconds(120));
+}
+
+TEST(Sandbox, ABotBesideTheLogCannotReadTheRunningMatch) {
+  // The default logs/ folder next to the bot, and a --log file right beside it.
+  for (const bool default_log : {true, false}) {
+    SCOPED_TRACE(default_log ? "logs/" : "--log spied.jsonl");
+    const std::string dir = folder_with_hostile(default_log ? "beside-logs" : "beside-log-file");
+    const std::string log = dir + (default_log ? "/logs/spied.jsonl" : "/spied.jsonl");
+    const RunResult r =
+        match_in(dir, default_log ? std::vector<std::string>{}
+                                  : std::vector<std::string>{"--log", "spied.jsonl"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto& end = only(read_log(log), v1::LogRecord::kMatchEnd).match_end();
+    EXPECT_EQ(end.fault_seat(), -1) << r.output;
+    EXPECT_EQ(end.hands_played(), 2u);
+    const std::string out = bot_outputs({log});
+    ASSERT_TRUE(listed(out, ".").has_value()) << out;  // it did look
+    // It learned nothing of the match: not the seed, no line of the log.
+    EXPECT_FALSE(contains(out, kSeed)) << out;
+    EXPECT_FALSE(contains(out, "match_id")) << out;
+    EXPECT_FALSE(contains(out, "GOT read ./" + fs::relative(log, dir).string())) << out;
+    if (default_log) {
+      EXPECT_EQ(listed(out, "./logs"), std::set<std::string>{}) << out;  // not even the name
+      EXPECT_EQ(listed(out, "logs"), std::set<std::string>{}) << out;
+    } else {
+      EXPECT_TRUE(contains(out, "BLOCKED open ./spied.jsonl")) << out;
+    }
+  }
+}
+
+TEST(Sandbox, WithoutTheSandboxABotBesideTheLogReadsTheRunningMatch) {
+  const std::string dir = folder_with_hostile("beside-logs-unsandboxed");
+  const RunResult r = match_in(dir, {"--no-sandbox"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string out = bot_outputs({dir + "/logs/spied.jsonl"});
+  EXPECT_TRUE(contains(out, "GOT read ./logs/spied.jsonl")) << out;
+  EXPECT_TRUE(contains(out, kSeed)) << out;
+}
+
+TEST(Sandbox, ABotBesideTheTournamentOutputCannotReadItNorTheTournamentFile) {
+  constexpr const char* kMarker = "only-in-the-tournament-file-5c1e";
+  // The default output folder (tournaments-out/NAME) next to the bot, and the bot kept inside
+  // the output folder itself (--out .).
+  for (const bool out_here : {false, true}) {
+    SCOPED_TRACE(out_here ? "--out ." : "default out_dir");
+    const std::string dir = folder_with_hostile(out_here ? "in-out" : "beside-out");
+    std::ofstream(dir + "/t.txtpb")
+        << "# " << kMarker << "\nname: \"spying\"\nformat: FORMAT_TWO_PLAYERS\n"
+        << "bots { name: \"hostile\" command: \"./hostile_bot\" args: \"--mode\" args: "
+           "\"read-files\" args: \"--targets-file\" args: \""
+        << targets_file(fs::path(dir).filename().string(), {"."}) << "\" }\n"
+        << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+        << "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
+    std::vector<std::string> argv = {"/usr/bin/env", "-C", dir, kReferee, "tournament",
+                                     "t.txtpb",      "-j", "1", "-q"};
+    if (out_here) argv.insert(argv.end(), {"--out", "."});
+    const RunResult r = run(argv, std::chrono::seconds(120));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string out_dir = out_here ? dir : dir + "/tournaments-out/spying";
+    std::vector<std::string> logs;
+    for (const auto& entry : fs::directory_iterator(out_dir + "/matches")) {
+      logs.push_back(entry.path().string());
+      const auto& end = only(read_log(logs.back()), v1::LogRecord::kMatchEnd).match_end();
+      EXPECT_EQ(end.fault_seat(), -1) << logs.back();
+    }
+    EXPECT_EQ(logs.size(), 2u);
+    const std::string out = bot_outputs(logs);
+    ASSERT_TRUE(listed(out, ".").has_value()) << out;  // it did look
+    // Neither the tournament file nor its copy, the index, the lock or a match log.
+    EXPECT_FALSE(contains(out, kMarker)) << out;
+    EXPECT_FALSE(contains(out, "matches_per_pairing")) << out;
+    EXPECT_FALSE(contains(out, "match_id")) << out;
+    EXPECT_FALSE(contains(out, "hostile-greedy")) << out;
+    EXPECT_FALSE(contains(out, "greedy-hostile")) << out;
+    if (out_here) {
+      EXPECT_EQ(listed(out, "./matches"), std::set<std::string>{}) << out;
+    } else {
+      EXPECT_EQ(listed(out, "./tournaments-out"), std::set<std::string>{}) << out;
+    }
+  }
+}
+
+TEST(Sandbox, RefusesABotThatCouldReadAFolderOfTheRefereesAlone) {
+  const std::string dir = temp_dir("refuse-matches-folder");
+  fs::create_directories(dir + "/out/matches");
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "format: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"a\" command: \"" << kGreedy << "\" }\n"
+                      << "bots { name: \"b\" command: \"" << kGreedy << "\" }\n";
+  const RunResult r = run(
+      {kReferee, "tournament", file, "--out", dir + "/out", "--read-only", dir + "/out/matches"},
+      std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "referee tournament: cannot start bot 'a' (" + kGreedy +
+                                     ") in its sandbox: it may read the folder " + dir +
+                                     "/out/matches, which is the tournament's match log "
+                                     "folder " +
+                                     dir + "/out/matches"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "write the output elsewhere")) << r.output;
+  EXPECT_FALSE(fs::exists(dir + "/out/index.jsonl"));  // nothing was played
 }
 
 // --- Other processes ------------------------------------------------------------------------

@@ -82,6 +82,134 @@ TEST(SandboxFolders, ProgramFolderPathArgumentsAndExtras) {
   fs::remove_all(base);
 }
 
+// --- The referee's own paths ----------------------------------------------------------------
+
+using Kind = HiddenPath::Kind;
+
+TEST(SandboxMasks, CoverTheRefereesPathsInsideABoundFolderOnly) {
+  std::string refusal;
+  const auto masks =
+      masks_for({{"/home/u/bots", "/home/u/bots"}, {"/usr", "/usr"}},
+                {{"/home/u/bots/logs", "the match log folder", Kind::kSharedFolder},
+                 {"/home/u/bots/logs/m.jsonl", "the match log", Kind::kFile},  // covered by logs/
+                 {"/home/u/bots/t.txtpb", "the tournament file", Kind::kFile},
+                 {"/home/u/bots-logs", "elsewhere", Kind::kFolder},  // a prefix, not inside
+                 {"/tmp/allfives-1-x", "the bots' socket folder", Kind::kFolder}},
+                &refusal);
+  EXPECT_EQ(refusal, "");
+  ASSERT_EQ(masks.size(), 2u);
+  EXPECT_EQ(masks[0].path, "/home/u/bots/logs");
+  EXPECT_EQ(masks[0].kind, Kind::kFolder);
+  EXPECT_EQ(masks[1].path, "/home/u/bots/t.txtpb");
+  EXPECT_EQ(masks[1].kind, Kind::kFile);
+}
+
+TEST(SandboxMasks, ThroughEveryPathThatShowsTheFolder) {
+  // The bot's folder reached through a symlink is bound at both paths: both are covered.
+  std::string refusal;
+  const auto masks =
+      masks_for({{"/data/bots", "/data/bots"}, {"/home/u/bots", "/data/bots"}},
+                {{"/data/bots/out", "the output folder", Kind::kSharedFolder}}, &refusal);
+  ASSERT_EQ(masks.size(), 2u);
+  EXPECT_EQ(masks[0].path, "/data/bots/out");
+  EXPECT_EQ(masks[1].path, "/home/u/bots/out");
+}
+
+TEST(SandboxMasks, ASharedFolderHoldingTheBotIsLeftOpenItsFilesCovered) {
+  // Bots kept in the output folder: the folder stays, the referee's things in it are covered.
+  std::string refusal;
+  const auto masks =
+      masks_for({{"/t/out", "/t/out"}, {"/t/out/bots", "/t/out/bots"}},
+                {{"/t/out", "the tournament's output folder", Kind::kSharedFolder},
+                 {"/t/out/matches", "the tournament's match log folder", Kind::kFolder},
+                 {"/t/out/index.jsonl", "the tournament's index", Kind::kFile}},
+                &refusal);
+  EXPECT_EQ(refusal, "");
+  ASSERT_EQ(masks.size(), 2u);
+  EXPECT_EQ(masks[0].path, "/t/out/index.jsonl");
+  EXPECT_EQ(masks[1].path, "/t/out/matches");
+  // Also when the shared folder is seen through a wider bound folder (/t): covering it there
+  // would cover the bot's own folder.
+  const auto wider =
+      masks_for({{"/t", "/t"}, {"/t/out/bots", "/t/out/bots"}},
+                {{"/t/out", "the tournament's output folder", Kind::kSharedFolder}}, &refusal);
+  EXPECT_TRUE(wider.empty());
+  EXPECT_EQ(refusal, "");
+}
+
+TEST(SandboxMasks, AFolderOfTheRefereesAloneHoldingABoundFolderIsRefused) {
+  for (const std::string bound : {"/t/out/matches", "/t/out/matches/w"}) {
+    std::string refusal;
+    const auto masks = masks_for(
+        {{"/t", "/t"}, {bound, bound}},
+        {{"/t/out/matches", "the tournament's match log folder", Kind::kFolder}}, &refusal);
+    EXPECT_TRUE(masks.empty());
+    EXPECT_EQ(refusal, "it may read the folder " + bound + ", which " +
+                           (bound == "/t/out/matches" ? "is" : "lies inside") +
+                           " the tournament's match log folder /t/out/matches: it would see "
+                           "what the referee writes there");
+  }
+}
+
+TEST(SandboxArgv, MasksComeAfterTheBindsAndTheFoldersEndReadOnly) {
+  SandboxLayout layout;
+  layout.bwrap = "/usr/bin/bwrap";
+  layout.read_only = {"/home/u/bots"};
+  layout.masks = {{"/home/u/bots/logs", "the match log folder", Kind::kFolder},
+                  {"/home/u/bots/t.txtpb", "the tournament file", Kind::kFile},
+                  {"/home/u/bots/tmp/allfives-1-x", "the bots' socket folder", Kind::kFolder}};
+  layout.writable = "/home/u/bots/tmp/allfives-1-x/b0-0";
+  layout.working_dir = "/home/u/bots";
+  const auto a = bwrap_argv(layout, {"/home/u/bots/b"});
+  const int bind = find_seq(a, {"--ro-bind", "/home/u/bots", "/home/u/bots"});
+  const int logs = find_seq(a, {"--tmpfs", "/home/u/bots/logs"});
+  const int file = find_seq(a, {"--ro-bind", "/dev/null", "/home/u/bots/t.txtpb"});
+  const int sockets = find_seq(a, {"--tmpfs", "/home/u/bots/tmp/allfives-1-x"});
+  const int dir = find_seq(a, {"--dir", "/home/u/bots"});
+  const int writable = find_seq(a, {"--bind", layout.writable, layout.writable});
+  ASSERT_GE(bind, 0);
+  EXPECT_GT(logs, bind);
+  EXPECT_GT(file, bind);
+  EXPECT_GT(sockets, bind);
+  // The working folder is made after the covers (it may lie under one), and the socket
+  // folder's own folder is bound into its cover before the covers become read-only.
+  EXPECT_GT(dir, sockets);
+  EXPECT_GT(writable, sockets);
+  for (const std::string folder : {"/home/u/bots/logs", "/home/u/bots/tmp/allfives-1-x"})
+    EXPECT_GT(find_seq(a, {"--remount-ro", folder}), writable) << folder;
+  EXPECT_EQ(find_seq(a, {"--remount-ro", "/home/u/bots/t.txtpb"}), -1);
+}
+
+TEST(SandboxMasks, RealPathsRelativePathsAndSymlinks) {
+  const fs::path base = fs::temp_directory_path() / ("sandbox-masks-" + std::to_string(getpid()));
+  fs::create_directories(base / "real" / "bots" / "logs");
+  fs::create_directory_symlink(base / "real", base / "link");
+  SandboxLayout layout;
+  const std::string bots = (base / "link" / "bots").string();
+  layout.read_only = {bots};
+  // The log folder named through the symlink and a "..", the tournament's folder not made yet.
+  const auto problem =
+      mask_hidden_paths(layout, layout.read_only,
+                        {{(base / "link" / "bots" / ".." / "bots" / "logs").string(),
+                          "the match log folder", Kind::kSharedFolder},
+                         {(base / "real" / "bots" / "out").string(),
+                          "the tournament's output folder", Kind::kSharedFolder}});
+  EXPECT_FALSE(problem.has_value()) << *problem;
+  ASSERT_EQ(layout.masks.size(), 2u);
+  EXPECT_EQ(layout.masks[0].path, bots + "/logs");
+  EXPECT_EQ(layout.masks[1].path, bots + "/out");
+  // A relative path is taken from the current folder.
+  const fs::path before = fs::current_path();
+  fs::current_path(base / "real" / "bots");
+  const auto relative = mask_hidden_paths(layout, layout.read_only,
+                                          {{"logs", "the match log folder", Kind::kSharedFolder}});
+  fs::current_path(before);
+  EXPECT_FALSE(relative.has_value());
+  ASSERT_EQ(layout.masks.size(), 1u);
+  EXPECT_EQ(layout.masks[0].path, bots + "/logs");
+  fs::remove_all(base);
+}
+
 TEST(SandboxEnvironment, AShortListNotTheReferees) {
   setenv("ALLFIVES_SANDBOX_TEST_SECRET", "x", 1);
   const auto env = bot_environment("/usr/bin:/bin", {{"PYTHONPATH", "/opt/p"}, {"HOME", "/h"}});
@@ -211,6 +339,69 @@ TEST(SandboxedProcess, NothingOutlivesTheMainProcess) {
     }
   }
   EXPECT_EQ(found, 0);
+}
+
+// A bot whose folder holds the referee's log folder, a log in it, a tournament file and the
+// socket folder: with them hidden it sees none of their contents, and its own socket folder
+// inside the covered one still works.
+TEST(SandboxedProcess, SeesNothingOfTheRefereesPathsInItsFolder) {
+  const fs::path base = fs::temp_directory_path() / ("sandbox-hidden-" + std::to_string(getpid()));
+  const fs::path bots = base / "bots";
+  fs::create_directories(bots / "logs");
+  fs::create_directories(bots / "sockets" / "other");
+  fs::create_directories(bots / "sockets" / "mine");
+  std::ofstream(bots / "logs" / "m.jsonl") << "secret-log\n";
+  std::ofstream(bots / "t.txtpb") << "secret-file\n";
+  std::ofstream(bots / "sockets" / "other" / "s") << "secret-socket\n";
+  std::ofstream(bots / "bot.sh") << "";
+  const auto run = [&](std::vector<HiddenPath> hidden, std::string* error) {
+    LaunchSpec spec;
+    spec.argv = {"/bin/sh", "-c",
+                 "cd " + bots.string() +
+                     " && ls logs sockets; cat logs/m.jsonl t.txtpb sockets/other/s; "
+                     "echo mine > sockets/mine/w && cat sockets/mine/w; echo x > logs/new",
+                 "sh", (bots / "bot.sh").string()};  // an argument in bots/: it is bound
+    spec.sandbox = true;
+    spec.clean_environment = true;
+    spec.writable_dir = (bots / "sockets" / "mine").string();
+    spec.hidden = std::move(hidden);
+    auto p = BotProcess::start(spec, error);
+    if (!p) return std::string();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (p->running() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(milliseconds(5));
+    p->stop(milliseconds(100));
+    return p->take_stderr();
+  };
+  std::string error;
+  const std::string open = run({}, &error);
+  ASSERT_EQ(error, "");
+  // Not hidden, everything shows: the test below can fail.
+  EXPECT_NE(open.find("secret-log"), std::string::npos) << open;
+  EXPECT_NE(open.find("secret-socket"), std::string::npos) << open;
+  const std::string out =
+      run({{(bots / "logs").string(), "the match log folder", Kind::kSharedFolder},
+           {(bots / "logs" / "m.jsonl").string(), "the match log", Kind::kFile},
+           {(bots / "t.txtpb").string(), "the tournament file", Kind::kFile},
+           {(bots / "sockets").string(), "the bots' socket folder", Kind::kFolder}},
+          &error);
+  ASSERT_EQ(error, "");
+  EXPECT_EQ(out.find("secret"), std::string::npos) << out;
+  // ls shows an empty logs/ and, of the socket folders, its own only.
+  EXPECT_NE(out.find("logs:\n\nsockets:\nmine\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("mine\n"), std::string::npos) << out;  // its own folder is writable
+  EXPECT_FALSE(fs::exists(bots / "logs" / "new"));
+  EXPECT_EQ(fs::file_size(bots / "logs" / "m.jsonl"), 11u);
+  // A path to hide that does not exist yet would show once made: the bot is not started.
+  run({{(bots / "later").string(), "the match log folder", Kind::kSharedFolder}}, &error);
+  EXPECT_EQ(error, "the match log folder " + (bots / "later").string() +
+                       " does not exist yet, so it cannot be hidden from the bot");
+  // Its folder is one of the referee's alone: refused.
+  run({{bots.string(), "the tournament's match log folder", Kind::kFolder}}, &error);
+  EXPECT_NE(error.find("which is the tournament's match log folder " + bots.string()),
+            std::string::npos)
+      << error;
+  fs::remove_all(base);
 }
 
 }  // namespace

@@ -231,6 +231,21 @@ google::protobuf::Struct json(const std::string& text) {
   return s;
 }
 
+TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
+  // `referee match` makes its log before it starts the bots (so their sandboxes can cover it)
+  // and writes the header once they answer.
+  const std::string dir = temp_dir("serve-starting");
+  std::ofstream(dir + "/starting.jsonl");
+  Server s = serve({dir});
+  const HttpReply listing = http_get(s.port, "/t/0/");
+  EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
+  EXPECT_EQ(listing.body.find("not a match log"), std::string::npos) << listing.body;
+  const HttpReply page = http_get(s.port, "/m/0/" + between(listing.body, "href=\"/m/0/", "\""));
+  EXPECT_EQ(page.status, 200) << page.body;
+  EXPECT_NE(page.body.find("Waiting for the first hand"), std::string::npos) << page.body;
+  EXPECT_EQ(s.child->interrupt(), 0);
+}
+
 TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
   const std::string dir = temp_dir("serve-live");
   const std::string log = dir + "/live.jsonl";

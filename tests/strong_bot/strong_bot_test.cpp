@@ -316,7 +316,9 @@ TEST(StrongSearch, TheBotKeepsAMarginBeforeTheDeadline) {
   config.budget = milliseconds(5000);  // more than the referee allows
   bot::MatchInfo info;
   const auto start = steady_clock::now();
-  const bot::Clock clock{start, milliseconds(100), milliseconds(0)};
+  // A move time long enough that its margin (a tenth) outlasts a busy machine's scheduling
+  // delays, yet far below the bot's own budget: the clock must be what stops the search.
+  const bot::Clock clock{start, milliseconds(1000), milliseconds(0)};
   StrongBot b(info, config);
   const Play p = b.choose_play(snap.view, clock);
   EXPECT_TRUE(snap.view.legal_plays().contains(p));

@@ -161,6 +161,29 @@ TEST(TournamentFile, DefaultsAndHash) {
   EXPECT_NE(reseeded.hash, t.hash);
 }
 
+// A file without `seed` loads without one (the tournament command settles it: settle_seed);
+// set_seed then gives it the hashes of a file that names that seed, its smaller tournaments'
+// included (what resuming a grown tournament checks). A written `seed: 0` hashes as no seed,
+// as it did before seeds had presence, so older output folders keep their hashes.
+TEST(TournamentFile, SeedSetLaterHashesAsWritten) {
+  FileFixture f;
+  std::string error;
+  TournamentDef none, zero, written;
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(3), none, error)) << error;
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(3) + "seed: 0\n", zero, error));
+  ASSERT_TRUE(f.load("format: FORMAT_TWO_PLAYERS\n" + bots(3) + "seed: 77\n", written, error));
+  EXPECT_FALSE(none.proto.has_seed());
+  EXPECT_TRUE(zero.proto.has_seed());
+  EXPECT_EQ(zero.hash, none.hash);
+  EXPECT_NE(written.hash, none.hash);
+  ASSERT_EQ(written.earlier_hashes.size(), 1u);
+  set_seed(none, 77);
+  EXPECT_EQ(none.proto.seed(), 77u);
+  EXPECT_EQ(none.hash, written.hash);
+  EXPECT_EQ(none.earlier_hashes, written.earlier_hashes);
+  EXPECT_EQ(make_schedule(none)[0].seed(), make_schedule(written)[0].seed());
+}
+
 // Each bad file gives an error naming the file and the line.
 void expect_error(const std::string& text, const std::string& line, const std::string& words) {
   FileFixture f;
