@@ -175,18 +175,30 @@ TEST(BotCgroups, OverTheMemoryLimitTheBotIsKilledAndTheLimitNamed) {
   ResourceLimits limits;
   limits.memory_mib = 64;
   // 256 MiB in one string, touched: python3 fails to allocate under RLIMIT_AS (MemoryError),
-  // and is killed by the kernel under the memory cgroup.
-  auto p =
-      start_sandboxed("exec /usr/bin/python3 -c 'x = bytearray(256 << 20); print(len(x))'", limits);
-  ASSERT_NE(p, nullptr);
-  ASSERT_TRUE(testing::wait_until([&] { return !p->running(); }, milliseconds(20000)));
-  const std::string words = p->describe_exit();
-  EXPECT_TRUE(words.starts_with("exceeded its memory limit of 64 MiB")) << words;
-  if (!cgroup_places().memory_parent.empty()) {
-    EXPECT_EQ(words, "exceeded its memory limit of 64 MiB (killed by signal 9 (SIGKILL))");
+  // and is killed by the kernel under the memory cgroup. Both ways, whatever this machine
+  // offers: --no-cgroups tests the fallback here too.
+  for (const bool cgroups : {true, false}) {
+    SCOPED_TRACE(cgroups ? "cgroups allowed" : "no cgroups");
+    auto p = start_sandboxed("exec /usr/bin/python3 -c 'x = bytearray(256 << 20); print(len(x))'",
+                             limits, cgroups);
+    ASSERT_NE(p, nullptr);
+    ASSERT_TRUE(testing::wait_until([&] { return !p->running(); }, milliseconds(20000)));
+    const std::string words = p->describe_exit();
+    EXPECT_TRUE(words.starts_with("exceeded its memory limit of 64 MiB")) << words;
+    if (p->memory_limit_by() != LimitMechanism::kRlimit) {
+      EXPECT_EQ(words, "exceeded its memory limit of 64 MiB (killed by signal 9 (SIGKILL))");
+    }
+    if (!cgroups) {
+      EXPECT_EQ(p->memory_limit_by(), LimitMechanism::kRlimit);
+    } else if (testing::machine_offers_v1_cgroups()) {
+      EXPECT_EQ(p->memory_limit_by(), LimitMechanism::kCgroupV1);
+    }
+    p->stop(milliseconds(100));
+    EXPECT_EQ(p->describe_exit(), words);  // the count survives the cgroup's removal
+    if (p->memory_limit_by() == LimitMechanism::kRlimit) {
+      EXPECT_NE(p->take_stderr().find("MemoryError"), std::string::npos);
+    }
   }
-  p->stop(milliseconds(100));
-  EXPECT_EQ(p->describe_exit(), words);  // the count survives the cgroup's removal
 }
 
 TEST(BotCgroups, AForkBombMeetsItsProcessLimitWhoeverTheRefereeIs) {
