@@ -1,9 +1,11 @@
 // What the sandbox costs a bot's start-up: the time from starting the program to its health
 // service answering SERVING (BotEndpoint::start, as the referee starts every bot), sandboxed
 // and not, interleaved; prints the medians and their difference (target: at most 20 ms more
-// per bot). Then, with --options, where bubblewrap's own time goes: /bin/true run by the
-// referee's machinery (its user id, limits, guardian) in the bot's sandbox with one namespace
-// after another added, the mounts kept the same, interleaved.
+// per bot). A third interleaved run starts it sandboxed without its cgroups (--no-cgroups),
+// for what making and removing them costs where the machine offers them. Then, with --options,
+// where bubblewrap's own time goes: /bin/true run by the referee's machinery (its user id,
+// limits, guardian) in the bot's sandbox with one namespace after another added, the mounts
+// kept the same, interleaved.
 //   bench_sandbox_startup [--reps N] [--options] [BOT_PROGRAM...]   (default: the sample
 //   greedy_bot)
 #include <algorithm>
@@ -15,6 +17,7 @@
 
 #include "bots/bot_endpoint.h"
 #include "process/bot_process.h"
+#include "process/cgroup.h"
 #include "process/private_dir.h"
 #include "process/sandbox.h"
 
@@ -30,7 +33,7 @@ double median(std::vector<double> v) {
 }
 
 // Milliseconds from launch to SERVING, or a negative number if the bot did not start.
-double start_once(const std::string& program, bool sandbox, int rep) {
+double start_once(const std::string& program, bool sandbox, bool cgroups, int rep) {
   std::string error;
   auto dir = PrivateDir::create(&error);
   if (!dir) return -1;
@@ -38,6 +41,7 @@ double start_once(const std::string& program, bool sandbox, int rep) {
   spec.display_name = "bot";
   spec.command = {program};
   spec.confinement.sandbox = sandbox;
+  spec.confinement.cgroups = cgroups;
   const auto t0 = Clock::now();
   // snprintf, not concatenation: GCC 12 warns falsely (-Wrestrict) on the latter here.
   char name[32];
@@ -152,21 +156,31 @@ int main(int argc, char** argv) {
   for (const std::string& program : programs) {
     std::vector<double> sandboxed;
     std::vector<double> bare;
+    std::vector<double> no_cgroups;
     for (int rep = 0; rep < reps; ++rep) {
-      // Alternate which goes first, so neither always gets the warmer caches.
-      for (int k = 0; k < 2; ++k) {
-        const bool sandbox = (rep + k) % 2 == 0;
-        const double ms = start_once(program, sandbox, rep * 2 + k);
+      // Rotate which goes first, so none always gets the warmer caches.
+      for (int k = 0; k < 3; ++k) {
+        const int variant = (rep + k) % 3;
+        const double ms = start_once(program, variant != 1, variant != 2, rep * 3 + k);
         if (ms < 0) return 1;
-        (sandbox ? sandboxed : bare).push_back(ms);
+        (variant == 0 ? sandboxed : variant == 1 ? bare : no_cgroups).push_back(ms);
       }
     }
     std::vector<double> diffs;
-    for (int rep = 0; rep < reps; ++rep) diffs.push_back(sandboxed[rep] - bare[rep]);
+    std::vector<double> cgroup_diffs;
+    for (int rep = 0; rep < reps; ++rep) {
+      diffs.push_back(sandboxed[rep] - bare[rep]);
+      cgroup_diffs.push_back(sandboxed[rep] - no_cgroups[rep]);
+    }
     std::printf(
         "%s\n  median: sandboxed %.2f ms, not sandboxed %.2f ms; extra per bot %.2f ms "
-        "(median of the paired differences; target <= 20 ms)\n",
-        program.c_str(), median(sandboxed), median(bare), median(diffs));
+        "(median of the paired differences; target <= 20 ms)\n"
+        "  sandboxed without cgroups %.2f ms; the cgroups (%s) cost %.2f ms per bot\n",
+        program.c_str(), median(sandboxed), median(bare), median(diffs), median(no_cgroups),
+        cgroup_places().version == 0   ? "none made here"
+        : cgroup_places().version == 1 ? "v1"
+                                       : "v2",
+        median(cgroup_diffs));
   }
   return options ? time_options(reps) : 0;
 }

@@ -126,6 +126,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     // user, as the user asked, and so without the (per-user) process limit.
     launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
+    launch.cgroups = spec.confinement.cgroups;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
     launch.writable_dir = own_dir;
@@ -160,6 +161,24 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
   return false;
 }
 
+namespace {
+
+v1::LimitMechanism log_mechanism(LimitMechanism m) {
+  switch (m) {
+    case LimitMechanism::kNone:
+      return v1::LIMIT_MECHANISM_NONE;
+    case LimitMechanism::kRlimit:
+      return v1::LIMIT_MECHANISM_RLIMIT;
+    case LimitMechanism::kCgroupV1:
+      return v1::LIMIT_MECHANISM_CGROUP_V1;
+    case LimitMechanism::kCgroupV2:
+      return v1::LIMIT_MECHANISM_CGROUP_V2;
+  }
+  return v1::LIMIT_MECHANISM_NONE;
+}
+
+}  // namespace
+
 v1::LogConfinement BotEndpoint::confinement_record() const {
   v1::LogConfinement c;
   if (!process_) return c;
@@ -177,6 +196,9 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
   c.set_open_files(l.open_files);
   c.set_file_size_mib(l.file_size_mib);
   c.set_core_dumps(!l.no_core_dumps);
+  c.set_memory_limit_by(log_mechanism(process_->memory_limit_by()));
+  c.set_processes_limit_by(log_mechanism(process_->processes_limit_by()));
+  for (const std::string& folder : process_->cgroups()) c.add_cgroups(folder);
   return c;
 }
 

@@ -21,6 +21,9 @@ namespace allfives::referee {
 struct Confinement {
   bool sandbox = true;
   ResourceLimits limits;
+  // Memory and processes limited by cgroups of the bot's own where the machine allows it,
+  // else by setrlimit (cgroup.h); false: setrlimit only.
+  bool cgroups = true;
   std::vector<std::string> read_only_dirs;  // extra folders it may read (absolute)
   // The referee's own paths it must not see (the match log, a tournament's output folder...),
   // besides the bots' socket folder, which launch() adds.

@@ -9,16 +9,26 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
   cmd->add_flag("!--no-sandbox", flags.sandbox,
                 "Start bots without the bubblewrap sandbox (only for bots you trust): they can "
                 "then read your files, see other processes and use the network, and they run as "
-                "the referee's user. The resource limits (but for the process limit) and "
+                "the referee's user. The resource limits (but for the process limit where no pids "
+                "cgroup can be made) and "
                 "process groups still apply");
   cmd->add_option("--memory-mib", flags.limits.memory_mib,
-                  "Memory per bot process: its address space, RLIMIT_AS; 0 = no limit")
+                  "Memory per bot; 0 = no limit. Where the machine lets the referee make a "
+                  "memory cgroup per bot, it is the resident memory of all the bot's processes "
+                  "together (no swap), and a bot over it is killed by the kernel; else it is "
+                  "each process's virtual address space (RLIMIT_AS), which counts reserved "
+                  "memory too, so runtimes that reserve large areas may fail under it. The log "
+                  "header says which applied (memory_limit_by)")
       ->capture_default_str();
   cmd->add_option("--max-processes", flags.limits.processes,
-                  "Processes and threads per bot (RLIMIT_NPROC; only applied to sandboxed bots "
-                  "of a referee run as root, which gives each a user id of its own); 0 = no "
-                  "limit")
+                  "Processes and threads per bot, all together; 0 = no limit. A pids cgroup per "
+                  "bot where the machine allows it; else RLIMIT_NPROC, which the kernel counts "
+                  "per user and so is only applied to sandboxed bots of a referee run as root "
+                  "(each gets a user id of its own)")
       ->capture_default_str();
+  cmd->add_flag("!--no-cgroups", flags.cgroups,
+                "Limit memory and processes by setrlimit only (RLIMIT_AS, RLIMIT_NPROC), even "
+                "where cgroups per bot could be made");
   cmd->add_option("--max-open-files", flags.limits.open_files,
                   "Open files per bot process (RLIMIT_NOFILE); 0 = no limit")
       ->capture_default_str();
@@ -37,6 +47,7 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   Confinement c;
   c.sandbox = flags.sandbox;
   c.limits = flags.limits;
+  c.cgroups = flags.cgroups;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
   return c;

@@ -13,6 +13,7 @@ namespace allfives::referee {
 
 struct ConfinementFlags {
   bool sandbox = true;
+  bool cgroups = true;
   ResourceLimits limits;
   std::vector<std::string> read_only;
 };

@@ -122,6 +122,7 @@ int run(const TournamentOptions& o) {
     const v1::TournamentBot& entry = run.def.proto.bots(i);
     Confinement& c = bot.confinement;
     c.sandbox = flags.sandbox && c.sandbox;
+    c.cgroups = flags.cgroups;
     const v1::BotLimits& set = entry.limits();
     if (set.memory_mib() == 0) c.limits.memory_mib = flags.limits.memory_mib;
     if (set.processes() == 0) c.limits.processes = flags.limits.processes;

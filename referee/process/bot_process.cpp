@@ -245,7 +245,28 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   }
   const ResourceLimits& l = spec.limits;
   constexpr rlim_t kMiB = 1024 * 1024;
-  if (l.memory_mib != 0) p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);
+  // Memory and processes: by cgroups of the bot's own where they can be made. RLIMIT_AS is then
+  // not set as well: it would count virtual memory again, per process, and fail runtimes that
+  // reserve more address space than they use. Where a cgroup cannot be made after all, the
+  // limits fall back to setrlimit; the log header says which applied.
+  if (spec.cgroups) {
+    const CgroupPlaces& places = cgroup_places();
+    if ((l.memory_mib != 0 && !places.memory_parent.empty()) ||
+        (l.processes != 0 && !places.pids_parent.empty())) {
+      std::string why;
+      p.cgroup = BotCgroup::create(places, l.memory_mib, l.processes, &why);
+    }
+  }
+  if (p.cgroup) {
+    p.memory_by = p.cgroup->memory_by();
+    p.processes_by = p.cgroup->processes_by();
+    p.cgroup_folders = p.cgroup->folders();
+    p.cgroup_procs = p.cgroup->procs_files();
+  }
+  if (l.memory_mib != 0 && p.memory_by == LimitMechanism::kNone) {
+    p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);
+    p.memory_by = LimitMechanism::kRlimit;
+  }
   if (l.open_files != 0) p.rlimits.emplace_back(RLIMIT_NOFILE, l.open_files);
   if (l.file_size_mib != 0) p.rlimits.emplace_back(RLIMIT_FSIZE, l.file_size_mib * kMiB);
   if (l.no_core_dumps) p.rlimits.emplace_back(RLIMIT_CORE, 0);
@@ -253,7 +274,10 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.uid_base = bot_uid_base();
     p.own_dir = spec.writable_dir;
     // Only a per-bot count under a user id of the bot's own (see ResourceLimits::processes).
-    if (p.uid_base != 0 && l.processes != 0) p.rlimits.emplace_back(RLIMIT_NPROC, l.processes);
+    if (p.uid_base != 0 && l.processes != 0 && p.processes_by == LimitMechanism::kNone) {
+      p.rlimits.emplace_back(RLIMIT_NPROC, l.processes);
+      p.processes_by = LimitMechanism::kRlimit;
+    }
   }
 
   for (std::string& arg : p.argv_storage) p.argv.push_back(arg.data());
@@ -293,7 +317,8 @@ std::string ExitStatus::describe() const {
 }
 
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
-                                      const std::string& output_tail) {
+                                      const std::string& output_tail,
+                                      const LimitEvidence& evidence) {
   const std::string how = status.describe();
   if (status.signaled && status.signal == SIGXFSZ && limits.file_size_mib != 0) {
     return "exceeded its file size limit of " + std::to_string(limits.file_size_mib) + " MiB (" +
@@ -301,13 +326,16 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
   }
   if (!status.signaled && status.code == 0) return how;  // a clean exit is not a limit's doing
   auto said = [&](const char* text) { return output_tail.find(text) != std::string::npos; };
-  if (limits.memory_mib != 0 && (said("std::bad_alloc") || said("MemoryError") ||
-                                 said("Cannot allocate memory") || said("out of memory"))) {
+  if (limits.memory_mib != 0 &&
+      (evidence.oom_kills != 0 || said("std::bad_alloc") || said("MemoryError") ||
+       said("Cannot allocate memory") || said("out of memory"))) {
     return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB (" + how +
            ")";
   }
-  if (limits.processes != 0 && said("Resource temporarily unavailable") &&
-      (said("fork") || said("thread") || said("clone") || said("system_error"))) {
+  if (limits.processes != 0 &&
+      (evidence.process_limit_hits != 0 ||
+       (said("Resource temporarily unavailable") &&
+        (said("fork") || said("thread") || said("clone") || said("system_error"))))) {
     return "reached its limit of " + std::to_string(limits.processes) + " processes and threads (" +
            how + ")";
   }
@@ -335,6 +363,10 @@ struct BotProcess::Impl {
   std::vector<std::string> read_only;  // the sandbox's read-only folders
   // bwrap reports its program's death by signal N as exit code 128 + N: read it back as such.
   bool sandboxed = false;
+  std::shared_ptr<BotCgroup> cgroup;  // null without one; removed by stop()
+  std::vector<std::string> cgroup_folders;
+  LimitMechanism memory_by = LimitMechanism::kNone;
+  LimitMechanism processes_by = LimitMechanism::kNone;
 
   // Output, guarded by out_mu (never held while waiting for anything).
   std::mutex out_mu;
@@ -466,7 +498,11 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
   bot->impl_ = std::make_unique<Impl>(spec.stderr_cap_bytes);
   Impl& impl = *bot->impl_;
   impl.limits = spec.limits;
-  if (spawned.uid == 0) impl.limits.processes = 0;  // not applied (see ResourceLimits)
+  impl.cgroup = prepared->cgroup;
+  if (impl.cgroup) impl.cgroup_folders = impl.cgroup->folders();
+  impl.memory_by = prepared->memory_by;
+  impl.processes_by = prepared->processes_by;
+  if (impl.processes_by == LimitMechanism::kNone) impl.limits.processes = 0;  // not applied
   impl.sandboxed = spec.sandbox;
   impl.read_only = prepared->read_only;
   impl.guard_w = spawned.guard_w;
@@ -499,6 +535,18 @@ const ResourceLimits& BotProcess::limits() const {
   return impl_->limits;
 }
 
+LimitMechanism BotProcess::memory_limit_by() const {
+  return impl_->memory_by;
+}
+
+LimitMechanism BotProcess::processes_limit_by() const {
+  return impl_->processes_by;
+}
+
+const std::vector<std::string>& BotProcess::cgroups() const {
+  return impl_->cgroup_folders;
+}
+
 bool BotProcess::running() {
   std::lock_guard lock(impl_->mu);
   return !impl_->stopped && !impl_->check_exited(pid_);
@@ -519,7 +567,12 @@ std::string BotProcess::describe_exit() {
     std::lock_guard out_lock(impl_->out_mu);
     tail = impl_->output.last(4096);
   }
-  return describe_exit_with_limits(impl_->status, impl_->limits, tail);
+  LimitEvidence evidence;
+  if (impl_->cgroup) {
+    evidence.oom_kills = impl_->cgroup->oom_kills();
+    evidence.process_limit_hits = impl_->cgroup->process_limit_hits();
+  }
+  return describe_exit_with_limits(impl_->status, impl_->limits, tail, evidence);
 }
 
 std::string BotProcess::take_stderr() {
@@ -597,6 +650,8 @@ void BotProcess::stop(milliseconds grace) {
       impl.lost = true;  // stuck or reaped elsewhere; a background thread keeps waiting
     }
   }
+  // Everything in the sandbox died with it; what else is left in the cgroups is killed.
+  if (impl.cgroup) impl.cgroup->remove();
   impl.stopped = true;
   impl.finish_reader();
 }

@@ -20,11 +20,15 @@
 //     time (a bot flooding its output never blocks), into one capped buffer.
 //   * With LaunchSpec::sandbox the program runs inside bubblewrap (sandbox.h): a PID namespace
 //     that dies with the bwrap process we started, so even processes that leave the group on
-//     purpose (setsid/setpgid daemons) end with it. Without the sandbox such processes are not
-//     covered.
-//   * LaunchSpec::limits are set with setrlimit before exec. With LaunchSpec::own_user and the
-//     referee running as root, the bot runs under a user id of its own (bot_uid_base() + pid),
-//     which makes the process limit a per-bot count and keeps the bot from signalling anyone.
+//     purpose (setsid/setpgid daemons) end with it. Without the sandbox only the bot's cgroups
+//     (where it has them) still hold such processes, to be killed when they are removed.
+//   * LaunchSpec::limits: memory and processes by cgroups of the bot's own where the machine
+//     allows (cgroup.h; the bot's pid is written into them before it may exec, and they are
+//     removed, with anything left in them killed, by stop(), or by the guardian when the
+//     referee dies), else by setrlimit, as are the
+//     other limits, before exec. With LaunchSpec::own_user and the referee running as root, the
+//     bot runs under a user id of its own (bot_uid_base() + pid), which keeps it from
+//     signalling anyone and, without a pids cgroup, makes RLIMIT_NPROC a per-bot count.
 // The rest of the referee must not reap children it did not start itself (no waitpid(-1), no
 // SIGCHLD set to SIG_IGN): that would take the bots' exit statuses and unpin their pgids.
 // (SIGPIPE ignored, or any handlers installed, are fine: bots start with default dispositions.)
@@ -39,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "process/cgroup.h"
 #include "process/sandbox.h"
 
 namespace allfives::referee {
@@ -53,6 +58,9 @@ struct LaunchSpec {
   // extra_env, not the referee's.
   bool clean_environment = false;
   ResourceLimits limits = ResourceLimits::none();
+  // Memory and processes limited by cgroups of the bot's own where this machine allows it
+  // (cgroup.h); false, or where it does not: by setrlimit (RLIMIT_AS, RLIMIT_NPROC).
+  bool cgroups = true;
   // As root: run the bot under a user id of its own (see sandbox.h, bot_uid_base()).
   bool own_user = false;
   // Run the program inside a bubblewrap sandbox (sandbox.h). The caller should have checked
@@ -91,15 +99,24 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+// What the bot's cgroups counted (cgroup.h), 0 without them.
+struct LimitEvidence {
+  uint64_t oom_kills = 0;           // processes the kernel killed at the memory limit
+  uint64_t process_limit_hits = 0;  // forks and clones refused at the process limit
+};
+
 // A bot's exit in words, naming the resource limit it ran into when its end points to one:
-// "exceeded its memory limit of 1024 MiB (killed by signal 6 (SIGABRT))". The limits only make
-// a process fail its allocation, fork or write; which one caused its end is inferred from the
-// signal (SIGXFSZ: the file size limit) or from the failure its own last output reports
-// (std::bad_alloc, MemoryError, "Cannot allocate memory": memory; "Resource temporarily
-// unavailable" from fork or thread creation: processes). A bot that dies silently after a
-// failed allocation is described by its exit alone.
+// "exceeded its memory limit of 1024 MiB (killed by signal 6 (SIGABRT))". A bot that did not
+// exit cleanly is judged to have hit its memory limit when its memory cgroup counted an OOM
+// kill, its process limit when its pids cgroup refused a fork (`evidence`). The rlimits only
+// make a process fail its allocation, fork or write; which one caused its end is then
+// inferred from the signal (SIGXFSZ: the file size limit) or from the failure its own last
+// output reports (std::bad_alloc, MemoryError, "Cannot allocate memory": memory; "Resource
+// temporarily unavailable" from fork or thread creation: processes). A bot that dies silently
+// after a failed allocation is described by its exit alone.
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
-                                      const std::string& output_tail);
+                                      const std::string& output_tail,
+                                      const LimitEvidence& evidence = {});
 
 // The status waitpid() reported, as an ExitStatus.
 ExitStatus exit_status_of(int wait_status);
@@ -122,8 +139,13 @@ class BotProcess {
   int guardian_pid() const { return guardian_pid_; }  // for diagnostics and tests
   // The user id the bot runs under (the referee's own unless LaunchSpec::own_user as root).
   uint32_t uid() const { return uid_; }
-  // The limits in force: LaunchSpec::limits, with processes 0 when RLIMIT_NPROC was not set.
+  // The limits in force: LaunchSpec::limits, with processes 0 when no means applied it.
   const ResourceLimits& limits() const;
+  // How the memory and process limits are enforced (kNone for a limit of 0 or not applied).
+  LimitMechanism memory_limit_by() const;
+  LimitMechanism processes_limit_by() const;
+  // The folders of the bot's cgroups (removed by stop()), empty without them.
+  const std::vector<std::string>& cgroups() const;
   // In the sandbox: the folders it may read besides the system folders (sandbox.h).
   const std::vector<std::string>& read_only_dirs() const;
 

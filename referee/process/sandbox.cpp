@@ -378,7 +378,8 @@ std::string no_sandbox_warning(const std::string& program) {
   return program +
          ": warning: some bots run WITHOUT the sandbox (--no-sandbox or sandbox: false): they "
          "can read your files, see other processes and use the network. Their resource "
-         "limits (but for the process limit) and process groups still apply.\n";
+         "limits (but for the process limit where no pids cgroup can be made) and process "
+         "groups still apply.\n";
 }
 
 }  // namespace allfives::referee

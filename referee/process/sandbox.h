@@ -38,16 +38,22 @@
 
 namespace allfives::referee {
 
-// Per-bot resource limits, applied with setrlimit in the bot's process before it starts (the
-// bwrap process and everything in the sandbox inherit them). 0 means "no limit" for each.
+// Per-bot resource limits, applied in the bot's process before it starts (the bwrap process
+// and everything in the sandbox inherit them). 0 means "no limit" for each. Memory and
+// processes are limited by cgroups of the bot's own where the machine allows (cgroup.h), else
+// by setrlimit; the rest always by setrlimit.
 struct ResourceLimits {
-  // RLIMIT_AS, per process: the address space each process of the bot may map. It counts
-  // virtual memory (reserved, not only used), so it is a ceiling on memory, not a meter.
+  // With a memory cgroup: the resident memory (and page cache, /tmp included) of all the bot's
+  // processes together, no swap; over it the kernel kills one of them. Without: RLIMIT_AS, the
+  // address space each process may map on its own. That counts virtual memory (reserved, not
+  // only used), so it is a ceiling, not a meter: runtimes that reserve large areas up front
+  // fail under it, and several processes may each use that much.
   uint64_t memory_mib = 1024;
-  // RLIMIT_NPROC: processes and threads of the bot together, bwrap's two processes included.
-  // The kernel counts it per user, so it is only a per-bot limit when the bot runs under a user
-  // id of its own, which the referee arranges for sandboxed bots when it runs as root (see
-  // bot_uid_base()); otherwise it is not applied (it would count every process of that user).
+  // Processes and threads of the bot together, bwrap's two processes included. With a pids
+  // cgroup: pids.max. Without: RLIMIT_NPROC, which the kernel counts per user, so it is only a
+  // per-bot limit when the bot runs under a user id of its own, which the referee arranges for
+  // sandboxed bots when it runs as root (see bot_uid_base()); otherwise it is not applied (it
+  // would count every process of that user).
   uint32_t processes = 64;
   uint32_t open_files = 256;    // RLIMIT_NOFILE: descriptors open at once
   uint64_t file_size_mib = 64;  // RLIMIT_FSIZE: the largest file it may write (also in /tmp)

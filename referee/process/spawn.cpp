@@ -215,7 +215,41 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 // The guardian, forked and never exec'd. Async-signal-safe calls only. Every signal stays
 // blocked (inherited from the launcher thread), so a Ctrl-C or a stray SIGTERM cannot take it
 // down before it has done its job; only SIGKILL can.
-[[noreturn]] void guardian_child(int guard_r, pid_t pgid, int max_fd) {
+// The guardian's last step, once the bot's group is dead: its cgroups (the folders `folders`,
+// their member lists `procs`) are removed, so a referee that died leaves none behind. What is
+// still in them (an unsandboxed bot's setsid child, outside the group) is killed by its pid.
+// Async-signal-safe: fixed buffers, the strings prepared before the fork.
+void guardian_remove_cgroups(const std::vector<std::string>& folders,
+                             const std::vector<std::string>& procs) {
+  constexpr int kRemoveMs = 2000;
+  for (int waited = 0; waited < kRemoveMs; waited += kGuardianPollMs) {
+    bool all_gone = true;
+    for (size_t i = 0; i < folders.size(); ++i) {
+      if (::rmdir(folders[i].c_str()) == 0 || errno == ENOENT) continue;
+      all_gone = false;
+      const int fd = ::open(procs[i].c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char buffer[4096];
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      ::close(fd);
+      long pid = 0;
+      for (ssize_t k = 0; k < n; ++k) {
+        if (buffer[k] >= '0' && buffer[k] <= '9') {
+          pid = pid * 10 + (buffer[k] - '0');
+        } else {
+          if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
+          pid = 0;
+        }
+      }
+    }
+    if (all_gone) return;
+    const timespec step{0, kGuardianPollMs * 1000000L};
+    nanosleep(&step, nullptr);
+  }
+}
+
+[[noreturn]] void guardian_child(int guard_r, pid_t pgid, const Prepared& p) {
+  const int max_fd = p.max_fd;
   // Out of the referee's process group: signals sent to that group (a terminal's Ctrl-C, a
   // supervisor killing the group) do not reach us.
   setpgid(0, 0);
@@ -239,11 +273,12 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 
   ::kill(-pgid, SIGTERM);
   for (int waited = 0; waited < kGuardianGraceMs; waited += kGuardianPollMs) {
-    if (::kill(-pgid, 0) != 0 && errno == ESRCH) _exit(0);
+    if (::kill(-pgid, 0) != 0 && errno == ESRCH) break;
     const timespec step{0, kGuardianPollMs * 1000000L};
     nanosleep(&step, nullptr);
   }
   ::kill(-pgid, SIGKILL);
+  guardian_remove_cgroups(p.cgroup_folders, p.cgroup_procs);
   _exit(0);
 }
 
@@ -304,6 +339,16 @@ Spawned spawn(const Prepared& p) {
   // Also from here, so the group exists before anyone signals it (the child does the same; one
   // of the two calls wins, both have the same effect).
   ::setpgid(pid, pid);
+  // Into its cgroups while it waits for `go`: all it starts after exec is counted there.
+  if (std::string why; p.cgroup && !p.cgroup->add(pid, &why)) {
+    close_fd(go[1]);
+    ::kill(pid, SIGKILL);
+    reap_bounded(pid);
+    close_all();
+    result = Spawned{};
+    result.error = why;
+    return result;
+  }
   if (p.uid_base != 0) {
     result.uid = p.uid_base + static_cast<uint32_t>(pid);
     // The bot's own socket folder becomes its user's (the child waits for `go` before exec).
@@ -331,7 +376,7 @@ Spawned spawn(const Prepared& p) {
 
   if (::pipe2(guard, O_CLOEXEC) != 0) return abandon("cannot create pipes: " + errno_text(errno));
   const pid_t guardian = _Fork();
-  if (guardian == 0) guardian_child(guard[0], pid, p.max_fd);
+  if (guardian == 0) guardian_child(guard[0], pid, p);
   if (guardian < 0) return abandon("cannot fork the guardian: " + errno_text(errno));
   close_fd(guard[0]);
   result.guardian = guardian;

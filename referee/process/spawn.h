@@ -9,10 +9,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "process/cgroup.h"
 
 namespace allfives::referee::spawn {
 
@@ -30,6 +33,13 @@ struct Prepared {
   uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())
   std::string own_dir;                 // handed to that user before exec (the bot's socket folder)
   std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
+  // The bot's own cgroups (cgroup.h), null if none: the bot is put in them before it may exec.
+  std::shared_ptr<BotCgroup> cgroup;
+  // Its folders and their cgroup.procs files, for the guardian (which must not allocate).
+  std::vector<std::string> cgroup_folders;
+  std::vector<std::string> cgroup_procs;
+  LimitMechanism memory_by = LimitMechanism::kNone;     // how limits.memory_mib is enforced
+  LimitMechanism processes_by = LimitMechanism::kNone;  // how limits.processes is
 };
 
 // What spawn_bot() made: the bot's process and its guardian, or an error.

@@ -23,6 +23,7 @@
 //                  report and abort
 //   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
 //                  most --max-mib), then let std::bad_alloc end the process
+//   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
 //   connect        connect to each --target: host:port (TCP) or a Unix socket path
 //   write-files    create a file in each --target folder, then one in /tmp
 #include <allfives/bot/bot.h>
@@ -218,9 +219,10 @@ void escape(const char* self) {
   std::abort();
 }
 
-// On a thread of its own, so the std::bad_alloc at the limit is not caught by the SDK (which
-// would turn it into a failed answer) but ends the process, as it would in a bot's own worker
-// thread.
+// On a thread of its own (eat-memory), as in a bot's own worker thread, the std::bad_alloc at
+// an address-space limit ends the process uncaught; in choose_play (eat-memory-in-handler) the
+// SDK catches it and ends the process itself. Under a memory cgroup the kernel kills the
+// process first.
 [[noreturn]] void eat_memory_now() {
   constexpr size_t kBlock = 64u << 20;
   std::vector<std::unique_ptr<char[]>> blocks;
@@ -297,6 +299,7 @@ class Hostile final : public allfives::bot::Bot {
       if (m == "escape") escape(g_self.c_str());
       if (m == "fork-bomb") fork_bomb();
       if (m == "eat-memory") std::thread(eat_memory_now).join();
+      if (m == "eat-memory-in-handler") eat_memory_now();
       if (m == "connect")
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();

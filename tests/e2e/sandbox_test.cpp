@@ -27,6 +27,7 @@
 
 #include "e2e/e2e_util.h"
 #include "process/bot_process.h"
+#include "process/process_test_util.h"
 
 namespace allfives::e2e {
 namespace {
@@ -96,6 +97,28 @@ Match play(const std::string& name, const std::string& hostile_args,
 
 const v1::LogMatchEnd& match_end(const Match& m) {
   return only(m.log, v1::LogRecord::kMatchEnd).match_end();
+}
+
+const v1::LogConfinement& hostile_confinement(const Match& m) {
+  return only(m.log, v1::LogRecord::kHeader).header().bots(0).confinement();
+}
+
+// The mechanism the header must record for a limit: a cgroup where the machine offers v1
+// cgroups to root (ours and CI's: these tests then exercise them, not the fallback), else
+// whatever the referee found (a v2 cgroup or setrlimit), which must still be one of them.
+void expect_limit_by(v1::LimitMechanism recorded, bool cgroups_allowed) {
+  if (!cgroups_allowed) {
+    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_RLIMIT);
+  } else if (referee::testing::machine_offers_v1_cgroups()) {
+    EXPECT_EQ(recorded, v1::LIMIT_MECHANISM_CGROUP_V1);
+  } else {
+    EXPECT_NE(recorded, v1::LIMIT_MECHANISM_NONE);
+  }
+}
+
+// A bot's cgroup folders (from the header) must be gone once the referee has exited.
+void expect_cgroups_removed(const v1::LogConfinement& c) {
+  for (const std::string& folder : c.cgroups()) EXPECT_FALSE(fs::exists(folder)) << folder;
 }
 
 // The match ended as a game, not by anyone's fault.
@@ -398,11 +421,25 @@ TEST(Sandbox, ASetsidGrandchildDiesWithASigkilledReferee) {
   EXPECT_TRUE(left.empty()) << left.size() << " survivors";
   for (int pid : left) kill(pid, SIGKILL);
   ref->stop();
+  // The bots' guardians removed their cgroups too (the header, written at the start, names
+  // them).
+  const auto log = read_log(dir + "/m.jsonl");
+  for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+    if (referee::testing::machine_offers_v1_cgroups()) {
+      EXPECT_FALSE(bot.confinement().cgroups().empty());
+    }
+    for (const std::string& folder : bot.confinement().cgroups())
+      EXPECT_TRUE(referee::testing::wait_until([&] { return !fs::exists(folder); },
+                                               std::chrono::milliseconds(5000)))
+          << folder;
+  }
 }
 
 TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
   const std::string marker = unique_marker("escapee-unsandboxed");
-  const Match m = play("escape-unsandboxed", "--mode escape --marker " + marker, {"--no-sandbox"});
+  // Without the bot's cgroups too: they would hold it (the next test).
+  const Match m = play("escape-unsandboxed", "--mode escape --marker " + marker,
+                       {"--no-sandbox", "--no-cgroups"});
   ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;
   std::this_thread::sleep_for(std::chrono::seconds(2));  // the guardian's grace is 1 s
   const std::vector<int> left = processes_with(marker);
@@ -410,10 +447,28 @@ TEST(Sandbox, WithoutTheSandboxTheSetsidGrandchildSurvives) {
   for (int pid : left) kill(pid, SIGKILL);
 }
 
+// The bot's cgroups hold every process it started, in or out of the sandbox: when the referee
+// stops the bot, what is left in them is killed, a setsid grandchild included.
+TEST(Sandbox, WithoutTheSandboxTheBotsCgroupsStillEndTheSetsidGrandchild) {
+  if (!referee::testing::machine_offers_v1_cgroups())
+    GTEST_SKIP() << "no cgroup v1 hierarchies for root here";
+  const std::string marker = unique_marker("escapee-cgroup");
+  const Match m = play("escape-cgroup", "--mode escape --marker " + marker, {"--no-sandbox"});
+  ASSERT_TRUE(contains(m.hostile_output, "GOT escape")) << m.hostile_output;
+  EXPECT_EQ(hostile_confinement(m).memory_limit_by(), v1::LIMIT_MECHANISM_CGROUP_V1);
+  // The referee has exited: the escapee was killed before its cgroup was removed.
+  const std::vector<int> left = processes_with(marker);
+  EXPECT_TRUE(left.empty()) << left.size() << " survivors";
+  for (int pid : left) kill(pid, SIGKILL);
+  expect_cgroups_removed(hostile_confinement(m));
+}
+
 // --- Resource limits ------------------------------------------------------------------------
 
 TEST(Sandbox, AForkBombIsTheBotsOwnProcessLimitFault) {
-  if (getuid() != 0) GTEST_SKIP() << "the process limit is per bot only when the referee is root";
+  if (getuid() != 0 && !referee::testing::machine_offers_v1_cgroups())
+    GTEST_SKIP() << "without a pids cgroup the process limit is per bot only when the referee is "
+                    "root";
   // At most 200 forks even without a limit, so the test stays bounded on any machine.
   const Match m = play("fork-bomb", "--mode fork-bomb --max-forks 200", {"--max-processes", "32"});
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
@@ -423,6 +478,8 @@ TEST(Sandbox, AForkBombIsTheBotsOwnProcessLimitFault) {
   EXPECT_TRUE(contains(fault.reason(), "reached its limit of 32 processes and threads"))
       << fault.reason();
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED fork bomb")) << m.hostile_output;
+  expect_limit_by(hostile_confinement(m).processes_limit_by(), true);
+  expect_cgroups_removed(hostile_confinement(m));
 }
 
 TEST(Sandbox, EatingMemoryIsAMemoryLimitFault) {
@@ -433,6 +490,50 @@ TEST(Sandbox, EatingMemoryIsAMemoryLimitFault) {
   const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
   EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
   EXPECT_FALSE(contains(m.hostile_output, "without a limit")) << m.hostile_output;
+  expect_limit_by(hostile_confinement(m).memory_limit_by(), true);
+  if (hostile_confinement(m).memory_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+    // Killed by the kernel at the cgroup's limit: no word of its own tells, the cgroup's count
+    // does.
+    EXPECT_TRUE(contains(fault.reason(), "(killed by signal 9 (SIGKILL))")) << fault.reason();
+    EXPECT_FALSE(contains(m.hostile_output, "bad_alloc")) << m.hostile_output;
+  }
+  expect_cgroups_removed(hostile_confinement(m));
+}
+
+TEST(Sandbox, EatingMemoryUnderTheAddressSpaceLimitIsAMemoryLimitFault) {
+  const Match m = play("eat-memory-rlimit", "--mode eat-memory --max-mib 2048",
+                       {"--memory-mib", "512", "--no-cgroups"});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
+  const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
+  expect_limit_by(hostile_confinement(m).memory_limit_by(), false);
+  EXPECT_TRUE(hostile_confinement(m).cgroups().empty());
+}
+
+// A C++ bot whose choose_play itself runs out of memory: the SDK ends the process rather than
+// answer with a handler error (a disconnect that would not name the limit), under either
+// mechanism.
+TEST(Sandbox, AnSdkBotOutOfMemoryInItsHandlerIsAMemoryLimitFault) {
+  for (const bool cgroups : {true, false}) {
+    std::vector<std::string> flags = {"--memory-mib", "512"};
+    if (!cgroups) flags.push_back("--no-cgroups");
+    const Match m = play(cgroups ? "eat-memory-handler" : "eat-memory-handler-rlimit",
+                         "--mode eat-memory-in-handler --max-mib 2048", flags);
+    SCOPED_TRACE(cgroups ? "cgroups allowed" : "--no-cgroups");
+    EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+    EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
+    EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
+    const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
+    EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
+    expect_limit_by(hostile_confinement(m).memory_limit_by(), cgroups);
+    if (hostile_confinement(m).memory_limit_by() == v1::LIMIT_MECHANISM_RLIMIT) {
+      EXPECT_TRUE(
+          contains(m.hostile_output, "the bot ran out of memory (std::bad_alloc) in choose_play"))
+          << m.hostile_output;
+    }
+  }
 }
 
 // --- Network and sockets --------------------------------------------------------------------
@@ -555,7 +656,11 @@ TEST(Sandbox, ThePythonAndStrongBotsPlaySandboxedAndTheHeaderSaysHow) {
     EXPECT_EQ(c.open_files(), 256u);
     EXPECT_EQ(c.file_size_mib(), 64u);
     EXPECT_FALSE(c.core_dumps());
-    EXPECT_EQ(c.processes(), getuid() == 0 ? 64u : 0u);
+    // Applied by a pids cgroup, or as root by RLIMIT_NPROC under a user id of its own.
+    EXPECT_EQ(c.processes(), c.processes_limit_by() == v1::LIMIT_MECHANISM_NONE ? 0u : 64u);
+    if (getuid() == 0) expect_limit_by(c.processes_limit_by(), true);
+    expect_limit_by(c.memory_limit_by(), true);
+    expect_cgroups_removed(c);
     EXPECT_FALSE(c.writable_dir().empty());
     EXPECT_FALSE(c.read_only_dirs().empty());
   }
@@ -580,6 +685,52 @@ TEST(Sandbox, TheDemoTournamentRunsSandboxed) {
   const auto first = read_log(out + "/matches/" +
                               fs::directory_iterator(out + "/matches")->path().filename().string());
   EXPECT_TRUE(only(first, v1::LogRecord::kHeader).header().bots(0).confinement().sandboxed());
+  // Not one of the bots' cgroups is left behind (each match's header names its bots').
+  size_t cgroups = 0;
+  for (const auto& entry : fs::directory_iterator(out + "/matches")) {
+    const auto log = read_log(entry.path().string());
+    for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots()) {
+      expect_limit_by(bot.confinement().memory_limit_by(), true);
+      cgroups += static_cast<size_t>(bot.confinement().cgroups_size());
+      expect_cgroups_removed(bot.confinement());
+    }
+  }
+  if (referee::testing::machine_offers_v1_cgroups()) {
+    EXPECT_GT(cgroups, 0u);
+  }
+}
+
+// Bots that die at their memory limit in a tournament are replaced match after match: the
+// cgroups of every one of them are gone at the end.
+TEST(Sandbox, ATournamentLeavesNoCgroupBehind) {
+  const std::string dir = temp_dir("tournament-cgroups");
+  const std::string file = dir + "/t.txtpb";
+  std::ofstream(file) << "name: \"cgroups\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"hostile\" command: \"" << kHostile
+                      << "\" args: \"--mode\" args: \"eat-memory\" args: \"--max-mib\" "
+                         "args: \"1024\" limits { memory_mib: 256 } }\n"
+                      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                      << "matches_per_pairing: 4\nseed: 3\nmax_hands: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", dir + "/out", "-j", "2", "-q"},
+                          std::chrono::seconds(180));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  int logs = 0;
+  size_t cgroups = 0;
+  for (const auto& entry : fs::directory_iterator(dir + "/out/matches")) {
+    ++logs;
+    const auto log = read_log(entry.path().string());
+    const auto& header = only(log, v1::LogRecord::kHeader).header();
+    for (const auto& bot : header.bots()) {
+      cgroups += static_cast<size_t>(bot.confinement().cgroups_size());
+      expect_cgroups_removed(bot.confinement());
+    }
+    const auto& fault = only(log, v1::LogRecord::kFault).fault();
+    EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 256 MiB")) << fault.reason();
+  }
+  EXPECT_EQ(logs, 4);
+  if (referee::testing::machine_offers_v1_cgroups()) {
+    EXPECT_GE(cgroups, 8u);  // a memory and a pids cgroup per bot
+  }
 }
 
 // --- The tournament file's per-bot fields ---------------------------------------------------

@@ -3,6 +3,7 @@
 
 #include <signal.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -71,6 +72,16 @@ inline std::vector<pid_t> live_group_members(pid_t pgid) {
 
 inline bool group_gone(pid_t pgid) {
   return ::kill(-pgid, 0) != 0 && errno == ESRCH;
+}
+
+// Whether this machine offers cgroup v1 memory (and pids) hierarchies to a referee run as
+// root, seen independently of the referee's own detection: then a test that expects the
+// referee to use them fails if it falls back to setrlimit instead of silently testing that.
+// (On cgroup v2 it depends on delegation, which these tests leave to the referee to find.)
+inline bool machine_offers_v1_cgroups() {
+  return ::getuid() == 0 &&
+         std::filesystem::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") &&
+         std::filesystem::exists("/sys/fs/cgroup/pids");
 }
 
 }  // namespace allfives::referee::testing

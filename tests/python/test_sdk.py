@@ -4,7 +4,9 @@ examples, and MatchSession driven by hand-made protocol messages.
 Run by ctest (python_sdk_unit) as build/python/run_bot -m unittest discover -s tests/python.
 """
 
+import io
 import unittest
+from unittest import mock
 
 from allfives_bot.protocol import bot_pb2, common_pb2
 from allfives_bot import rng
@@ -246,6 +248,14 @@ class SessionTest(unittest.TestCase):
         self.assertIn("choose_play", caught.exception.message)
         self.assertIn("KeyError", caught.exception.message)
         self.assertIn("no such thing", caught.exception.message)
+
+    def test_running_out_of_memory_ends_the_process_saying_so(self):
+        s, _ = self.started(answer=MemoryError())
+        with mock.patch("allfives_bot.session.os.abort", side_effect=SystemExit("aborted")), \
+                mock.patch("sys.stderr", new_callable=io.StringIO) as err:
+            with self.assertRaises(SystemExit):
+                s.handle(turn_request_after_opening(), 0.0)
+        self.assertIn("the bot ran out of memory (MemoryError) in choose_play", err.getvalue())
 
 
 if __name__ == "__main__":

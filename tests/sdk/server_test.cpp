@@ -2,6 +2,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -258,6 +259,24 @@ TEST(SdkServer, ThrowingBotGetsAnErrorStatusAndTheServerPlaysOn) {
       referee_match({server.stub.get(), server.stub.get()}, Format::kTwoPlayers, 5, "after");
   EXPECT_EQ(m.error, "");
   for (const grpc::Status& st : m.statuses) EXPECT_TRUE(st.ok()) << st.error_message();
+}
+
+// Out of memory is the exception to the above: the process ends, saying so on stderr, which
+// the referee reads to name the memory limit (a handler error would be a disconnect).
+TEST(SdkServer, BadAllocInTheBotEndsTheProcessSayingSo) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // gRPC's threads: re-run the test in a child
+  class Hungry final : public Bot {
+    Play choose_play(const View&, const Clock&) override { throw std::bad_alloc(); }
+  };
+  EXPECT_DEATH(
+      {
+        TestServer server([](const MatchInfo&) { return std::make_unique<Hungry>(); });
+        MatchStream s(*server.stub, std::chrono::seconds(10));
+        v1::BotMessage hello;
+        first_turn(s, Format::kTwoPlayers, 5, "hungry", &hello);
+        s.finish();
+      },
+      "the bot ran out of memory \\(std::bad_alloc\\) in choose_play; ending the process");
 }
 
 TEST(SdkServer, ThrowingFactoryFailsBeforeHello) {

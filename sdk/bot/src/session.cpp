@@ -1,9 +1,11 @@
 #include "session.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <limits>
 #include <mutex>
+#include <new>
 #include <utility>
 
 #include "allfives/bot/server.h"
@@ -19,13 +21,27 @@ Status invalid(std::string why) {
   return Status(StatusCode::INVALID_ARGUMENT, std::move(why));
 }
 
+// Running out of memory ends the process, as an uncaught std::bad_alloc would: the memory is
+// still exhausted and the bot's state half-updated, so answering on would only fail later and
+// somewhere less clear. The referee then sees the process end after this line and names the
+// memory limit in the fault's reason. Plain stdio: this must not allocate.
+[[noreturn]] void out_of_memory(const char* what) {
+  std::fputs("the bot ran out of memory (std::bad_alloc) in ", stderr);
+  std::fputs(what, stderr);
+  std::fputs("; ending the process\n", stderr);
+  std::fflush(stderr);
+  std::abort();
+}
+
 // Runs one call into the bot's code. An exception ends the match (the referee counts the
-// broken stream as a fault), never the process.
+// broken stream as a fault), never the process, unless it is std::bad_alloc (out_of_memory).
 template <typename F>
 Status call_bot(const char* what, F&& f) {
   try {
     f();
     return Status::OK;
+  } catch (const std::bad_alloc&) {
+    out_of_memory(what);
   } catch (const std::exception& e) {
     return Status(StatusCode::INTERNAL, std::string("the bot threw in ") + what + ": " + e.what());
   } catch (...) {
@@ -111,8 +127,10 @@ Status MatchSession::handle(const v1::RefereeMessage& message,
         status = invalid("a RefereeMessage with no kind set");
         break;
     }
+  } catch (const std::bad_alloc&) {
+    out_of_memory("the SDK");
   } catch (const std::exception& e) {
-    // The bot's own calls are guarded one by one; this is the SDK failing (e.g. bad_alloc).
+    // The bot's own calls are guarded one by one; this is the SDK failing.
     status = Status(StatusCode::INTERNAL, std::string("the SDK failed: ") + e.what());
   }
   if (status.ok()) *has_answer = answer->kind_case() != v1::BotMessage::KIND_NOT_SET;

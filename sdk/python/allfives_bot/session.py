@@ -8,6 +8,7 @@ the stream with the error's gRPC status code.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import traceback
@@ -75,6 +76,16 @@ def _enum(kind, value: int, what: str):
         raise _invalid(f"{what}: unknown value {value}") from None
 
 
+def _out_of_memory(what: str) -> None:
+    """Ends the process after a MemoryError in the bot's code, as an uncaught one would: the
+    memory is still exhausted and the bot's state half-updated. The referee sees the process end
+    after this line and names the memory limit in the fault (a failed answer would be a
+    disconnect that does not)."""
+    sys.stderr.write(f"the bot ran out of memory (MemoryError) in {what}; ending the process\n")
+    sys.stderr.flush()
+    os.abort()
+
+
 class MatchSession:
     """The state of one stream: which messages may come next, and the bot playing it."""
 
@@ -125,9 +136,12 @@ class MatchSession:
     # --- calls into the bot ------------------------------------------------------------
 
     def _call(self, what: str, function, *args):
-        """Calls the bot's code; an exception ends this match (never the process)."""
+        """Calls the bot's code; an exception ends this match (never the process), but for
+        MemoryError, which ends the process (_out_of_memory)."""
         try:
             return function(*args)
+        except MemoryError:
+            _out_of_memory(what)
         except Exception as error:  # noqa: BLE001 - any bug in the bot ends only its match
             log_line(f"{self.label}: the bot raised in {what}:\n{traceback.format_exc()}"
                      .rstrip("\n"))
