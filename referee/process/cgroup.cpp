@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -62,6 +63,8 @@ std::string next_name() {
 // kRemoveTimeout (a process stuck in the kernel).
 bool kill_and_rmdir(const std::string& folder) {
   const auto deadline = std::chrono::steady_clock::now() + kRemoveTimeout;
+  // The processes just killed are usually gone within a millisecond: retry soon, then less often.
+  auto pause = std::chrono::microseconds(250);
   for (;;) {
     if (::rmdir(folder.c_str()) == 0 || errno == ENOENT) return true;
     if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -71,7 +74,8 @@ bool kill_and_rmdir(const std::string& folder) {
       for (long pid = 0; procs >> pid;)
         if (pid > 0) ::kill(static_cast<pid_t>(pid), SIGKILL);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(5));
   }
 }
 
