@@ -79,9 +79,22 @@ inline bool group_gone(pid_t pgid) {
 // referee to use them fails if it falls back to setrlimit instead of silently testing that.
 // (On cgroup v2 it depends on delegation, which these tests leave to the referee to find.)
 inline bool machine_offers_v1_cgroups() {
-  return ::getuid() == 0 &&
-         std::filesystem::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") &&
-         std::filesystem::exists("/sys/fs/cgroup/pids");
+  if (::getuid() != 0 || !std::filesystem::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes") ||
+      !std::filesystem::exists("/sys/fs/cgroup/pids"))
+    return false;
+  // Our own memory cgroup must be writable: a container may mount the hierarchy read-only.
+  std::ifstream self("/proc/self/cgroup");
+  for (std::string line; std::getline(self, line);) {
+    const size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    std::istringstream controllers(line.substr(a + 1, b - a - 1));
+    bool memory = false;
+    for (std::string c; std::getline(controllers, c, ',');) memory = memory || c == "memory";
+    if (!memory) continue;
+    const std::string dir = "/sys/fs/cgroup/memory" + line.substr(b + 1);
+    return ::access(dir.c_str(), W_OK) == 0;
+  }
+  return false;
 }
 
 }  // namespace allfives::referee::testing
