@@ -281,7 +281,9 @@ TEST(Durability, SocketFoldersOfAKilledRefereeAreRemovedOnResume) {
   auto killed = start("2");
   ASSERT_TRUE(killed);
   ASSERT_TRUE(wait_for([&] { return count_folders() == 2; }, std::chrono::seconds(60)));
-  ::kill(killed->pid(), SIGKILL);
+  // The whole group at once (the referee and its workers, as `kill -9` of a job does): no
+  // process of it may clean up, whatever order the kernel tears them down in.
+  ::kill(-killed->pid(), SIGKILL);
   killed->stop();
   // Two workers died with their referee: their folders stay behind.
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
