@@ -262,6 +262,7 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.processes_by = p.cgroup->processes_by();
     p.cgroup_folders = p.cgroup->folders();
     p.cgroup_procs = p.cgroup->procs_files();
+    p.cgroup_join = p.cgroup->join_files();
   }
   if (l.memory_mib != 0 && p.memory_by == LimitMechanism::kNone) {
     p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);

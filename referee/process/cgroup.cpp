@@ -382,14 +382,11 @@ uint64_t BotCgroup::process_limit_hits() const {
   return counter_in(read_text(pids_ + "/pids.events").value_or(""), "max");
 }
 
-bool BotCgroup::add(pid_t pid, std::string* error) const {
-  for (const std::string& file : procs_files()) {
-    if (const int err = write_text(file, std::to_string(pid)); err != 0) {
-      *error = "cannot put the bot in its cgroup (" + file + "): " + words(err);
-      return false;
-    }
-  }
-  return true;
+std::vector<std::string> BotCgroup::join_files() const {
+  std::vector<std::string> out;
+  for (const std::string& f : folders_)
+    out.push_back(f + (version_ == 2 ? "/cgroup.procs" : "/tasks"));
+  return out;
 }
 
 void BotCgroup::remove() {

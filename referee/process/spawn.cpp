@@ -105,7 +105,7 @@ class Launcher {
 // ---------------------------------------------------------------------------------------------
 
 // What a bot child reports on its status pipe when it fails before exec.
-enum class Stage : int { kSetpgid = 1, kPdeathsig, kFds, kChdir, kExec, kLimits, kUser };
+enum class Stage : int { kSetpgid = 1, kPdeathsig, kFds, kChdir, kExec, kLimits, kUser, kCgroup };
 struct ChildFailure {
   Stage stage;
   int err;
@@ -144,6 +144,14 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
                             int go_w) {
   ::close(go_w);
   if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
+  // Into its cgroups first (while still the referee's user, who may write there): all it
+  // starts after exec is counted there.
+  for (const std::string& file : p.cgroup_join) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) child_fail(status_w, Stage::kCgroup, errno);
+    if (::write(fd, "0", 1) != 1) child_fail(status_w, Stage::kCgroup, errno);
+    ::close(fd);
+  }
   for (const auto& [resource, value] : p.rlimits) {
     const rlimit limit{value, value};
     if (::setrlimit(resource, &limit) != 0) {
@@ -296,6 +304,10 @@ std::string describe_failure(const ChildFailure& f, const Prepared& p) {
       return "cannot set the bot's resource limits: " + errno_text(f.err);
     case Stage::kUser:
       return "cannot switch the bot to a user id of its own: " + errno_text(f.err);
+    case Stage::kCgroup:
+      return "cannot put the bot in its cgroups (" +
+             (p.cgroup_join.empty() ? std::string() : p.cgroup_join.front()) +
+             (p.cgroup_join.size() > 1 ? ", ..." : "") + "): " + errno_text(f.err);
     case Stage::kExec: {
       std::string text = "cannot execute '" + p.exec_path + "': " + errno_text(f.err);
       if (f.err == ENOENT) text += " (if it is a script, check the interpreter in its #! line)";
@@ -339,16 +351,6 @@ Spawned spawn(const Prepared& p) {
   // Also from here, so the group exists before anyone signals it (the child does the same; one
   // of the two calls wins, both have the same effect).
   ::setpgid(pid, pid);
-  // Into its cgroups while it waits for `go`: all it starts after exec is counted there.
-  if (std::string why; p.cgroup && !p.cgroup->add(pid, &why)) {
-    close_fd(go[1]);
-    ::kill(pid, SIGKILL);
-    reap_bounded(pid);
-    close_all();
-    result = Spawned{};
-    result.error = why;
-    return result;
-  }
   if (p.uid_base != 0) {
     result.uid = p.uid_base + static_cast<uint32_t>(pid);
     // The bot's own socket folder becomes its user's (the child waits for `go` before exec).

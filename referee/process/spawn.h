@@ -38,6 +38,8 @@ struct Prepared {
   // Its folders and their cgroup.procs files, for the guardian (which must not allocate).
   std::vector<std::string> cgroup_folders;
   std::vector<std::string> cgroup_procs;
+  // The files the child writes "0" to before anything else, to move itself in (join_files()).
+  std::vector<std::string> cgroup_join;
   LimitMechanism memory_by = LimitMechanism::kNone;     // how limits.memory_mib is enforced
   LimitMechanism processes_by = LimitMechanism::kNone;  // how limits.processes is
 };
