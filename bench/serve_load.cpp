@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "serve/serve_util.h"
@@ -93,25 +94,24 @@ struct Load {
 
 int main(int argc, char** argv) {
   int trials = 5, simulations = 10000, watchers = 50, rate = 200, requests = 10000;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  const std::pair<const char*, int*> flags[] = {{"--trials", &trials},
+                                                {"--simulations", &simulations},
+                                                {"--watchers", &watchers},
+                                                {"--rate", &rate},
+                                                {"--requests", &requests}};
+  for (int i = 1; i < argc; i += 2) {
     const std::string k = argv[i];
-    const int v = std::atoi(argv[i + 1]);
-    if (k == "--trials")
-      trials = v;
-    else if (k == "--simulations")
-      simulations = v;
-    else if (k == "--watchers")
-      watchers = v;
-    else if (k == "--rate")
-      rate = v;
-    else if (k == "--requests")
-      requests = v;
-    else {
+    const int v = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
+    int* target = nullptr;
+    for (const auto& [name, value] : flags)
+      if (k == name) target = value;
+    if (target == nullptr || v <= 0) {
       std::fprintf(stderr,
                    "usage: bench_serve [--trials N] [--simulations S] [--watchers W] [--rate R] "
-                   "[--requests N]\n");
-      return 2;
+                   "[--requests N]\n(every value a positive number)\n");
+      return k == "-h" || k == "--help" ? 0 : 2;
     }
+    *target = v;
   }
   char tmpl[] = "/tmp/bench-serve-XXXXXX";
   const std::string work = ::mkdtemp(tmpl);

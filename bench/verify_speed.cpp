@@ -65,7 +65,10 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) return usage();
+  if (argc < 2 || argv[1][0] == '-') {
+    usage();
+    return argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") ? 0 : 2;
+  }
   const std::string folder = argv[1];
   int passes = 5;
   double wall_seconds = 0;
