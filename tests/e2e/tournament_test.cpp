@@ -207,7 +207,9 @@ TEST(Tournament, ResumeAfterSigkillEqualsAnUninterruptedRun) {
   auto ref = start_tournament(file, out, {"-j", "2"});
   ASSERT_TRUE(ref);
   wait_for_matches(out, 6);
-  ::kill(ref->pid(), SIGKILL);
+  // The referee and its workers at once: killing the referee alone would let stop()'s SIGTERM
+  // to the group reach the workers before their parent-death signal, a clean stop.
+  ::kill(-ref->pid(), SIGKILL);
   ref->stop();
   const size_t kept = lines_in(out + "/index.jsonl");
   ASSERT_GE(kept, 6u);
