@@ -112,15 +112,8 @@ TEST(BotCgroups, MadeWhereTheMachineOffersThem) {
 
 std::unique_ptr<BotProcess> start_sandboxed(const std::string& script, ResourceLimits limits,
                                             bool cgroups = true) {
-  LaunchSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.sandbox = true;
-  spec.clean_environment = true;
-  spec.own_user = true;
-  spec.limits = limits;
-  spec.cgroups = cgroups;
   std::string error;
-  auto p = BotProcess::start(spec, &error);
+  auto p = testing::start_sandboxed(script, limits, cgroups, &error);
   EXPECT_NE(p, nullptr) << error;
   return p;
 }

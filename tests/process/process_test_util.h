@@ -9,12 +9,33 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "process/bot_process.h"
+
 namespace allfives::referee::testing {
+
+// Starts `sh -c script` as the referee starts a sandboxed bot (its own user, a clean
+// environment, `limits`, its cgroups unless `cgroups` is false); null and why on failure.
+inline std::unique_ptr<BotProcess> start_sandboxed(const std::string& script, ResourceLimits limits,
+                                                   bool cgroups = true,
+                                                   std::string* error = nullptr) {
+  LaunchSpec spec;
+  spec.argv = {"/bin/sh", "-c", script};
+  spec.sandbox = true;
+  spec.clean_environment = true;
+  spec.own_user = true;
+  spec.limits = limits;
+  spec.cgroups = cgroups;
+  std::string why;
+  auto p = BotProcess::start(spec, &why);
+  if (error) *error = why;
+  return p;
+}
 
 // Polls `done` every few milliseconds until it is true or `timeout` has passed. Every wait in
 // these tests goes through here, so no test can hang.

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "process/bot_process.h"
+#include "process_test_util.h"
 
 namespace allfives::referee {
 namespace {
@@ -256,14 +257,8 @@ TEST(ResourceLimitsText, DefaultsInWords) {
 
 std::string run_sandboxed(const std::string& script, ResourceLimits limits = ResourceLimits{},
                           int* code = nullptr) {
-  LaunchSpec spec;
-  spec.argv = {"/bin/sh", "-c", script};
-  spec.sandbox = true;
-  spec.clean_environment = true;
-  spec.own_user = true;
-  spec.limits = limits;
   std::string error;
-  auto p = BotProcess::start(spec, &error);
+  auto p = testing::start_sandboxed(script, limits, true, &error);
   EXPECT_NE(p, nullptr) << error;
   if (!p) return "";
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
