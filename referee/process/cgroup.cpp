@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,17 +102,34 @@ void remove_stale(const std::string& parent) {
   for (const std::string& folder : stale) ::rmdir(folder.c_str());  // EBUSY if not empty: kept
 }
 
-// Whether a cgroup for a bot can be made in `parent` and given a limit through `limit_file`:
-// makes one, sets the limit, removes it. "" if so, else why not.
+// Whether a cgroup for a bot can be made in `parent`, given a limit through `limit_file`, and
+// joined as a bot joins it (a child writing "0" to `join_file`, see join_files()): makes one,
+// tries, removes it. "" if so, else why not.
 std::string try_cgroup(const std::string& parent, const std::string& limit_file,
-                       const std::string& value) {
+                       const std::string& value, const std::string& join_file) {
   const std::string trial = parent + "/" + next_name();
   if (::mkdir(trial.c_str(), 0755) != 0)
     return "cannot make a cgroup in " + parent + ": " + words(errno);
-  const int err = write_text(trial + "/" + limit_file, value);
+  std::string why;
+  if (const int err = write_text(trial + "/" + limit_file, value); err != 0) {
+    why = "cannot set " + limit_file + " in a cgroup of " + parent + ": " + words(err);
+  } else {
+    const std::string join = trial + "/" + join_file;
+    const pid_t child = ::fork();  // the child makes only async-signal-safe calls
+    if (child == 0) {
+      const int fd = ::open(join.c_str(), O_WRONLY | O_CLOEXEC);
+      ::_exit(fd >= 0 && ::write(fd, "0", 1) == 1 ? 0 : (fd < 0 ? 1 : 2));
+    }
+    int status = 0;
+    if (child < 0) {
+      why = "cannot fork to try a cgroup: " + words(errno);
+    } else if (::waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+               WEXITSTATUS(status) != 0) {
+      why = "a process cannot join a cgroup of " + parent + " (" + join_file + ")";
+    }
+  }
   ::rmdir(trial.c_str());
-  if (err != 0) return "cannot set " + limit_file + " in a cgroup of " + parent + ": " + words(err);
-  return "";
+  return why;
 }
 
 bool has_word(const std::string& text, const std::string& word) {
@@ -152,7 +170,7 @@ void detect_v2(const std::string& own, CgroupPlaces& places) {
                      words(err) + " (other processes share the referee's cgroup?)";
     return;
   }
-  places.why_not = try_cgroup(own, "memory.max", std::to_string(64 * kMiB));
+  places.why_not = try_cgroup(own, "memory.max", std::to_string(64 * kMiB), "cgroup.procs");
   if (!places.why_not.empty()) return;
   places.version = 2;
   places.memory_parent = own;
@@ -177,14 +195,15 @@ CgroupPlaces detect() {
   const std::string memory = v1_folder("memory");
   if (!memory.empty()) {
     remove_stale(memory);
-    places.why_not = try_cgroup(memory, "memory.limit_in_bytes", std::to_string(64 * kMiB));
+    places.why_not =
+        try_cgroup(memory, "memory.limit_in_bytes", std::to_string(64 * kMiB), "tasks");
     if (!places.why_not.empty()) return places;
     places.version = 1;
     places.memory_parent = memory;
     const std::string pids = v1_folder("pids");
     if (pids.empty()) return places;
     remove_stale(pids);
-    const std::string why = try_cgroup(pids, "pids.max", "64");
+    const std::string why = try_cgroup(pids, "pids.max", "64", "tasks");
     if (why.empty()) {
       places.pids_parent = pids;
     } else {
