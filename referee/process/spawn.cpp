@@ -380,6 +380,9 @@ Spawned spawn(const Prepared& p) {
   const pid_t guardian = _Fork();
   if (guardian == 0) guardian_child(guard[0], pid, p);
   if (guardian < 0) return abandon("cannot fork the guardian: " + errno_text(errno));
+  // Out of the referee's group from here too, at once (the guardian does the same): a SIGKILL
+  // to the referee's group must not catch it before it has, or nothing would end the bot.
+  ::setpgid(guardian, guardian);
   close_fd(guard[0]);
   result.guardian = guardian;
 

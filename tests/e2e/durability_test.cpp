@@ -281,6 +281,9 @@ TEST(Durability, SocketFoldersOfAKilledRefereeAreRemovedOnResume) {
   auto killed = start("2");
   ASSERT_TRUE(killed);
   ASSERT_TRUE(wait_for([&] { return count_folders() == 2; }, std::chrono::seconds(60)));
+  // Once a match is done both workers' bots are up: the kill finds no bot half started.
+  ASSERT_TRUE(wait_for([&] { return read_file(out + "/index.jsonl").size() > 0; },
+                       std::chrono::seconds(60)));
   // The whole group at once (the referee and its workers, as `kill -9` of a job does): no
   // process of it may clean up, whatever order the kernel tears them down in.
   ::kill(-killed->pid(), SIGKILL);
