@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -34,6 +35,9 @@ std::string& input_path() {
     ::close(fd);
     return std::string(name);
   }();
+  // Removed when the fuzzer exits (its time limit ends it through exit()).
+  static const bool removed_at_exit = std::atexit([] { ::unlink(input_path().c_str()); }) == 0;
+  (void)removed_at_exit;
   return path;
 }
 
