@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,9 +20,13 @@ using Clock = std::chrono::steady_clock;
 Child::Child(const std::vector<std::string>& argv) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return;
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ == 0) {
     ::setpgid(0, 0);
+    // A test or benchmark killed before its destructor runs must not leave the child behind.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) _exit(127);
     ::dup2(fds[1], 1);
     ::dup2(fds[1], 2);
     std::vector<char*> args;
