@@ -104,23 +104,26 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
                                                  std::string* error) {
   std::unique_ptr<BotEndpoint> e(new BotEndpoint());
   e->spec_ = spec;
-  if (spec.started()) {
-    // A folder per bot: inside the sandbox it is all the bot sees of the referee's folder, so
-    // no bot can reach another's socket.
+  if (spec.started() && spec.confinement.sandbox) {
+    // Its socket folder is a small tmpfs inside its sandbox, the same path for every bot (no
+    // bot sees another's): what it writes there never reaches the host's disk. The referee
+    // reaches the socket through the sandbox's root once the sandbox exists (wait_ready()).
+    e->listen_path_ = std::string(kSandboxSocketDir) + "/" + socket_name;
+  } else if (spec.started()) {
+    // Unsandboxed: a real folder per bot, so that each has a place of its own to listen in.
     std::string own_dir = socket_dir + "/" + socket_name.substr(0, socket_name.rfind(".sock"));
     if (::mkdir(own_dir.c_str(), S_IRWXU) != 0) {
       if (error) *error = "cannot create the folder '" + own_dir + "': " + strerrordesc_np(errno);
       return nullptr;
     }
-    // Sandboxed bots under user ids of their own (the referee is root) must be able to pass
-    // through the shared folder to their own; they still cannot list it or enter each other's.
-    if (spec.confinement.sandbox && bot_uid_base() != 0)
-      ::chmod(socket_dir.c_str(), S_IRWXU | S_IXGRP | S_IXOTH);
-    e->address_ = "unix:" + own_dir + "/" + socket_name;
+    e->listen_path_ = own_dir + "/" + socket_name;
+    e->address_ = "unix:" + e->listen_path_;
+  }
+  if (spec.started()) {
     LaunchSpec launch;
     launch.argv = spec.command;
     launch.argv.push_back("--listen");
-    launch.argv.push_back(e->address_);
+    launch.argv.push_back("unix:" + e->listen_path_);
     launch.clean_environment = true;
     // A user id of its own goes with the sandbox: unsandboxed, a bot runs as the referee's
     // user, as the user asked, and so without the (per-user) process limit.
@@ -129,10 +132,10 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.cgroups = spec.confinement.cgroups;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
-    launch.writable_dir = own_dir;
+    if (launch.sandbox) launch.writable_dir = kSandboxSocketDir;
     launch.hidden = spec.confinement.hidden;
-    // The other bots' socket folders are in it (it may lie in a folder the bot reads when the
-    // bot's program sits in $TMPDIR); its own is bound over the cover.
+    // The unsandboxed bots' socket folders are in it (it may lie in a folder the bot reads when
+    // the bot's program sits in $TMPDIR).
     launch.hidden.push_back({socket_dir, "the bots' socket folder", HiddenPath::Kind::kFolder});
     std::string why;
     e->process_ = BotProcess::start(launch, &why);
@@ -148,6 +151,21 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
 
 bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
   std::string why;
+  if (address_.empty() && process_) {
+    // A sandboxed bot's socket, seen from outside: through the root of its sandbox's first
+    // process (bwrap's), which the referee may enter (its own user, or root; the bot's user
+    // owns the sandbox's namespaces, created by the referee's child).
+    const int pid = process_->sandbox_pid(deadline);
+    if (pid < 0) {
+      if (error) *error = "its sandbox did not start";
+      if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
+      process_->stop(std::chrono::milliseconds(200));
+      const std::string output = process_->take_stderr();
+      if (error && !output.empty()) *error += "; its output:\n" + output;
+      return false;
+    }
+    address_ = "unix:/proc/" + std::to_string(pid) + "/root" + listen_path_;
+  }
   channel_ = wait_until_serving(
       address_, deadline, [this] { return alive(); }, &why);
   if (channel_) return true;
@@ -187,8 +205,8 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
     c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
     for (const std::string& dir : process_->read_only_dirs()) c.add_read_only_dirs(dir);
   }
-  const std::string& address = address_;
-  c.set_writable_dir(address.substr(5, address.rfind('/') - 5));
+  c.set_writable_dir(listen_path_.substr(0, listen_path_.rfind('/')));
+  if (spec_.confinement.sandbox) c.set_writable_dir_tmpfs_mib(kSocketDirSizeMib);
   c.set_uid(process_->uid());
   const ResourceLimits& l = process_->limits();
   c.set_memory_mib(l.memory_mib);

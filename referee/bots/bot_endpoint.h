@@ -60,10 +60,11 @@ class BotEndpoint {
                                             std::chrono::milliseconds startup_timeout,
                                             std::string* error);
   // Starts the program of a started bot or notes the address of a connected one, without
-  // waiting, so that several bots start up together. A started bot gets a folder of its own in
-  // `socket_dir` (named after `socket_name`), the only place it may write besides its /tmp,
-  // and its Unix socket there; it is confined as its spec's Confinement says. Returns nullptr
-  // and says why if the program cannot be started.
+  // waiting, so that several bots start up together. A started bot listens on a Unix socket
+  // named `socket_name` in a folder of its own, the only place it may write besides its /tmp:
+  // sandboxed, a tmpfs of kSocketDirSizeMib at kSandboxSocketDir inside its sandbox; without
+  // the sandbox, a folder made in `socket_dir`. It is confined as its spec's Confinement says.
+  // Returns nullptr and says why if the program cannot be started.
   static std::unique_ptr<BotEndpoint> launch(const BotSpec& spec, const std::string& socket_dir,
                                              const std::string& socket_name, std::string* error);
   // Waits until the bot's health service says SERVING. On failure stops the bot and explains
@@ -72,6 +73,9 @@ class BotEndpoint {
   ~BotEndpoint();
 
   const BotSpec& spec() const { return spec_; }
+  // What the referee connects to: the address given, or a started bot's Unix socket (for a
+  // sandboxed bot, through its sandbox's root: unix:/proc/<pid>/root/run/bot/NAME; empty until
+  // wait_ready() has found it).
   const std::string& address() const { return address_; }
   grpc::Channel& channel() { return *channel_; }
   // Null for a bot the referee connected to.
@@ -88,7 +92,8 @@ class BotEndpoint {
  private:
   BotEndpoint() = default;
   BotSpec spec_;
-  std::string address_;
+  std::string address_;      // what the referee connects to (a sandboxed bot's: once ready)
+  std::string listen_path_;  // a started bot's socket, as the bot sees it
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<BotProcess> process_;
 };

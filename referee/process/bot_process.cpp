@@ -239,6 +239,8 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
       }
     }
     layout.writable = spec.writable_dir;
+    layout.info_fd = spawn::kSandboxInfoFd;
+    p.info_pipe = true;
     p.argv_storage = bwrap_argv(layout, p.argv_storage);
     p.exec_path = layout.bwrap;
     p.working_dir.clear();  // bwrap changes into it inside the sandbox
@@ -273,7 +275,6 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   if (l.no_core_dumps) p.rlimits.emplace_back(RLIMIT_CORE, 0);
   if (spec.own_user) {
     p.uid_base = bot_uid_base();
-    p.own_dir = spec.writable_dir;
     // Only a per-bot count under a user id of the bot's own (see ResourceLimits::processes).
     if (p.uid_base != 0 && l.processes != 0 && p.processes_by == LimitMechanism::kNone) {
       p.rlimits.emplace_back(RLIMIT_NPROC, l.processes);
@@ -365,6 +366,11 @@ struct BotProcess::Impl {
   // bwrap reports its program's death by signal N as exit code 128 + N: read it back as such.
   bool sandboxed = false;
   std::shared_ptr<BotCgroup> cgroup;  // null without one; removed by stop()
+  // bwrap's --info-fd report (sandbox_pid()), guarded by info_mu: the pipe until read, then
+  // the pid it gave (-1: none).
+  std::mutex info_mu;
+  int info_r = -1;
+  int sandbox_pid = -1;
   std::vector<std::string> cgroup_folders;
   LimitMechanism memory_by = LimitMechanism::kNone;
   LimitMechanism processes_by = LimitMechanism::kNone;
@@ -507,6 +513,7 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
   impl.sandboxed = spec.sandbox;
   impl.read_only = prepared->read_only;
   impl.guard_w = spawned.guard_w;
+  impl.info_r = spawned.info_r;
   impl.out_r = spawned.out_r;
   // Non-blocking on our side only (the bot holds the other end, a separate open file).
   ::fcntl(impl.out_r, F_SETFL, ::fcntl(impl.out_r, F_GETFL) | O_NONBLOCK);
@@ -526,6 +533,37 @@ std::unique_ptr<BotProcess> BotProcess::start(const LaunchSpec& spec, std::strin
     return nullptr;
   }
   return bot;
+}
+
+int BotProcess::sandbox_pid(Clock::time_point deadline) {
+  Impl& impl = *impl_;
+  std::lock_guard lock(impl.info_mu);
+  if (impl.info_r < 0) return impl.sandbox_pid;
+  // bwrap writes {"child-pid": N, ...} once it has made the sandbox's first process, then
+  // closes the pipe; if it fails before, the pipe just closes (EOF).
+  std::string text;
+  char buffer[512];
+  while (text.size() < 4096) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd pfd{impl.info_r, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(left));
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(impl.info_r, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.find('}') != std::string::npos) break;
+  }
+  close_fd(impl.info_r);
+  const size_t key = text.find("\"child-pid\"");
+  const size_t digits = key == std::string::npos ? key : text.find_first_of("0123456789", key);
+  if (digits != std::string::npos) {
+    const int pid = std::atoi(text.c_str() + digits);
+    if (pid > 0) impl.sandbox_pid = pid;
+  }
+  return impl.sandbox_pid;
 }
 
 const std::vector<std::string>& BotProcess::read_only_dirs() const {
@@ -653,6 +691,10 @@ void BotProcess::stop(milliseconds grace) {
   }
   // Everything in the sandbox died with it; what else is left in the cgroups is killed.
   if (impl.cgroup) impl.cgroup->remove();
+  {
+    std::lock_guard info_lock(impl.info_mu);  // bwrap is dead: a reader there has seen EOF
+    close_fd(impl.info_r);
+  }
   impl.stopped = true;
   impl.finish_reader();
 }

@@ -67,7 +67,9 @@ struct LaunchSpec {
   // sandbox_problem() first; start() fails with bwrap's complaint otherwise.
   bool sandbox = false;
   std::vector<std::string> read_only_dirs;  // in the sandbox, besides the program's folders
-  std::string writable_dir;                 // in the sandbox: the bot's own socket folder
+  // In the sandbox: the bot's own socket folder, a tmpfs of kSocketDirSizeMib made at this
+  // path inside it (kSandboxSocketDir for the referee's bots); nothing of it is on the host.
+  std::string writable_dir;
   // In the sandbox: the referee's own paths the bot must not see even where they lie inside
   // a folder it may read (sandbox.h). They must exist when the bot starts.
   std::vector<HiddenPath> hidden;
@@ -146,6 +148,12 @@ class BotProcess {
   LimitMechanism processes_limit_by() const;
   // The folders of the bot's cgroups (removed by stop()), empty without them.
   const std::vector<std::string>& cgroups() const;
+  // In the sandbox: the pid (in the referee's PID namespace) of the sandbox's first process,
+  // as bwrap reported it, waiting for the report until `deadline`; -1 when not sandboxed or
+  // bwrap did not report (it failed first). /proc/<it>/root is the sandbox's file system seen
+  // from outside: the way to the bot's socket in its socket folder, which exists only there.
+  // Valid while running(): once the sandbox has ended, the pid may be reused.
+  int sandbox_pid(std::chrono::steady_clock::time_point deadline);
   // In the sandbox: the folders it may read besides the system folders (sandbox.h).
   const std::vector<std::string>& read_only_dirs() const;
 

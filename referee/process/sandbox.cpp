@@ -209,6 +209,7 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
                                 // /dev has no terminal devices.
                                 // no capabilities inside either, even for the namespace's root
                                 "--cap-drop", "ALL"};
+  if (layout.info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(layout.info_fd)});
   for (const std::string& dir : layout.system_dirs) {
     a.insert(a.end(), {"--ro-bind", dir, dir});
   }
@@ -237,7 +238,9 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
   }
   // The working folder exists (empty unless bound), so relative paths resolve as outside.
   if (!layout.working_dir.empty()) a.insert(a.end(), {"--dir", layout.working_dir});
-  if (!layout.writable.empty()) a.insert(a.end(), {"--bind", layout.writable, layout.writable});
+  if (!layout.writable.empty())
+    a.insert(a.end(), {"--size", std::to_string(kSocketDirSizeMib * 1024 * 1024), "--tmpfs",
+                       layout.writable});
   for (const HiddenPath& m : layout.masks)
     if (m.kind != HiddenPath::Kind::kFile) a.insert(a.end(), {"--remount-ro", m.path});
   a.insert(a.end(), {"--chdir", layout.working_dir.empty() ? "/tmp" : layout.working_dir, "--"});

@@ -70,6 +70,14 @@ struct ResourceLimits {
 // The size of the sandbox's private /tmp (tmpfs, counted against the machine's memory).
 constexpr uint64_t kTmpSizeMib = 64;
 
+// The bot's socket folder inside its sandbox: a tmpfs there, so nothing the bot writes into it
+// reaches the host's disk. The referee reaches the socket as /proc/<sandbox pid>/root/run/bot/
+// <name>.sock (BotProcess::sandbox_pid()); a short path keeps that far below the 108 bytes a
+// Unix socket path may have, whatever $TMPDIR is.
+constexpr const char* kSandboxSocketDir = "/run/bot";
+// The size of that tmpfs: a socket takes no room, a few MiB leave some for a lock or pid file.
+constexpr uint64_t kSocketDirSizeMib = 4;
+
 // A file or folder of the referee's own that no bot may see.
 struct HiddenPath {
   enum class Kind {
@@ -96,7 +104,8 @@ struct SandboxLayout {
   // The referee's own paths as the bot would see them through read_only (masks_for): covered
   // after the binds, a folder by an empty read-only tmpfs, a file by /dev/null.
   std::vector<HiddenPath> masks;
-  std::string writable;     // its socket folder, bound read-write
+  std::string writable;     // its socket folder: a tmpfs of kSocketDirSizeMib made at this path
+  int info_fd = -1;         // bwrap's --info-fd (the sandbox's pid is written there), -1: none
   std::string working_dir;  // where the bot starts (made empty if not bound)
   std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
   std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)

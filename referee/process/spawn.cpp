@@ -141,7 +141,7 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 
 // The bot, between fork and exec. Async-signal-safe calls only.
 [[noreturn]] void bot_child(const Prepared& p, pid_t parent, int out_w, int status_w, int go_r,
-                            int go_w) {
+                            int go_w, int info_w) {
   ::close(go_w);
   if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
   // Into its cgroups first (while still the referee's user, who may write there): all it
@@ -195,11 +195,13 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  // Move our pipe ends above 2 so the dup2 calls below cannot clobber them (the referee may have
-  // closed its own stdin/stdout).
-  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, 3);
-  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, 3);
-  if (out_hi < 0 || status_hi < 0) child_fail(status_w, Stage::kFds, errno);
+  // Move our pipe ends above kSandboxInfoFd so the dup2 calls below cannot clobber them (the
+  // referee may have closed its own stdin/stdout).
+  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
+  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
+  const int info_hi = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
+  if (out_hi < 0 || status_hi < 0 || (info_w >= 0 && info_hi < 0))
+    child_fail(status_w, Stage::kFds, errno);
   status_w = status_hi;
 
   if (!p.working_dir.empty() && ::chdir(p.working_dir.c_str()) != 0) {
@@ -215,6 +217,8 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   // Nothing else crosses the exec: not the referee's sockets, nor other bots' or guardians' pipe
   // ends (which would keep those guardians from ever seeing EOF).
   close_from(3, -1, /*cloexec=*/true, p.max_fd);
+  // But for bwrap's report of the sandbox's pid (dup2 leaves the new descriptor open on exec).
+  if (info_hi >= 0 && ::dup2(info_hi, kSandboxInfoFd) < 0) child_fail(status_w, Stage::kFds, errno);
 
   ::execve(p.exec_path.c_str(), p.argv.data(), p.envp.data());
   child_fail(status_w, Stage::kExec, errno);
@@ -325,21 +329,22 @@ Spawned spawn(const Prepared& p) {
   int status[2] = {-1, -1};
   int go[2] = {-1, -1};
   int guard[2] = {-1, -1};
+  int info[2] = {-1, -1};
   auto close_all = [&] {
-    for (int* pair : {out, status, go, guard}) {
+    for (int* pair : {out, status, go, guard, info}) {
       close_fd(pair[0]);
       close_fd(pair[1]);
     }
   };
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0 ||
-      ::pipe2(go, O_CLOEXEC) != 0) {
+      ::pipe2(go, O_CLOEXEC) != 0 || (p.info_pipe && ::pipe2(info, O_CLOEXEC) != 0)) {
     result.error = "cannot create pipes: " + errno_text(errno);
     close_all();
     return result;
   }
   const pid_t parent = ::getpid();
   const pid_t pid = _Fork();
-  if (pid == 0) bot_child(p, parent, out[1], status[1], go[0], go[1]);
+  if (pid == 0) bot_child(p, parent, out[1], status[1], go[0], go[1], info[1]);
   if (pid < 0) {
     result.error = "cannot fork: " + errno_text(errno);
     close_all();
@@ -348,23 +353,12 @@ Spawned spawn(const Prepared& p) {
   close_fd(out[1]);
   close_fd(status[1]);
   close_fd(go[0]);
+  close_fd(info[1]);
   // Also from here, so the group exists before anyone signals it (the child does the same; one
   // of the two calls wins, both have the same effect).
   ::setpgid(pid, pid);
-  if (p.uid_base != 0) {
-    result.uid = p.uid_base + static_cast<uint32_t>(pid);
-    // The bot's own socket folder becomes its user's (the child waits for `go` before exec).
-    if (!p.own_dir.empty() && ::chown(p.own_dir.c_str(), result.uid, result.uid) != 0) {
-      const int err = errno;
-      close_fd(go[1]);
-      ::kill(pid, SIGKILL);
-      reap_bounded(pid);
-      close_all();
-      result = Spawned{};
-      result.error = "cannot give the folder '" + p.own_dir + "' to the bot: " + errno_text(err);
-      return result;
-    }
-  }
+  // (Its socket folder needs no owner: in the sandbox it is a tmpfs bwrap makes as the bot.)
+  if (p.uid_base != 0) result.uid = p.uid_base + static_cast<uint32_t>(pid);
 
   auto abandon = [&](std::string error) {
     close_fd(go[1]);  // the child reads EOF (if it still waits) and exits without exec
@@ -426,6 +420,8 @@ Spawned spawn(const Prepared& p) {
   out[0] = -1;
   result.guard_w = guard[1];
   guard[1] = -1;
+  result.info_r = info[0];
+  info[0] = -1;
   close_all();
   return result;
 }

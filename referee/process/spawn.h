@@ -19,6 +19,9 @@
 
 namespace allfives::referee::spawn {
 
+// The descriptor bwrap is told to write its --info-fd report to (Prepared::info_pipe).
+constexpr int kSandboxInfoFd = 3;
+
 // Everything the children need, prepared before the fork (they must not allocate).
 struct Prepared {
   std::string exec_path;  // absolute
@@ -31,8 +34,10 @@ struct Prepared {
   // setrlimit(resource, {value, value}) for each entry, before exec.
   std::vector<std::pair<int, rlim_t>> rlimits;
   uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())
-  std::string own_dir;                 // handed to that user before exec (the bot's socket folder)
   std::vector<std::string> read_only;  // the sandbox's read-only folders, for the record
+  // A sandboxed bot: the write end of a pipe is its descriptor kSandboxInfoFd across exec, for
+  // bwrap's --info-fd (the pid of the sandbox's first process: see BotProcess::sandbox_pid()).
+  bool info_pipe = false;
   // The bot's own cgroups (cgroup.h), null if none: the bot is put in them before it may exec.
   std::shared_ptr<BotCgroup> cgroup;
   // Its folders and their cgroup.procs files, for the guardian (which must not allocate).
@@ -50,6 +55,7 @@ struct Spawned {
   pid_t guardian = -1;
   int out_r = -1;    // read end of the bot's stdout/stderr
   int guard_w = -1;  // write end of the guardian's pipe; closing it (by dying) fires the guardian
+  int info_r = -1;   // read end of the --info-fd pipe (Prepared::info_pipe), else -1
   uint32_t uid = 0;  // the bot's own user id, 0 if it kept ours
   std::string error;
 };
