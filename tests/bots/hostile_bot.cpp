@@ -26,6 +26,9 @@
 //   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
 //   connect        connect to each --target: host:port (TCP) or a Unix socket path
 //   write-files    create a file in each --target folder, then one in /tmp
+//   fill-socket-folder  write files of 2 MiB into the folder of its own --listen socket (the
+//                  one folder outside /tmp it may write), up to --max-mib in all or until a
+//                  write fails, and keep them; reports how much it wrote
 #include <allfives/bot/bot.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -283,6 +286,40 @@ void write_files() {
 }
 
 std::string g_self;
+std::string g_listen;  // --listen's value
+
+void fill_socket_folder() {
+  if (g_listen.rfind("unix:", 0) != 0) {
+    report(false, "fill socket folder", "not listening on a Unix socket: " + g_listen);
+    return;
+  }
+  const std::string path = g_listen.substr(5);
+  const std::string folder = path.substr(0, path.rfind('/'));
+  constexpr size_t kFile = 2u << 20;
+  const std::vector<char> block(kFile, 'x');
+  size_t written = 0;
+  std::string stopped = "nothing stopped it";
+  for (int i = 0; written < static_cast<size_t>(g_options.max_mib) << 20; ++i) {
+    const std::string file = folder + "/fill-" + std::to_string(i);
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    if (f == nullptr) {
+      stopped = "file " + std::to_string(i) + ": " + errno_text();
+      break;
+    }
+    const size_t n = std::fwrite(block.data(), 1, block.size(), f);
+    const int err = n == block.size() && std::fflush(f) == 0 ? 0 : errno;
+    std::fclose(f);
+    written += n;
+    if (err != 0) {
+      stopped = "file " + std::to_string(i) + ": " + std::strerror(err);
+      break;
+    }
+  }
+  // Whole MiB written, rounded down, so a test can compare it with the folder's size.
+  const std::string mib = std::to_string(written >> 20);
+  report(written >= static_cast<size_t>(g_options.max_mib) << 20, "fill socket folder " + folder,
+         "wrote " + mib + " MiB (" + stopped + ")");
+}
 
 class Hostile final : public allfives::bot::Bot {
   allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
@@ -303,6 +340,7 @@ class Hostile final : public allfives::bot::Bot {
       if (m == "connect")
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();
+      if (m == "fill-socket-folder") fill_socket_folder();
     }
     if (g_options.think_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));
@@ -316,6 +354,8 @@ int main(int argc, char** argv) {
   g_self = "/proc/self/exe";
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--escapee") escapee();
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--listen") g_listen = argv[i + 1];
   return allfives::bot::run(
       argc, argv, {"hostile", "1.0"},
       [](const allfives::bot::MatchInfo&) { return std::make_unique<Hostile>(); },
@@ -325,7 +365,8 @@ int main(int argc, char** argv) {
                        "A file of paths or addresses to try, one per line");
         app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
         app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
-        app.add_option("--max-mib", g_options.max_mib, "eat-memory: at most this much");
+        app.add_option("--max-mib", g_options.max_mib,
+                       "eat-memory, fill-socket-folder: at most this much");
         app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
       });
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -64,9 +65,9 @@ struct Match {
 };
 
 // `referee match` with the hostile bot (seat 0, `hostile_args`) against greedy; `extra` flags
-// go to the referee.
+// go to the referee, `env` (NAME=VALUE) into its environment.
 Match play(const std::string& name, const std::string& hostile_args,
-           const std::vector<std::string>& extra = {}) {
+           const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = {}) {
   const std::string dir = temp_dir(name);
   Match m;
   m.log_path = dir + "/logs/match.jsonl";
@@ -84,6 +85,7 @@ Match play(const std::string& name, const std::string& hostile_args,
                                    "20000",
                                    "--max-hands",
                                    "2"};
+  argv.insert(argv.begin() + 2, env.begin(), env.end());
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.push_back("hostile=" + kHostile + " " + hostile_args);
   argv.push_back("greedy=" + kGreedy);
@@ -629,6 +631,89 @@ TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
   EXPECT_TRUE(fs::exists(dir + "/hostile-was-here")) << m.hostile_output;
   std::error_code ec;
   fs::remove("/tmp/hostile-was-here", ec);
+}
+
+// The most bytes the regular files under `folder` held at once while `work` ran (checked
+// every 5 ms): what the referee's socket folders, made in its $TMPDIR, put on the host's disk.
+// (The referee removes them when it exits, so looking afterwards would see nothing.)
+template <typename Work>
+uintmax_t peak_bytes_under(const std::string& folder, Work work) {
+  std::atomic<bool> done{false};
+  std::atomic<uintmax_t> peak{0};
+  std::thread watcher([&] {
+    while (!done.load()) {
+      uintmax_t total = 0;
+      std::error_code ec;
+      for (fs::recursive_directory_iterator
+               it(folder, fs::directory_options::skip_permission_denied, ec),
+           end;
+           !ec && it != end; it.increment(ec)) {
+        std::error_code size_ec;
+        if (it->is_regular_file(size_ec)) {
+          const uintmax_t size = it->file_size(size_ec);
+          if (!size_ec) total += size;
+        }
+      }
+      peak = std::max(peak.load(), total);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  work();
+  done = true;
+  watcher.join();
+  return peak.load();
+}
+
+// "... wrote N MiB (...)" in the hostile bot's report: N.
+int reported_mib(const std::string& output) {
+  const size_t at = output.find(": wrote ");
+  return at == std::string::npos ? -1 : std::atoi(output.c_str() + at + 8);
+}
+
+// A sandboxed bot's socket folder is a small tmpfs inside its sandbox: writing 64 MiB of files
+// there stops at its size with "No space left on device" (the bot goes on playing: a failed
+// write is no fault), and the referee's $TMPDIR, where the socket folders used to be real
+// folders, gets nothing.
+TEST(Sandbox, FillingItsSocketFolderPutsNothingOnTheHostsDisk) {
+  const std::string tmpdir = temp_dir("fill-tmpdir");
+  Match m;
+  const uintmax_t peak = peak_bytes_under(tmpdir, [&] {
+    m = play("fill", "--mode fill-socket-folder --max-mib 64 --think-ms 20", {},
+             {"TMPDIR=" + tmpdir});
+  });
+  expect_no_fault(m);
+  EXPECT_EQ(match_end(m).hands_played(), 2u) << m.run.output;
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED fill socket folder " +
+                                             std::string(referee::kSandboxSocketDir) + ": wrote "))
+      << m.hostile_output;
+  EXPECT_TRUE(contains(m.hostile_output, "No space left on device")) << m.hostile_output;
+  const int mib = reported_mib(m.hostile_output);
+  EXPECT_GE(mib, 0) << m.hostile_output;
+  EXPECT_LE(mib, static_cast<int>(referee::kSocketDirSizeMib)) << m.hostile_output;
+  // Nothing of what it wrote reached the host (1 MiB: far below one of its 2 MiB files).
+  EXPECT_LT(peak, uintmax_t{1} << 20) << m.hostile_output;
+  const v1::LogConfinement& c = hostile_confinement(m);
+  EXPECT_EQ(c.writable_dir(), referee::kSandboxSocketDir);
+  EXPECT_EQ(c.writable_dir_tmpfs_mib(), referee::kSocketDirSizeMib);
+}
+
+// The twin: unsandboxed, the socket folder is a real folder in the referee's $TMPDIR, and all
+// the bot writes there lands on the host's disk (so the test above can fail).
+TEST(Sandbox, WithoutTheSandboxFillingItsSocketFolderFillsTheHostsTmpdir) {
+  const std::string tmpdir = temp_dir("fill-tmpdir-unsandboxed");
+  Match m;
+  const uintmax_t peak = peak_bytes_under(tmpdir, [&] {
+    m = play("fill-unsandboxed", "--mode fill-socket-folder --max-mib 16 --think-ms 20",
+             {"--no-sandbox"}, {"TMPDIR=" + tmpdir});
+  });
+  expect_no_fault(m);
+  EXPECT_TRUE(contains(m.hostile_output, "GOT fill socket folder " + tmpdir + "/"))
+      << m.hostile_output;
+  EXPECT_EQ(reported_mib(m.hostile_output), 16) << m.hostile_output;
+  EXPECT_GE(peak, uintmax_t{16} << 20) << m.hostile_output;
+  const v1::LogConfinement& c = hostile_confinement(m);
+  EXPECT_TRUE(c.writable_dir().starts_with(tmpdir + "/")) << c.writable_dir();
+  EXPECT_EQ(c.writable_dir_tmpfs_mib(), 0u);
 }
 
 // --- The sample bots, sandboxed, and the log header ------------------------------------------
