@@ -8,14 +8,19 @@
 //     needs to start (see kEtcFiles in sandbox.cpp), the program's folder, the folder of every
 //     argument that names an existing file or folder (`python3 path/to/bot.py`), and the extra
 //     read-only folders the user gave for this bot;
-//   * read-write: its own socket folder (made by the referee for this bot alone) and a private
-//     tmpfs /tmp of kTmpSizeMib;
+//   * read-write: its own socket folder kSandboxSocketDir, a tmpfs of kSocketDirSizeMib, and a
+//     private tmpfs /tmp of kTmpSizeMib: both inside the sandbox, so nothing the bot writes
+//     reaches the host's disk. The referee reaches the bot's socket from outside through the
+//     sandbox's root, /proc/<pid of bwrap's process inside>/root/run/bot/<name>.sock (bwrap
+//     reports that pid on --info-fd; BotProcess::sandbox_pid()). The kernel lets a process
+//     enter another's root when it may ptrace-read it: the referee runs as the bot's own user
+//     (it made the sandbox's user namespace) or as root;
 //   * its own /proc and a /dev of null, zero, random and urandom; nothing else (not the
 //     referee's files, logs, output folder or tournament file, not any other bot's socket or
 //     files, not $HOME).
 // The referee's own paths (HiddenPath: the match log and its folder, a tournament's output
-// folder, its files and the tournament file, the folder of the bots' sockets) stay hidden even
-// where they lie inside a folder the bot may read (`referee match ./bot_a ./bot_b` writes
+// folder, its files and the tournament file, the folder of unsandboxed bots' sockets) stay hidden
+// even where they lie inside a folder the bot may read (`referee match ./bot_a ./bot_b` writes
 // logs/ next to the bots): after the binds, each such folder is covered by an empty read-only
 // tmpfs and each such file by /dev/null (masks_for, bwrap_argv). A bound folder shows later
 // changes to what it holds, so the referee makes these paths before it starts a bot, and a

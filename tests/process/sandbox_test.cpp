@@ -45,9 +45,10 @@ TEST(SandboxArgv, NamespacesMountsAndTheProgramLast) {
   layout.system_links = {{"/lib", "usr/lib"}};
   layout.system_files = {"/etc/ld.so.cache"};
   layout.read_only = {"/home/u/bots"};
-  layout.writable = "/tmp/allfives-x/b0-0";
+  layout.writable = "/run/bot";
+  layout.info_fd = 3;
   layout.working_dir = "/home/u";
-  const auto a = bwrap_argv(layout, {"/home/u/bots/b", "--listen", "unix:/tmp/allfives-x/b0-0/s"});
+  const auto a = bwrap_argv(layout, {"/home/u/bots/b", "--listen", "unix:/run/bot/s"});
   EXPECT_EQ(a[0], "/usr/bin/bwrap");
   EXPECT_TRUE(has(a, "--unshare-all"));
   EXPECT_TRUE(has(a, "--die-with-parent"));
@@ -60,11 +61,13 @@ TEST(SandboxArgv, NamespacesMountsAndTheProgramLast) {
   EXPECT_FALSE(has(a, "--dev"));  // no devpts: no terminal inside
   EXPECT_GE(find_seq(a, {"--tmpfs", "/tmp"}), 0);
   EXPECT_GE(find_seq(a, {"--ro-bind", "/home/u/bots", "/home/u/bots"}), 0);
-  // The socket folder is bound after the tmpfs /tmp it lives in, else the tmpfs would hide it.
-  const int writable = find_seq(a, {"--bind", "/tmp/allfives-x/b0-0", "/tmp/allfives-x/b0-0"});
-  EXPECT_GT(writable, find_seq(a, {"--tmpfs", "/tmp"}));
+  // The socket folder is a small tmpfs of its own, nothing of the host's bound read-write.
+  EXPECT_GE(find_seq(a, {"--size", std::to_string(kSocketDirSizeMib << 20), "--tmpfs", "/run/bot"}),
+            0);
+  EXPECT_FALSE(has(a, "--bind"));
+  EXPECT_GE(find_seq(a, {"--info-fd", "3"}), 0);  // the sandbox's pid, to reach the socket
   EXPECT_GE(find_seq(a, {"--chdir", "/home/u", "--", "/home/u/bots/b", "--listen"}), 0);
-  EXPECT_EQ(a.back(), "unix:/tmp/allfives-x/b0-0/s");
+  EXPECT_EQ(a.back(), "unix:/run/bot/s");
   EXPECT_FALSE(has(a, "--share-net"));
   EXPECT_FALSE(has(a, "--bind-try"));
 }
@@ -167,13 +170,13 @@ TEST(SandboxArgv, MasksComeAfterTheBindsAndTheFoldersEndReadOnly) {
   const int file = find_seq(a, {"--ro-bind", "/dev/null", "/home/u/bots/t.txtpb"});
   const int sockets = find_seq(a, {"--tmpfs", "/home/u/bots/tmp/allfives-1-x"});
   const int dir = find_seq(a, {"--dir", "/home/u/bots"});
-  const int writable = find_seq(a, {"--bind", layout.writable, layout.writable});
+  const int writable = find_seq(a, {"--tmpfs", layout.writable});
   ASSERT_GE(bind, 0);
   EXPECT_GT(logs, bind);
   EXPECT_GT(file, bind);
   EXPECT_GT(sockets, bind);
-  // The working folder is made after the covers (it may lie under one), and the socket
-  // folder's own folder is bound into its cover before the covers become read-only.
+  // The working folder is made after the covers (it may lie under one), and a socket folder
+  // inside a cover gets its tmpfs before the covers become read-only.
   EXPECT_GT(dir, sockets);
   EXPECT_GT(writable, sockets);
   for (const std::string folder : {"/home/u/bots/logs", "/home/u/bots/tmp/allfives-1-x"})
@@ -338,7 +341,7 @@ TEST(SandboxedProcess, NothingOutlivesTheMainProcess) {
 
 // A bot whose folder holds the referee's log folder, a log in it, a tournament file and the
 // socket folder: with them hidden it sees none of their contents, and its own socket folder
-// inside the covered one still works.
+// (a tmpfs) inside the covered one still works.
 TEST(SandboxedProcess, SeesNothingOfTheRefereesPathsInItsFolder) {
   const fs::path base = fs::temp_directory_path() / ("sandbox-hidden-" + std::to_string(getpid()));
   const fs::path bots = base / "bots";
@@ -384,7 +387,8 @@ TEST(SandboxedProcess, SeesNothingOfTheRefereesPathsInItsFolder) {
   EXPECT_EQ(out.find("secret"), std::string::npos) << out;
   // ls shows an empty logs/ and, of the socket folders, its own only.
   EXPECT_NE(out.find("logs:\n\nsockets:\nmine\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("mine\n"), std::string::npos) << out;  // its own folder is writable
+  EXPECT_NE(out.find("mine\n"), std::string::npos) << out;    // its own folder is writable
+  EXPECT_FALSE(fs::exists(bots / "sockets" / "mine" / "w"));  // a tmpfs: nothing on the host
   EXPECT_FALSE(fs::exists(bots / "logs" / "new"));
   EXPECT_EQ(fs::file_size(bots / "logs" / "m.jsonl"), 11u);
   // A path to hide that does not exist yet would show once made: the bot is not started.
