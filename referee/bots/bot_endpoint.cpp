@@ -1,6 +1,7 @@
 #include "bots/bot_endpoint.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -150,33 +151,39 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
 }
 
 bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
+  // On failure: stops the bot and says why, with how it ended and its output.
+  auto fail = [&](const std::string& why) {
+    if (error) *error = why;
+    if (process_) {
+      if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
+      process_->stop(std::chrono::milliseconds(200));
+      const std::string output = process_->take_stderr();
+      if (error && !output.empty()) *error += "; its output:\n" + output;
+    }
+    return false;
+  };
   std::string why;
   if (address_.empty() && process_) {
     // A sandboxed bot's socket, seen from outside: through the root of its sandbox's first
     // process (bwrap's), which the referee may enter (its own user, or root; the bot's user
     // owns the sandbox's namespaces, created by the referee's child).
     const int pid = process_->sandbox_pid(deadline);
-    if (pid < 0) {
-      if (error) *error = "its sandbox did not start";
-      if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
-      process_->stop(std::chrono::milliseconds(200));
-      const std::string output = process_->take_stderr();
-      if (error && !output.empty()) *error += "; its output:\n" + output;
-      return false;
-    }
+    if (pid < 0) return fail("its sandbox did not start");
     address_ = "unix:/proc/" + std::to_string(pid) + "/root" + listen_path_;
   }
-  channel_ = wait_until_serving(
-      address_, deadline, [this] { return alive(); }, &why);
-  if (channel_) return true;
-  if (error) *error = why;
-  if (process_) {
-    if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
-    process_->stop(std::chrono::milliseconds(200));
-    const std::string output = process_->take_stderr();
-    if (error && !output.empty()) *error += "; its output:\n" + output;
+  if (process_ && socket_fd_ < 0) {
+    // The bot owns its socket's folder: the referee connects to the socket it found there,
+    // never through a link the bot put in its place.
+    socket_fd_ = open_unix_socket(
+        address_.substr(5), deadline, [this] { return alive(); }, &why);
+    if (socket_fd_ < 0) return fail(why);
   }
-  return false;
+  const std::string connect_to =
+      socket_fd_ < 0 ? address_ : "unix:/proc/self/fd/" + std::to_string(socket_fd_);
+  channel_ = wait_until_serving(
+      connect_to, deadline, [this] { return alive(); }, &why);
+  if (channel_) return true;
+  return fail(why);
 }
 
 namespace {
@@ -222,6 +229,8 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
 
 BotEndpoint::~BotEndpoint() {
   stop(std::chrono::milliseconds(1000));
+  channel_.reset();
+  if (socket_fd_ >= 0) ::close(socket_fd_);
 }
 
 bool BotEndpoint::alive() {

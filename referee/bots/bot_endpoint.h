@@ -94,6 +94,9 @@ class BotEndpoint {
   BotSpec spec_;
   std::string address_;      // what the referee connects to (a sandboxed bot's: once ready)
   std::string listen_path_;  // a started bot's socket, as the bot sees it
+  // A sandboxed bot's socket, opened once it exists (open_unix_socket()); the channel goes
+  // through it, so a link the bot puts in its folder later leads nowhere else.
+  int socket_fd_ = -1;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<BotProcess> process_;
 };

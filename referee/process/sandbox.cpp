@@ -243,6 +243,10 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
                        layout.writable});
   for (const HiddenPath& m : layout.masks)
     if (m.kind != HiddenPath::Kind::kFile) a.insert(a.end(), {"--remount-ro", m.path});
+  // Last, the sandbox's root (bwrap's own tmpfs, of no size limit) becomes read-only: only /tmp
+  // and the socket folder stay writable, and no folder on the way to the socket (/run) can be
+  // replaced by a link the referee would follow.
+  a.insert(a.end(), {"--remount-ro", "/"});
   a.insert(a.end(), {"--chdir", layout.working_dir.empty() ? "/tmp" : layout.working_dir, "--"});
   a.insert(a.end(), argv.begin(), argv.end());
   return a;

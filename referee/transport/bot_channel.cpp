@@ -1,6 +1,11 @@
 #include "transport/bot_channel.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <algorithm>
 #include <thread>
@@ -23,6 +28,30 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+int open_unix_socket(const std::string& path, Clock::time_point deadline,
+                     const std::function<bool()>& alive, std::string* error) {
+  struct stat st {};
+  while (::lstat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (error) {
+      *error = alive && !alive()
+                   ? "the bot process exited before it was ready"
+                   : "the socket " + path + " was never created (" + strerrordesc_np(errno) + ")";
+    }
+    return -1;
+  }
+  if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+    ::close(fd);
+    if (error)
+      *error = "its socket " + path + " is not a socket but " +
+               (S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
+    return -1;
+  }
+  return fd;
 }
 
 std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,

@@ -25,6 +25,16 @@ constexpr int kMaxBotMessageBytes = 4 << 20;
 // A channel to a bot, receiving at most kMaxBotMessageBytes per message.
 std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
 
+// Waits until the Unix socket at `path` exists (checked every millisecond, while `alive`) or
+// `deadline` passes, then opens it without following a symbolic link in its last part
+// (O_PATH | O_NOFOLLOW) and checks that it is a socket. Returns that descriptor (the caller
+// closes it), whose "unix:/proc/self/fd/N" reaches the socket the referee checked and no other,
+// whatever the folder's owner puts at `path` later; or -1 and `error` says why. For a
+// sandboxed bot's socket, whose folder the bot owns: a link there would otherwise be followed
+// on the referee's side (an absolute link from the referee's root, not the sandbox's).
+int open_unix_socket(const std::string& path, Clock::time_point deadline,
+                     const std::function<bool()>& alive, std::string* error);
+
 // Polls the standard health service at `address` until it answers SERVING or `deadline`
 // passes (back-off: 5 ms doubling to 200 ms; for a Unix socket, only once its file exists),
 // and returns the channel that got the answer.

@@ -26,6 +26,10 @@
 //   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
 //   connect        connect to each --target: host:port (TCP) or a Unix socket path
 //   write-files    create a file in each --target folder, then one in /tmp
+//   link-socket    before it serves, put a symbolic link to the first --target (a Unix socket
+//                  outside its sandbox) where its --listen socket should be, and serve on
+//                  another socket in the same folder: a referee that followed the link would
+//                  talk to that target instead
 //   fill-socket-folder  write files of 2 MiB into the folder of its own --listen socket (the
 //                  one folder outside /tmp it may write), up to --max-mib in all or until a
 //                  write fails, and keep them; reports how much it wrote
@@ -274,7 +278,7 @@ void write_files() {
   std::vector<std::string> folders = g_options.targets;
   folders.push_back("/tmp");
   for (const std::string& folder : folders) {
-    const std::string path = folder + "/hostile-was-here";
+    const std::string path = (folder == "/" ? "" : folder) + "/hostile-was-here";
     if (std::FILE* f = std::fopen(path.c_str(), "w")) {
       std::fputs("hostile\n", f);
       std::fclose(f);
@@ -354,10 +358,30 @@ int main(int argc, char** argv) {
   g_self = "/proc/self/exe";
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--escapee") escapee();
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::string(argv[i]) == "--listen") g_listen = argv[i + 1];
+  std::vector<char*> args(argv, argv + argc);
+  std::string mode, targets_file, served;
+  for (int i = 1; i + 1 < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--listen") g_listen = argv[i + 1];
+    if (arg == "--mode") mode = argv[i + 1];
+    if (arg == "--targets-file") targets_file = argv[i + 1];
+  }
+  if (mode == "link-socket" && g_listen.rfind("unix:", 0) == 0) {
+    const std::string path = g_listen.substr(5);
+    std::ifstream in(targets_file);
+    std::string target;
+    std::getline(in, target);
+    served = "unix:" + path.substr(0, path.rfind('/')) + "/served.sock";
+    if (symlink(target.c_str(), path.c_str()) == 0) {
+      report(true, "link socket " + path, "links to " + target);
+    } else {
+      report(false, "link socket " + path, errno_text());
+    }
+    for (char*& a : args)
+      if (a == g_listen) a = served.data();
+  }
   return allfives::bot::run(
-      argc, argv, {"hostile", "1.0"},
+      static_cast<int>(args.size()), args.data(), {"hostile", "1.0"},
       [](const allfives::bot::MatchInfo&) { return std::make_unique<Hostile>(); },
       [](CLI::App& app) {
         app.add_option("--mode", g_options.mode, "What to try at the first decision");

@@ -595,6 +595,28 @@ TEST(Sandbox, NoNetworkAndNoSocketOutsideItsFolder) {
   EXPECT_FALSE(unix_socket.was_reached());
 }
 
+// The bot owns its socket's folder: a symbolic link it puts where its socket should be (to
+// a socket of the host's; the referee would resolve an absolute link from its own root) makes
+// it fail to start, and the referee connects neither to the link's target nor to the socket
+// the bot serves on instead. (Before the referee opened the socket with O_NOFOLLOW, it
+// followed the link: it reached the listener below and found no gRPC server there.)
+TEST(Sandbox, ALinkInPlaceOfItsSocketLeadsTheRefereeNowhere) {
+  const std::string socket_path = temp_dir("link-socket") + "/outside.sock";
+  Listener outside = unix_listener(socket_path);
+  const Match m =
+      play("link", "--mode link-socket --targets-file " + targets_file("link", {socket_path}));
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
+  EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << m.run.output;
+  EXPECT_TRUE(
+      contains(m.run.output, "/root/run/bot/seat0.sock is not a socket but a symbolic link"))
+      << m.run.output;
+  EXPECT_TRUE(
+      contains(m.run.output, "GOT link socket /run/bot/seat0.sock: links to " + socket_path))
+      << m.run.output;
+  EXPECT_FALSE(outside.was_reached());
+}
+
 TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
   int port = 0;
   Listener tcp = tcp_listener(&port);
@@ -613,9 +635,12 @@ TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
   const std::string dir = temp_dir("write");
   chmod(dir.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
   const Match m =
-      play("write", "--mode write-files --targets-file " + targets_file("write", {dir}));
+      play("write", "--mode write-files --targets-file " + targets_file("write", {dir, "/"}));
   expect_no_fault(m);
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write " + dir)) << m.hostile_output;
+  // Nor into the sandbox's own root (a tmpfs of no size limit, read-only once it is made).
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write /hostile-was-here: Read-only file system"))
+      << m.hostile_output;
   EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/hostile-was-here")) << m.hostile_output;
   EXPECT_FALSE(fs::exists(dir + "/hostile-was-here"));
   EXPECT_FALSE(fs::exists("/tmp/hostile-was-here"));  // its /tmp was its own

@@ -66,6 +66,9 @@ TEST(SandboxArgv, NamespacesMountsAndTheProgramLast) {
             0);
   EXPECT_FALSE(has(a, "--bind"));
   EXPECT_GE(find_seq(a, {"--info-fd", "3"}), 0);  // the sandbox's pid, to reach the socket
+  // The root (bwrap's tmpfs) ends read-only, after every mount: only /tmp and /run/bot stay
+  // writable, and nothing on the way to the socket can be replaced.
+  EXPECT_EQ(find_seq(a, {"--remount-ro", "/", "--chdir"}) + 2, find_seq(a, {"--chdir"}));
   EXPECT_GE(find_seq(a, {"--chdir", "/home/u", "--", "/home/u/bots/b", "--listen"}), 0);
   EXPECT_EQ(a.back(), "unix:/run/bot/s");
   EXPECT_FALSE(has(a, "--share-net"));
