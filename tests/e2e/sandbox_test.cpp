@@ -608,8 +608,9 @@ TEST(Sandbox, ALinkInPlaceOfItsSocketLeadsTheRefereeNowhere) {
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << m.run.output;
-  EXPECT_TRUE(
-      contains(m.run.output, "/root/run/bot/seat0.sock is not a socket but a symbolic link"))
+  EXPECT_TRUE(contains(m.run.output,
+                       "its socket /run/bot/seat0.sock (inside its sandbox) is not a socket but a "
+                       "symbolic link"))
       << m.run.output;
   EXPECT_TRUE(
       contains(m.run.output, "GOT link socket /run/bot/seat0.sock: links to " + socket_path))
