@@ -44,32 +44,6 @@ std::string write_tournament(const std::string& dir, int matches_per_pairing, in
   return path;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The index as comparable text: sorted by ordinal, without wall-clock times.
-std::string normalized_index(const std::string& out_dir) {
-  std::vector<v1::IndexEntry> entries;
-  std::vector<std::string> notes;
-  std::string error;
-  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error))
-      << error;
-  EXPECT_TRUE(notes.empty()) << notes.front();
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.match().ordinal() < b.match().ordinal(); });
-  std::string out;
-  for (auto& e : entries) {
-    e.clear_duration_ms();
-    e.clear_timing();  // wall-clock decision times
-    out += referee::to_json_line(e) + "\n";
-  }
-  return out;
-}
-
 RunResult tournament(const std::string& file, const std::string& out,
                      std::vector<std::string> extra = {}, const std::string& fsize = "") {
   std::vector<std::string> argv = {kReferee, "tournament", file, "--out", out, "-q"};

@@ -6,11 +6,13 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "log/match_log.h"
 #include "process/bot_process.h"
 #include "replay/replay.h"
+#include "tournament/index_file.h"
 
 namespace allfives::e2e {
 
@@ -55,6 +57,31 @@ std::string temp_dir(const std::string& name) {
     }
   } cleanup{base};
   return dir.string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string normalized_index(const std::string& out_dir) {
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error))
+      << error;
+  EXPECT_TRUE(notes.empty()) << notes.front();
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.match().ordinal() < b.match().ordinal(); });
+  std::string out;
+  for (auto& e : entries) {
+    e.clear_duration_ms();
+    e.clear_timing();  // wall-clock decision times
+    out += referee::to_json_line(e) + "\n";
+  }
+  return out;
 }
 
 std::vector<v1::LogRecord> read_log(const std::string& path) {

@@ -25,6 +25,13 @@ RunResult run(const std::vector<std::string>& argv,
 // A fresh empty folder for one test, removed at the end of the test program.
 std::string temp_dir(const std::string& name);
 
+// A whole file as text ("" if it cannot be read).
+std::string read_file(const std::string& path);
+
+// A tournament folder's index as comparable text: sorted by ordinal, without the wall-clock
+// durations and decision times; fails the test if it cannot be read cleanly.
+std::string normalized_index(const std::string& out_dir);
+
 // Every line of a log as a record. Each line must parse strictly (unknown fields fail).
 std::vector<v1::LogRecord> read_log(const std::string& path);
 

@@ -28,13 +28,6 @@ uint64_t seed_in(const std::string& text) {
   return std::stoull(m[1].str());
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<v1::IndexEntry> index_of(const std::string& out_dir) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;

@@ -22,13 +22,6 @@ namespace fs = std::filesystem;
 
 const std::string kReferee = ALLFIVES_REFEREE;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<v1::IndexEntry> index_of(const std::string& out) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;

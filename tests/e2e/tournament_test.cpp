@@ -43,32 +43,6 @@ std::string write_tournament(const std::string& dir, int matches_per_pairing,
   return path;
 }
 
-// The index as comparable text: sorted by ordinal, without wall-clock durations and decision
-// times.
-std::string normalized_index(const std::string& out_dir) {
-  std::vector<v1::IndexEntry> entries;
-  std::vector<std::string> notes;
-  std::string error;
-  EXPECT_TRUE(referee::read_index(out_dir + "/index.jsonl", false, entries, notes, &error))
-      << error;
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.match().ordinal() < b.match().ordinal(); });
-  std::string out;
-  for (auto& e : entries) {
-    e.clear_duration_ms();
-    e.clear_timing();
-    out += referee::to_json_line(e) + "\n";
-  }
-  return out;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 size_t lines_in(const std::string& path) {
   const std::string text = read_file(path);
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));

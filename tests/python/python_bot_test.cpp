@@ -28,13 +28,6 @@ const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
 const std::string kRunBot = ALLFIVES_RUN_PYTHON_BOT;
 const std::string kRaisingBot = ALLFIVES_RAISING_BOT_PY;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // `referee match` with the given bots and seed; returns the run and the parsed log.
 struct Match {
   RunResult run;

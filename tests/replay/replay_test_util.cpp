@@ -11,13 +11,6 @@ namespace allfives::replay_test {
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Runs `referee match` with `args` (bots last) and returns the log it wrote.
 std::string referee_log(const std::string& dir, const std::string& name,
                         const std::vector<std::string>& args) {
@@ -28,7 +21,7 @@ std::string referee_log(const std::string& dir, const std::string& name,
   argv.insert(argv.end(), args.begin(), args.end());
   const e2e::RunResult r = e2e::run(argv, std::chrono::seconds(60));
   EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
-  return read_file(log);
+  return e2e::read_file(log);
 }
 
 }  // namespace
