@@ -131,6 +131,18 @@ bool send_all(int fd, const std::string& s) {
   return true;
 }
 
+// Waits up to 100 ms for bytes from `fd` and appends them to `in`: 1 if some came, 0 if none,
+// -1 at the end of the stream or on an error.
+int receive_some(int fd, std::string& in) {
+  pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 100) <= 0) return 0;
+  char buf[65536];
+  const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+  if (n <= 0) return -1;
+  in.append(buf, static_cast<size_t>(n));
+  return 1;
+}
+
 // Parses the status line and headers at the start of `raw`; returns the body's offset.
 size_t parse_head(const std::string& raw, HttpReply& r) {
   const size_t end = raw.find("\r\n\r\n");
@@ -162,13 +174,10 @@ HttpReply http_raw(int port, const std::string& raw, std::chrono::milliseconds l
   send_all(fd, raw);
   std::string in;
   const auto end = Clock::now() + limit;
-  char buf[65536];
   while (Clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    in.append(buf, static_cast<size_t>(n));
+    const int got = receive_some(fd, in);
+    if (got < 0) break;
+    if (got == 0) continue;
     // Stop at a complete answer with a Content-Length, even on a kept-alive connection.
     HttpReply head;
     const size_t body = parse_head(in, head);
@@ -207,13 +216,10 @@ int read_events(int port, const std::string& target,
   bool head_done = false;
   int count = 0;
   const auto end = Clock::now() + limit;
-  char buf[65536];
   while (Clock::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    in.append(buf, static_cast<size_t>(n));
+    const int got = receive_some(fd, in);
+    if (got < 0) break;
+    if (got == 0) continue;
     if (!head_done) {
       const size_t e = in.find("\r\n\r\n");
       if (e == std::string::npos) continue;
