@@ -163,6 +163,7 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
     return false;
   };
   std::string why;
+  bool inside_sandbox = false;
   if (address_.empty() && process_) {
     // A sandboxed bot's socket, seen from outside: through the root of its sandbox's first
     // process (bwrap's), which the referee may enter (its own user, or root; the bot's user
@@ -170,12 +171,14 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
     const int pid = process_->sandbox_pid(deadline);
     if (pid < 0) return fail("its sandbox did not start");
     address_ = "unix:/proc/" + std::to_string(pid) + "/root" + listen_path_;
+    inside_sandbox = true;
   }
   if (process_ && socket_fd_ < 0) {
     // The bot owns its socket's folder: the referee connects to the socket it found there,
     // never through a link the bot put in its place.
     socket_fd_ = open_unix_socket(
-        address_.substr(5), deadline, [this] { return alive(); }, &why);
+        address_.substr(5), listen_path_ + (inside_sandbox ? " (inside its sandbox)" : ""),
+        deadline, [this] { return alive(); }, &why);
     if (socket_fd_ < 0) return fail(why);
   }
   const std::string connect_to =

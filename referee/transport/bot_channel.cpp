@@ -30,20 +30,7 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
-namespace {
-
-// A sandboxed bot's socket is reached through its sandbox's root (/proc/PID/root/run/bot/...);
-// its owner knows it by the path inside.
-std::string shown(const std::string& path) {
-  if (path.rfind("/proc/", 0) != 0) return path;
-  const size_t root = path.find("/root/", 6);
-  if (root == std::string::npos || path.find_first_not_of("0123456789", 6) != root) return path;
-  return path.substr(root + 5) + " (inside its sandbox)";
-}
-
-}  // namespace
-
-int open_unix_socket(const std::string& path, Clock::time_point deadline,
+int open_unix_socket(const std::string& path, const std::string& shown, Clock::time_point deadline,
                      const std::function<bool()>& alive, std::string* error) {
   struct stat st {};
   while (::lstat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
@@ -51,17 +38,16 @@ int open_unix_socket(const std::string& path, Clock::time_point deadline,
   const int fd = ::open(path.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) {
     if (error) {
-      *error = alive && !alive()
-                   ? "the bot process exited before it was ready"
-                   : "not serving before the start-up timeout: the socket " + shown(path) +
-                         " was never created (" + strerrordesc_np(errno) + ")";
+      *error = alive && !alive() ? "the bot process exited before it was ready"
+                                 : "not serving before the start-up timeout: the socket " + shown +
+                                       " was never created (" + strerrordesc_np(errno) + ")";
     }
     return -1;
   }
   if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
     ::close(fd);
     if (error)
-      *error = "its socket " + shown(path) + " is not a socket but " +
+      *error = "its socket " + shown + " is not a socket but " +
                (S_ISLNK(st.st_mode) ? "a symbolic link" : "another kind of file");
     return -1;
   }
@@ -81,7 +67,7 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
     struct stat st {};
     while (::stat(path.c_str(), &st) != 0 && Clock::now() < deadline && (!alive || alive()))
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (::stat(path.c_str(), &st) != 0) last = "the socket " + shown(path) + " was never created";
+    if (::stat(path.c_str(), &st) != 0) last = "the socket " + path + " was never created";
   }
   // The socket's file exists from bind(), a moment before listen(): a check refused then is
   // retried after 1 ms, then 2, 4... (starting at 5 ms cost such a start 5 ms).

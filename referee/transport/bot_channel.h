@@ -32,7 +32,8 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address);
 // whatever the folder's owner puts at `path` later; or -1 and `error` says why. For a
 // sandboxed bot's socket, whose folder the bot owns: a link there would otherwise be followed
 // on the referee's side (an absolute link from the referee's root, not the sandbox's).
-int open_unix_socket(const std::string& path, Clock::time_point deadline,
+// `shown` names the socket in `error` as its owner knows it.
+int open_unix_socket(const std::string& path, const std::string& shown, Clock::time_point deadline,
                      const std::function<bool()>& alive, std::string* error);
 
 // Polls the standard health service at `address` until it answers SERVING or `deadline`
