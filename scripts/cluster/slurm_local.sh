@@ -154,12 +154,15 @@ failed() {
 }
 trap failed EXIT
 
+# Every daemon runs in the foreground, so that the PID kept is its own, and in a session of its
+# own (setsid, which does not fork here: a background job is no group leader), so that a
+# signal to the caller's process group does not reach it; stop (or the watcher) ends it.
 # munged on a socket of its own. --force: munged wants every folder above its socket to be
 # searchable by all users, which a private folder is not; all its clients here are root.
 mungekey --create --keyfile="$dir/munge/munge.key" 2>"$dir/log/mungekey.log" ||
   die "mungekey failed: $(cat "$dir/log/mungekey.log")"
 socket=$dir/munge/munge.socket
-munged --foreground --force --socket="$socket" --key-file="$dir/munge/munge.key" \
+setsid munged --foreground --force --socket="$socket" --key-file="$dir/munge/munge.key" \
   --pid-file="$dir/munge/munged.pid" --log-file="$dir/log/munged.log" \
   --seed-file="$dir/munge/munged.seed" </dev/null >"$dir/log/munged.out" 2>&1 &
 echo $! >"$dir/pids/munged"
@@ -227,8 +230,8 @@ PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
 }
 
-# The daemons in the foreground (-D), so that the PIDs kept are theirs. A port taken between
-# the choice and the bind makes a daemon exit: then the ports are chosen again (3 tries).
+# slurmctld and slurmd as munged: in the foreground (-D). A port taken between the choice and
+# the bind makes a daemon exit: then the ports are chosen again (3 tries).
 ctld_up() { SLURM_CONF=$dir/slurm.conf scontrol ping 2>/dev/null | grep -q ' is UP'; }
 node_idle() {
   [ "$(SLURM_CONF=$dir/slurm.conf sinfo -h -N -n "$host" -o %T 2>/dev/null)" = idle ]
@@ -244,14 +247,14 @@ for attempt in 1 2 3; do
   read -r ctld_port slurmd_port < <(free_ports) || true
   [ -n "${slurmd_port:-}" ] || die "could not find two free ports (python3 failed)"
   write_conf "$ctld_port" "$slurmd_port"
-  slurmctld -D -f "$dir/slurm.conf" </dev/null >"$dir/log/slurmctld.out" 2>&1 &
+  setsid slurmctld -D -f "$dir/slurm.conf" </dev/null >"$dir/log/slurmctld.out" 2>&1 &
   echo $! >"$dir/pids/slurmctld"
   wait_for 30 alive_and slurmctld ctld_up || die "slurmctld did not answer in 30 s"
   if ! ctld_up; then
     say "slurmctld exited (try $attempt): $(grep -m1 -i error "$dir/log/slurmctld.out" || true)"
     continue
   fi
-  slurmd -D -f "$dir/slurm.conf" </dev/null >"$dir/log/slurmd.out" 2>&1 &
+  setsid slurmd -D -f "$dir/slurm.conf" </dev/null >"$dir/log/slurmd.out" 2>&1 &
   echo $! >"$dir/pids/slurmd"
   wait_for 60 alive_and slurmd node_idle || die "node $host not idle in 60 s: $(SLURM_CONF=$dir/slurm.conf sinfo -N 2>&1 | tail -1)"
   if node_idle; then
@@ -264,11 +267,8 @@ done
 [ -n "$started" ] || die "could not start slurmctld and slurmd (see $dir/log)"
 
 if [ -n "$owner" ]; then
-  (
-    trap - EXIT
-    while kill -0 "$owner" 2>/dev/null; do sleep 1; done
-    exec "$0" stop "$dir"
-  ) </dev/null >>"$dir/log/watcher.out" 2>&1 &
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
+    watcher "$owner" "$(realpath "$0")" "$dir" </dev/null >>"$dir/log/watcher.out" 2>&1 &
   echo $! >"$dir/pids/watcher"
 fi
 trap - EXIT
