@@ -118,7 +118,10 @@ stop_cluster() {
 stop_watcher() {
   local pid
   pid=$(cat "$dir/pids/watcher" 2>/dev/null) || return 0
-  [ "$pid" = "${BASHPID}" ] || { ours "$pid" && kill -TERM "$pid" 2>/dev/null; } || true
+  if [ "$pid" != "$BASHPID" ] && ours "$pid"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_for 5 gone "$pid" || say "the watcher (pid $pid) did not stop"
+  fi
   rm -f "$dir/pids/watcher"
 }
 
@@ -153,6 +156,14 @@ failed() {
   exit "$status"
 }
 trap failed EXIT
+
+# The watcher first: an owner killed while this script still runs leaves nothing behind either.
+if [ -n "$owner" ]; then
+  kill -0 "$owner" 2>/dev/null || die "--owner $owner: no such process"
+  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
+    watcher "$owner" "$(realpath "$0")" "$dir" </dev/null >>"$dir/log/watcher.out" 2>&1 &
+  echo $! >"$dir/pids/watcher"
+fi
 
 # Every daemon runs in the foreground, so that the PID kept is its own, and in a session of its
 # own (setsid, which does not fork here: a background job is no group leader), so that a
@@ -265,12 +276,8 @@ for attempt in 1 2 3; do
   stop_daemon slurmctld
 done
 [ -n "$started" ] || die "could not start slurmctld and slurmd (see $dir/log)"
+[ -z "$owner" ] || kill -0 "$owner" 2>/dev/null || die "the owner, process $owner, has ended"
 
-if [ -n "$owner" ]; then
-  setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
-    watcher "$owner" "$(realpath "$0")" "$dir" </dev/null >>"$dir/log/watcher.out" 2>&1 &
-  echo $! >"$dir/pids/watcher"
-fi
 trap - EXIT
 say "cluster $cluster up: node $host idle, slurmctld port $ctld_port, slurmd port $slurmd_port"
 echo "SLURM_CONF=$dir/slurm.conf"
