@@ -19,14 +19,14 @@
 set -euo pipefail
 
 if (($# < 2)); then
-  echo "usage: sbatch --array=0-<N-1> $0 TOURNAMENT RESULTS [referee tournament flags...]" >&2
+  echo "usage: sbatch --array=0-<N-1> slurm_array.sh TOURNAMENT RESULTS [referee tournament flags...]" >&2
   exit 2
 fi
 tournament=$1
 results=$2
 shift 2
 if [ -z "${SLURM_ARRAY_TASK_ID:-}" ]; then
-  echo "$0: not a Slurm array task; submit it with sbatch --array=0-<N-1>" >&2
+  echo "slurm_array.sh: not a Slurm array task; submit it with sbatch --array=0-<N-1>" >&2
   exit 2
 fi
 task=$SLURM_ARRAY_TASK_ID
@@ -34,7 +34,7 @@ shards=${SHARDS:-}
 if [ -z "$shards" ]; then
   if [ "$SLURM_ARRAY_TASK_MIN" -ne 0 ] ||
     [ $((SLURM_ARRAY_TASK_MAX + 1)) -ne "$SLURM_ARRAY_TASK_COUNT" ]; then
-    echo "$0: the array's ids are $SLURM_ARRAY_TASK_MIN..$SLURM_ARRAY_TASK_MAX" \
+    echo "slurm_array.sh: the array's ids are $SLURM_ARRAY_TASK_MIN..$SLURM_ARRAY_TASK_MAX" \
       "($SLURM_ARRAY_TASK_COUNT tasks), not 0..N-1: set SHARDS=N" >&2
     exit 2
   fi
