@@ -32,8 +32,8 @@ fi
 task=$SLURM_ARRAY_TASK_ID
 shards=${SHARDS:-}
 if [ -z "$shards" ]; then
-  if [ "$SLURM_ARRAY_TASK_MIN" -ne 0 ] ||
-    [ $((SLURM_ARRAY_TASK_MAX + 1)) -ne "$SLURM_ARRAY_TASK_COUNT" ]; then
+  if [ "${SLURM_ARRAY_TASK_MIN:?}" -ne 0 ] ||
+    [ $((${SLURM_ARRAY_TASK_MAX:?} + 1)) -ne "${SLURM_ARRAY_TASK_COUNT:?}" ]; then
     echo "slurm_array.sh: the array's ids are $SLURM_ARRAY_TASK_MIN..$SLURM_ARRAY_TASK_MAX" \
       "($SLURM_ARRAY_TASK_COUNT tasks), not 0..N-1: set SHARDS=N" >&2
     exit 2

@@ -43,8 +43,8 @@ die() {
 
 # --- PIDs ---------------------------------------------------------------------------------
 
-# Whether PID `2` is alive and still the process started for this folder (its command line
-# names the folder), so that a PID reused by the system is never signalled.
+# Whether process PID is alive and still the one started for this folder (its command line
+# names the folder), so that a PID the system has reused is never signalled.
 ours() {
   local pid=$1
   [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
@@ -87,10 +87,14 @@ stop_daemon() {
 # slurmstepd processes of this cluster still running (a step leaves slurmd's process tree, so
 # it is found by the files it holds open in DIR: its log and the job's spool folder).
 steps_left() {
-  local p
+  local p f
   for p in /proc/[0-9]*; do
     [ "$(head -c 10 "$p/cmdline" 2>/dev/null | tr '\0' ' ')" = "slurmstepd" ] || continue
-    if ls -l "$p/fd" 2>/dev/null | grep -qF -- "$dir/"; then echo "${p#/proc/}"; fi
+    for f in "$p"/fd/*; do
+      case $(readlink "$f" 2>/dev/null) in
+        "$dir"/*) echo "${p#/proc/}"; break ;;
+      esac
+    done
   done
 }
 no_steps_left() { [ -z "$(steps_left)" ]; }
@@ -142,7 +146,7 @@ for program in munged mungekey munge slurmctld slurmd sbatch squeue sinfo scontr
 done
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-[ ! -e "$dir/pids" ] || die "$dir/pids exists: a cluster was started there; stop it first ($0 stop $dir)"
+[ ! -e "$dir/pids" ] || die "$dir holds a cluster already (stop it with: $0 stop $dir); start one in a new folder"
 mkdir -m 700 "$dir/pids" "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
 
 failed() {
@@ -160,6 +164,7 @@ trap failed EXIT
 # The watcher first: an owner killed while this script still runs leaves nothing behind either.
 if [ -n "$owner" ]; then
   kill -0 "$owner" 2>/dev/null || die "--owner $owner: no such process"
+  # shellcheck disable=SC2016 # expanded by the watcher's own shell
   setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
     watcher "$owner" "$(realpath "$0")" "$dir" </dev/null >>"$dir/log/watcher.out" 2>&1 &
   echo $! >"$dir/pids/watcher"
