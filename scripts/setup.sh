@@ -15,6 +15,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   procps psmisc bubblewrap
+  slurm-wlm munge
   python3 python3-grpcio python3-protobuf python3-venv python3-setuptools
   chromium
 )

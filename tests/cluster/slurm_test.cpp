@@ -1,0 +1,215 @@
+// A tournament on a real Slurm cluster: scripts/cluster/slurm_local.sh starts munged,
+// slurmctld and slurmd for this machine in a folder of the test's own, sbatch submits the job
+// array that docs/CLUSTER.md shows (scripts/cluster/slurm_array.sh) for a sandboxed tournament
+// in 4 shards, `referee standings` merges the shards' folders, and the merge must equal one
+// unsharded run of the same file: every match exactly once, with the same results. Skipped
+// only where this machine cannot run Slurm (not root, or its programs missing).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e/e2e_util.h"
+#include "process/bot_process.h"
+
+namespace allfives::e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr const char* kReferee = ALLFIVES_REFEREE;
+constexpr int kShards = 4;
+
+// Why Slurm cannot run on this machine, or "" if it can.
+std::string why_no_slurm() {
+  if (::geteuid() != 0) return "not root: munged, slurmctld and slurmd are started as root";
+  for (const char* program :
+       {"munged", "mungekey", "munge", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol"}) {
+    std::string error;
+    if (!referee::find_program(program, "", &error))
+      return std::string(program) + " not found (scripts/setup.sh installs slurm-wlm and munge)";
+  }
+  return "";
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// standings.txt without its decision times (wall-clock figures, which differ run to run).
+std::string without_decision_times(const std::string& standings) {
+  std::string out;
+  bool skipping = false;
+  for (const std::string& line : lines_of(standings)) {
+    if (line.rfind("Decision times (", 0) == 0) skipping = true;
+    if (!skipping) out += line + "\n";
+    if (line.empty()) skipping = false;
+  }
+  return out;
+}
+
+// The private cluster of one test, stopped when it goes out of scope; a watcher started with
+// --owner stops it too if this test process dies first.
+class LocalSlurm {
+ public:
+  explicit LocalSlurm(std::string dir) : dir_(std::move(dir)) {
+    start_ = run(
+        {"/bin/bash", ALLFIVES_SLURM_LOCAL, "start", dir_, "--owner", std::to_string(::getpid())},
+        150s);
+  }
+  ~LocalSlurm() { stop(); }
+  bool up() const { return start_.exit_code == 0; }
+  const std::string& start_output() const { return start_.output; }
+  std::string conf() const { return dir_ + "/slurm.conf"; }
+
+  // The PIDs the helper recorded (munged, slurmctld, slurmd, its watcher).
+  std::vector<int> pids() const {
+    std::vector<int> out;
+    for (const char* name : {"munged", "slurmctld", "slurmd", "watcher"}) {
+      std::ifstream in(dir_ + "/pids/" + name);
+      int pid = 0;
+      if (in >> pid) out.push_back(pid);
+    }
+    return out;
+  }
+  RunResult stop() {
+    if (stopped_ || !fs::exists(dir_ + "/pids")) return {0, ""};
+    stopped_ = true;
+    return run({"/bin/bash", ALLFIVES_SLURM_LOCAL, "stop", dir_}, 120s);
+  }
+
+ private:
+  std::string dir_;
+  RunResult start_;
+  bool stopped_ = false;
+};
+
+// Whether a process is gone (or a zombie its parent has not reaped yet), waiting up to 5 s.
+bool process_gone(int pid) {
+  for (int i = 0; i < 50; ++i, std::this_thread::sleep_for(100ms)) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string pid_field, comm, state;
+    if (!(stat >> pid_field >> comm >> state) || state == "Z") return true;
+  }
+  return false;
+}
+
+std::string write_tournament(const std::string& dir) {
+  const std::string path = dir + "/t.txtpb";
+  std::ofstream(path) << "name: \"slurm\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"heavy\" command: \"" << ALLFIVES_HEAVY_BOT << "\" }\n"
+                      << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                      << "\" args: \"--seed\" args: \"5\" }\n"
+                      << "matches_per_pairing: 8\nseed: 11\nmove_time_ms: 2000\n";
+  return path;
+}
+
+// Waits (at most `limit`) until job `id` has left the queue, i.e. every task has ended.
+bool wait_job_done(const std::string& id, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    const RunResult q = run({"squeue", "-h", "-j", id, "-o", "%i"}, 30s);
+    if (q.exit_code == 0 && q.output.find_first_not_of(" \n") == std::string::npos) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return false;
+}
+
+// Every match log of a folder: each bot ran in the sandbox.
+void expect_sandboxed(const std::string& out_dir) {
+  for (const auto& e : fs::directory_iterator(out_dir + "/matches")) {
+    const auto log = read_log(e.path().string());
+    for (const auto& bot : only(log, v1::LogRecord::kHeader).header().bots())
+      EXPECT_TRUE(bot.confinement().sandboxed()) << e.path() << ": " << bot.name();
+  }
+}
+
+TEST(Slurm, ArrayOfFourShardsMergesIntoTheStandingsOfOneRun) {
+  if (const std::string why = why_no_slurm(); !why.empty()) GTEST_SKIP() << "no Slurm: " << why;
+  const std::string d = temp_dir("slurm");
+  const std::string file = write_tournament(d);
+  LocalSlurm cluster(d + "/cluster");
+  ASSERT_TRUE(cluster.up()) << cluster.start_output();
+  ASSERT_EQ(::setenv("SLURM_CONF", cluster.conf().c_str(), 1), 0);
+  ASSERT_EQ(::setenv("REFEREE", kReferee, 1), 0);
+
+  // Task I plays shard I/4; --no-affinity: this cluster does not bind tasks to CPUs, and every
+  // referee would pin its worker to the first one.
+  const std::string results = d + "/results";
+  const RunResult submitted =
+      run({"sbatch", "--parsable", "--array=0-" + std::to_string(kShards - 1), "--cpus-per-task=1",
+           "--time=5", "--chdir=" + d, "--output=" + d + "/task-%a.out", ALLFIVES_SLURM_ARRAY, file,
+           results, "--no-affinity"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  const std::string job = submitted.output.substr(0, submitted.output.find_first_of(";\n"));
+  ASSERT_FALSE(job.empty()) << submitted.output;
+
+  // The reference, played here while Slurm schedules the array.
+  const RunResult single =
+      run({kReferee, "tournament", file, "--out", d + "/single", "-j", "1", "-q", "--no-affinity"},
+          240s);
+  ASSERT_EQ(single.exit_code, 0) << single.output;
+
+  ASSERT_TRUE(wait_job_done(job, 240s)) << "job " << job << " still queued after 240 s";
+  const RunResult tasks = run({"scontrol", "show", "job", job, "-o"});
+  ASSERT_EQ(tasks.exit_code, 0) << tasks.output;
+  const std::vector<std::string> task_lines = lines_of(tasks.output);
+  ASSERT_EQ(task_lines.size(), size_t{kShards}) << tasks.output;
+  for (const std::string& line : task_lines) {
+    EXPECT_NE(line.find("JobState=COMPLETED"), std::string::npos) << line;
+    EXPECT_NE(line.find("ExitCode=0:0"), std::string::npos) << line;
+  }
+
+  std::vector<std::string> shard_lines;
+  std::vector<std::string> merge = {kReferee, "standings"};
+  for (int i = 0; i < kShards; ++i) {
+    const std::string shard = results + "/shard-" + std::to_string(i);
+    const std::string task_out = read_file(d + "/task-" + std::to_string(i) + ".out");
+    EXPECT_NE(task_out.find("job " + job + " task " + std::to_string(i) + " on "),
+              std::string::npos)
+        << task_out;
+    EXPECT_NE(task_out.find("in shard " + std::to_string(i) + "/4"), std::string::npos) << task_out;
+    const std::vector<std::string> lines = lines_of(normalized_index(shard));
+    EXPECT_EQ(lines.size(), 6u) << shard;  // 24 matches in 4 shards
+    shard_lines.insert(shard_lines.end(), lines.begin(), lines.end());
+    expect_sandboxed(shard);
+    const RunResult verified = run({kReferee, "verify", "-q", shard});
+    EXPECT_EQ(verified.exit_code, 0) << verified.output;
+    merge.push_back(shard);
+  }
+  merge.insert(merge.end(), {"--out", results});
+  const RunResult merged = run(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+
+  // Every match of the schedule exactly once, with the same result, and the same standings.
+  std::vector<std::string> single_lines = lines_of(normalized_index(d + "/single"));
+  std::sort(shard_lines.begin(), shard_lines.end());
+  std::sort(single_lines.begin(), single_lines.end());
+  EXPECT_EQ(single_lines.size(), 24u);
+  EXPECT_EQ(shard_lines, single_lines);
+  EXPECT_EQ(read_file(results + "/standings.csv"), read_file(d + "/single/standings.csv"));
+  EXPECT_EQ(without_decision_times(read_file(results + "/standings.txt")),
+            without_decision_times(read_file(d + "/single/standings.txt")));
+
+  const std::vector<int> daemons = cluster.pids();
+  EXPECT_EQ(daemons.size(), 4u);  // munged, slurmctld, slurmd and the watcher
+  const RunResult stopped = cluster.stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
+  for (int pid : daemons) EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs";
+}
+
+}  // namespace
+}  // namespace allfives::e2e
