@@ -200,13 +200,17 @@ TEST(ServeTest, BadRequestsGetClientErrorsAndTheServerKeepsServing) {
   Server s = serve({tournament_dir()});
   const std::vector<std::pair<std::string, int>> requests = {
       {"GARBAGE\r\n\r\n", 400},
-      {"GET / HTTP/1.1\r\nHost: x\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
-      {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n", 413},
-      {"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405},
-      {"GET /t/0/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400},
-      {"GET /live/0/matches/x.jsonl?from=abc HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
-      {"GET /nothing HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
-      {"GET /t/99999/ HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
+      {"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n", 413},
+      {"DELETE / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 405},
+      {"GET /t/0/%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 400},
+      {"GET /live/0/matches/x.jsonl?from=abc HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: "
+       "close\r\n\r\n",
+       404},
+      {"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET /t/99999/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET / HTTP/1.1\r\nConnection: close\r\n\r\n", 400},  // HTTP/1.1 needs a Host
+      {"GET / HTTP/1.0\r\n\r\n", 200},                       // HTTP/1.0 may omit it
   };
   for (const auto& [raw, status] : requests) {
     HttpReply r = http_raw(s.port, raw, 5s);
