@@ -265,8 +265,14 @@ std::string between(const std::string& text, const std::string& open, const std:
 std::vector<std::vector<std::string>> html_table(const std::string& html, const std::string& id) {
   std::vector<std::vector<std::string>> rows;
   const std::string table = between(html, "<table id=\"" + id + "\">", "</table>");
+  // (rows may carry attributes: <tr data-...>)
   size_t at = 0;
-  while ((at = table.find("<tr>", at)) != std::string::npos) {
+  while ((at = table.find("<tr", at)) != std::string::npos) {
+    if (table[at + 3] != '>' && table[at + 3] != ' ') {
+      ++at;
+      continue;
+    }
+    at = table.find('>', at);  // past the row's attributes
     const size_t end = table.find("</tr>", at);
     const std::string row = table.substr(at, end - at);
     at = end;
