@@ -305,26 +305,10 @@ TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
 // ---------------------------------------------------------------------------------------
 // The human seat.
 
-struct HumanMatch {
-  std::unique_ptr<Child> referee;
-  int port = 0;
-  std::string target;  // "/?token=..."
-  std::string token;
-  std::string log;
-};
-
 HumanMatch start_human(const std::string& name, std::vector<std::string> extra = {}) {
-  HumanMatch h;
-  h.log = temp_dir(name) + "/human.jsonl";
-  std::vector<std::string> argv = {
-      kReferee, "match",   "--seed",      "9",        "--log",
-      h.log,    "--serve", "127.0.0.1:0", "me=human", "greedy=" + kGreedy};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  h.referee = std::make_unique<Child>(argv);
-  const std::string line = h.referee->wait_for_line("http://", 10s);
-  split_url(line.substr(line.find("http://")), h.port, h.target);
-  h.token = h.target.substr(h.target.find("token=") + 6);
-  EXPECT_EQ(h.token.size(), 32u) << line;
+  HumanMatch h =
+      start_human_match(kReferee, kGreedy, temp_dir(name) + "/human.jsonl", std::move(extra));
+  EXPECT_EQ(h.token.size(), 32u) << h.referee->output();
   return h;
 }
 

@@ -244,6 +244,21 @@ int read_events(int port, const std::string& target,
   return count;
 }
 
+HumanMatch start_human_match(const std::string& referee, const std::string& bot,
+                             const std::string& log, std::vector<std::string> extra) {
+  HumanMatch h;
+  h.log = log;
+  std::vector<std::string> argv = {referee, "match",   "--seed",      "9",        "--log",
+                                   h.log,   "--serve", "127.0.0.1:0", "me=human", "greedy=" + bot};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  h.referee = std::make_unique<Child>(argv);
+  const std::string line = h.referee->wait_for_line("http://", std::chrono::seconds(10));
+  if (line.find("http://") == std::string::npos) return h;
+  split_url(line.substr(line.find("http://")), h.port, h.target);
+  h.token = h.target.substr(h.target.find("token=") + 6);
+  return h;
+}
+
 bool split_url(const std::string& url, int& port, std::string& target) {
   const std::string prefix = "http://127.0.0.1:";
   if (url.compare(0, prefix.size(), prefix) != 0) return false;

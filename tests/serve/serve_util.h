@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,18 @@ HttpReply http_post(int port, const std::string& target, const std::string& body
 int read_events(int port, const std::string& target,
                 const std::function<bool(const std::string&)>& on_message,
                 std::chrono::milliseconds limit);
+
+// `referee match --seed 9 --log LOG --serve 127.0.0.1:0 me=human greedy=BOT EXTRA...`, once
+// it has printed its page's address.
+struct HumanMatch {
+  std::unique_ptr<Child> referee;
+  int port = 0;
+  std::string target;  // "/?token=..."
+  std::string token;
+  std::string log;
+};
+HumanMatch start_human_match(const std::string& referee, const std::string& bot,
+                             const std::string& log, std::vector<std::string> extra = {});
 
 // "http://127.0.0.1:PORT/..." -> PORT and the target; false if not such a URL.
 bool split_url(const std::string& url, int& port, std::string& target);
