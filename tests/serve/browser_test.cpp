@@ -7,6 +7,7 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -150,50 +151,146 @@ std::string pair_of(const v1::Tile& t) {
   return std::to_string(t.high()) + std::to_string(t.low());
 }
 
+// The page's state attribute `name` (#state data-NAME) as JSON text.
+std::string state(CdpBrowser& b, const std::string& name) {
+  return b.eval("document.getElementById('state').dataset." + name);
+}
+
+// A person's seat in the browser: the referee started with `human` and `bots`, the page open.
+struct HumanTable {
+  std::unique_ptr<Child> referee;
+  std::unique_ptr<CdpBrowser> b;
+  std::string url;
+  std::string log;
+};
+HumanTable open_seat(const std::string& name, const std::vector<std::string>& args, int width) {
+  HumanTable h;
+  h.log = temp_dir(name) + "/human.jsonl";
+  std::vector<std::string> argv = {kReferee, "match", "--log", h.log, "--serve", "127.0.0.1:0"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  h.referee = std::make_unique<Child>(argv);
+  const std::string line = h.referee->wait_for_line("http://", 10s);
+  EXPECT_FALSE(line.empty()) << h.referee->output();
+  if (line.empty()) return h;
+  h.url = line.substr(line.find("http://"));
+  h.b = browser();
+  if (!h.b) return h;
+  if (width < 1000) {
+    EXPECT_TRUE(h.b->set_viewport(width, 844, true));
+  }
+  EXPECT_TRUE(h.b->navigate(h.url));
+  EXPECT_TRUE(h.b->wait_for("document.body.dataset.ready === '1'", 20s));
+  return h;
+}
+
+// Clicks one legal play (the last highlighted tile; where it fits both ends, the end given by
+// `left`) and waits for the page's next table. Returns the tile and the end chosen ("").
+std::pair<std::string, std::string> click_a_play(CdpBrowser& b, bool left) {
+  const std::string seq = state(b, "seq");
+  const std::string pick =
+      b.eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
+  EXPECT_TRUE(b.click("button.tile.legal[data-tile=" + pick + "]")) << pick;
+  std::string end;
+  if (state(b, "choosing") == "\"1\"") {
+    end = left ? "left" : "right";
+    EXPECT_TRUE(b.click(left ? "#endLeft" : "#endRight"));
+  }
+  EXPECT_TRUE(b.wait_for("document.getElementById('state').dataset.seq !== " + seq, 20s));
+  return {parse_json_value(pick).string_value(), end};
+}
+
+bool my_turn(CdpBrowser& b) {
+  return b.eval("+document.getElementById('state').dataset.legal > 0") == "true";
+}
+bool over(CdpBrowser& b) {
+  return state(b, "over") == "\"1\"";
+}
+
+// Waits until the page's animations (the result card rising) have played.
+void settle(CdpBrowser& b) {
+  b.wait_for(
+      "document.getAnimations().every(a => a.playState !== 'running' || "
+      "a.effect.getComputedTiming().iterations === Infinity)",
+      5s);
+}
+
+// A whole match played by clicking, at desktop width: every click made the play it showed,
+// the page was told nothing it may not know, the latest play is highlighted, a tile's end is
+// shown before it is placed, and the end of the match is said in words with a replay.
 TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
-  const std::string log = temp_dir("browser-human") + "/human.jsonl";
-  Child referee({kReferee, "match", "--seed", "21", "--match-id", "browser-human", "--log", log,
-                 "--serve", "127.0.0.1:0", "--move-time-ms", "20000", "human",
-                 "greedy=" + kGreedy});
-  const std::string line = referee.wait_for_line("http://", 10s);
-  ASSERT_FALSE(line.empty()) << referee.output();
-  const std::string url = line.substr(line.find("http://"));
-  auto b = browser();
-  ASSERT_TRUE(b);
-  ASSERT_TRUE(b->navigate(url));
-  int clicks = 0, end_choices = 0;
-  std::vector<std::pair<std::string, std::string>> clicked;  // tile, end chosen ("" if none)
+  HumanTable h = open_seat("browser-human",
+                           {"--seed", "9876543210123", "--match-id", "browser-human",
+                            "--move-time-ms", "30000", "human", "greedy=" + kGreedy},
+                           1280);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  int clicks = 0, end_choices = 0, previews = 0, highlights = 0;
+  std::vector<std::pair<std::string, std::string>> clicked;
   bool shot = false;
-  const auto end = std::chrono::steady_clock::now() + 180s;
-  while (std::chrono::steady_clock::now() < end) {
-    if (b->eval("document.getElementById('state').dataset.over") == "\"1\"") break;
-    if (b->eval("+document.getElementById('state').dataset.legal > 0") != "true") {
-      std::this_thread::sleep_for(30ms);
+  const auto end = std::chrono::steady_clock::now() + 240s;
+  while (std::chrono::steady_clock::now() < end && !over(b)) {
+    if (!my_turn(b)) {
+      b.wait_for(
+          "+document.getElementById('state').dataset.legal > 0 || "
+          "document.getElementById('state').dataset.over === '1'",
+          30s);
       continue;
     }
-    const std::string seq = b->eval("document.getElementById('state').dataset.seq");
-    if (!shot && clicks == 6) shot = b->screenshot(kOut + "/serve-human.png");
-    // Click the last highlighted tile; where it fits both ends, pick an end.
-    const std::string pick =
-        b->eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
-    ASSERT_TRUE(b->click("button.tile.legal[data-tile=" + pick + "]")) << pick;
-    std::string end_chosen;
-    if (b->eval("getComputedStyle(document.getElementById('ends')).display") == "\"flex\"") {
-      end_chosen = end_choices % 2 ? "left" : "right";
-      ASSERT_TRUE(b->click(end_choices % 2 ? "#endLeft" : "#endRight"));
-      ++end_choices;
+    // The latest play on the line is marked, and said in words.
+    if (!state(b, "last").empty() && state(b, "last") != "\"\"") {
+      EXPECT_EQ(b.eval("document.querySelectorAll('#line svg.t.last').length"), "1");
+      EXPECT_NE(b.eval("document.getElementById('lastPlay').textContent"), "\"\"");
+      ++highlights;
     }
-    clicked.emplace_back(parse_json_value(pick).string_value(), end_chosen);
+    // Hovering a tile shows where it goes (and what it scores) before it is placed.
+    const std::string tile =
+        b.eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
+    ASSERT_TRUE(b.hover("button.tile.legal[data-tile=" + tile + "]"));
+    if (b.wait_for("document.getElementById('state').dataset.preview !== ''", 5s)) {
+      const std::string preview = parse_json_value(state(b, "preview")).string_value();
+      EXPECT_EQ(preview.substr(0, 2), parse_json_value(tile).string_value()) << preview;
+      EXPECT_GE(std::stoi(b.eval("document.querySelectorAll('#line .ghost').length")), 1);
+      // The points shown are those the play scores: the table says so for each legal play.
+      const std::string legal_points =
+          b.eval("humanTable().legal.filter(p => p.tile === " + tile +
+                 ").map(p => p.tile + ':' + p.end + ':' + p.points).join(',')");
+      EXPECT_EQ(parse_json_value(legal_points).string_value(), preview);
+      ++previews;
+    }
+    if (!shot && clicks == 6) shot = b.screenshot(kOut + "/serve-human.png");
+    const auto play = click_a_play(b, end_choices % 2 == 1);
+    if (!play.second.empty()) ++end_choices;
+    clicked.push_back(play);
     ++clicks;
-    ASSERT_TRUE(b->wait_for("document.getElementById('state').dataset.seq !== " + seq, 20s));
   }
-  ASSERT_EQ(referee.wait_exit(30s), 0) << referee.output();
-  EXPECT_TRUE(b->wait_for("document.getElementById('state').dataset.over === '1'", 5s));
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 30s));
   EXPECT_GT(clicks, 10);
+  EXPECT_EQ(previews, clicks) << "every tile was previewed before it was placed";
+  EXPECT_GT(highlights, clicks / 2);
   std::cout << clicks << " plays clicked, " << end_choices << " of them with an end chosen\n";
-  const auto records = read_log(log);
+  // The end, in words: who won and how, on the page.
+  const std::string outcome = parse_json_value(state(b, "outcome")).string_value();
+  EXPECT_TRUE(outcome == "won" || outcome == "lost" || outcome == "draw") << outcome;
+  const std::string headline = b.eval("document.getElementById('result').textContent");
+  const std::string detail = b.eval("document.getElementById('detail').textContent");
+  EXPECT_TRUE(headline == "\"You won!\"" || headline == "\"You lost\"" || headline == "\"A draw\"")
+      << headline;
+  EXPECT_NE(detail.find("250 points"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("you "), std::string::npos) << detail;
+  EXPECT_NE(detail.find("greedy "), std::string::npos) << detail;
+  EXPECT_EQ(b.eval("getComputedStyle(document.getElementById('resultCard')).display"), "\"flex\"");
+  settle(b);
+  b.screenshot(kOut + "/serve-human-end.png");
+  // The hand-by-hand summary has a row per hand played.
+  const auto records = read_log(h.log);
   expect_log_follows_rules(records);
   const auto& match_end = only(records, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(b.eval("document.querySelectorAll('#hands tr').length"),
+            std::to_string(match_end.hands_played() + 1));
+  EXPECT_EQ(match_end.fault_seat(), -1) << "every click must have been a legal play in time";
+  EXPECT_EQ(outcome, match_end.winner_side() == 0  ? "won"
+                     : match_end.winner_side() < 0 ? "draw"
+                                                   : "lost");
   // Each click made the play it showed: the tile clicked, on the end chosen.
   EXPECT_GT(end_choices, 0) << "this match (fixed seed and id) offers tiles that fit both ends";
   size_t k = 0;
@@ -208,7 +305,6 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
     ++k;
   }
   EXPECT_EQ(k, clicked.size());
-  EXPECT_EQ(match_end.fault_seat(), -1) << "every click must have been a legal play in time";
   // The person's tiles in each hand (dealt and drawn) and everyone's, from the log.
   std::map<int, std::set<std::string>> mine, others;
   int hand = -1;
@@ -227,17 +323,20 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   }
   // Every message the page received, as the browser recorded it.
   int messages = 0;
-  for (const CdpEvent& e : b->events()) {
+  const std::string seed = std::to_string(records[0].header().seed());
+  for (const CdpEvent& e : b.events()) {
     if (e.method != "Network.eventSourceMessageReceived") continue;
     ++messages;
-    const auto m = parse_json_object(e.params.fields().at("data").string_value());
+    const std::string& data = e.params.fields().at("data").string_value();
+    EXPECT_EQ(data.find(seed), std::string::npos) << "the seed was sent to the page: " << data;
+    const auto m = parse_json_object(data);
     const auto& f = m.fields();
     ASSERT_TRUE(f.count("hand")) << e.params.DebugString();
-    const int h = static_cast<int>(f.at("hand_index").number_value());
+    const int h_index = static_cast<int>(f.at("hand_index").number_value());
     const std::string tiles = f.at("hand").string_value();
     for (size_t i = 0; i + 1 < tiles.size(); i += 2)
-      EXPECT_TRUE(mine[h].count(tiles.substr(i, 2)))
-          << "the page was sent " << tiles.substr(i, 2) << " as its own in hand " << h + 1;
+      EXPECT_TRUE(mine[h_index].count(tiles.substr(i, 2)))
+          << "the page was sent " << tiles.substr(i, 2) << " as its own in hand " << h_index + 1;
     // Hidden tiles appear nowhere in a message sent while the hand is on, except those
     // already laid on the line.
     if (!f.count("revealed")) {
@@ -250,16 +349,97 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
       }
       std::set<std::string> held;
       for (size_t i = 0; i + 1 < tiles.size(); i += 2) held.insert(tiles.substr(i, 2));
-      for (const std::string& t : others[h])
+      for (const std::string& t : others[h_index])
         if (!laid.count(t)) {
           EXPECT_EQ(held.count(t), 0u) << "hidden tile " << t << " among the page's own";
-          EXPECT_EQ(e.params.fields().at("data").string_value().find("\"" + t + "\""),
-                    std::string::npos)
-              << "hidden tile " << t << " in " << e.params.fields().at("data").string_value();
+          EXPECT_EQ(data.find("\"" + t + "\""), std::string::npos)
+              << "hidden tile " << t << " in " << data;
         }
     }
   }
   EXPECT_GT(messages, clicks) << "the browser recorded every message of the stream";
+  // The replay of the match, as this seat saw it, from the result's link.
+  ASSERT_TRUE(b.navigate(
+      parse_json_value(b.eval("document.getElementById('replayLink').href")).string_value()));
+  ASSERT_TRUE(b.wait_for("document.body.dataset.ready === '1'", 10s));
+  EXPECT_EQ(b.eval("window.replay.data.match.viewer"), "0");
+  EXPECT_EQ(b.eval("window.replay.count()"),
+            std::to_string(static_cast<int>(records.size()) - 1 -
+                           std::count_if(records.begin(), records.end(),
+                                         [](const auto& r) { return r.has_bot_output(); })));
+  // Done: the referee ends.
+  ASSERT_TRUE(b.navigate(h.url));
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 10s));
+  ASSERT_TRUE(b.click("#done"));
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+}
+
+// At phone width: the opponent's program crashes and the page says who forfeited and why;
+// the person plays again, lets the clock run out, and is told so in words.
+TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
+  HumanTable h = open_seat("browser-human-phone",
+                           {"--seed", "8", "--move-time-ms", "4000", "--time-bank-ms", "0", "human",
+                            "crashy=" + kBadBot + " --mode crash --at 3"},
+                           390);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  EXPECT_FALSE(b.scrolls_sideways());
+  // The person plays until the opponent's program crashes at its third decision.
+  int clicks = 0;
+  while (!over(b)) {
+    ASSERT_TRUE(
+        b.wait_for("+document.getElementById('state').dataset.legal > 0 || "
+                   "document.getElementById('state').dataset.over === '1'",
+                   30s));
+    if (over(b)) break;
+    if (clicks == 1) {
+      EXPECT_FALSE(b.scrolls_sideways());
+      b.screenshot(kOut + "/serve-human-390.png");
+    }
+    click_a_play(b, false);
+    ++clicks;
+  }
+  const auto first = read_log(h.log);
+  const auto& end1 = only(first, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end1.fault_seat(), 1);
+  EXPECT_EQ(end1.fault_kind(), v1::FAULT_KIND_CRASH);
+  EXPECT_EQ(state(b, "outcome"), "\"won\"");
+  EXPECT_EQ(b.eval("document.getElementById('result').textContent"),
+            "\"You win: crashy forfeited\"");
+  const std::string detail = b.eval("document.getElementById('detail').textContent");
+  EXPECT_NE(detail.find("crashy stopped running: its program exited."), std::string::npos)
+      << detail;
+  EXPECT_EQ(detail.find("gRPC"), std::string::npos) << detail;
+  settle(b);
+  EXPECT_FALSE(b.scrolls_sideways());
+  b.screenshot(kOut + "/serve-human-forfeit-390.png");
+  // Play again: a second match on the same page (the next seed), where the person does not
+  // answer and the 4 s of a move run out.
+  ASSERT_TRUE(b.click("#playAgain"));
+  ASSERT_TRUE(
+      b.wait_for("document.getElementById('state').dataset.match === '2' && "
+                 "document.getElementById('state').dataset.over === '0'",
+                 30s));
+  ASSERT_TRUE(b.wait_for("+document.getElementById('state').dataset.legal > 0", 30s));
+  EXPECT_NE(b.eval("document.getElementById('moveClock').textContent").find("move"),
+            std::string::npos);
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 30s));
+  const std::string second_log = h.log.substr(0, h.log.size() - 6) + "-2.jsonl";
+  const auto second = read_log(second_log);
+  EXPECT_EQ(second[0].header().seed(), 9u);
+  const auto& end2 = only(second, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end2.fault_seat(), 0);
+  EXPECT_EQ(end2.fault_kind(), v1::FAULT_KIND_TIMEOUT);
+  EXPECT_EQ(state(b, "outcome"), "\"lost\"");
+  EXPECT_EQ(b.eval("document.getElementById('result').textContent"), "\"You ran out of time\"");
+  EXPECT_NE(b.eval("document.getElementById('detail').textContent")
+                .find("The 4 s a move may take (your bank was empty) passed without a play"),
+            std::string::npos);
+  settle(b);
+  EXPECT_FALSE(b.scrolls_sideways());
+  b.screenshot(kOut + "/serve-human-timeout-390.png");
+  ASSERT_TRUE(b.click("#done"));
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
 }
 
 }  // namespace

@@ -364,10 +364,21 @@ TEST(HumanSeatTest, APersonPlaysAWholeMatchAndSeesOnlyTheirOwnTiles) {
         return !f.at("over").bool_value();
       },
       120s);
+  // Done: the page's "Done" button; the referee ends at once.
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
   ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
   ASSERT_FALSE(seen.empty());
-  EXPECT_TRUE(seen.back().fields().at("over").bool_value());
+  const auto& last = seen.back().fields();
+  EXPECT_TRUE(last.at("over").bool_value());
   EXPECT_GT(plays, 5);
+  // The end in words, from the person's side: "You won!", "You lost", "A draw".
+  const std::string outcome = last.at("outcome").string_value();
+  EXPECT_EQ(last.at("result").string_value(), outcome == "won"    ? "You won!"
+                                              : outcome == "lost" ? "You lost"
+                                                                  : "A draw");
+  EXPECT_NE(last.at("detail").string_value().find("target of 250 points"), std::string::npos);
+  // The bot by its own name (its Hello), not its program's file name.
+  EXPECT_EQ(last.at("names").list_value().values(1).string_value(), "greedy");
   const auto log = read_log(h.log);
   expect_log_follows_rules(log);
   EXPECT_EQ(log[0].header().bots(0).display_name(), "me");
@@ -400,17 +411,123 @@ TEST(HumanSeatTest, APersonPlaysAWholeMatchAndSeesOnlyTheirOwnTiles) {
   }
 }
 
-TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTime) {
+TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTimeAndIsToldSo) {
   HumanMatch h = start_human("human-late", {"--move-time-ms", "300", "--time-bank-ms", "200"});
   ASSERT_GT(h.port, 0);
+  google::protobuf::Struct last;
+  bool clock_apart = false;
   read_events(
       h.port, "/events?token=" + h.token,
-      [&](const std::string& data) { return !json(data).fields().at("over").bool_value(); }, 30s);
+      [&](const std::string& data) {
+        last = json(data);
+        const auto& clock = last.fields().at("clock").struct_value().fields();
+        // Move time and bank, apart: 300 ms for the move, then the 200 ms bank.
+        if (clock.at("running").bool_value())
+          clock_apart = clock.at("move_ms").number_value() <= 300 &&
+                        clock.at("bank_ms").number_value() <= 200 &&
+                        clock.at("move_time_ms").number_value() == 300;
+        return !last.fields().at("over").bool_value();
+      },
+      30s);
+  EXPECT_TRUE(clock_apart);
+  // The page never stays on "waiting": it hears the end, in words, with the rematch offer.
+  EXPECT_EQ(last.fields().at("result").string_value(), "You ran out of time");
+  EXPECT_EQ(last.fields().at("outcome").string_value(), "lost");
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
   ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
   const auto log = read_log(h.log);
   const auto& end = only(log, v1::LogRecord::kMatchEnd).match_end();
   EXPECT_EQ(end.fault_seat(), 0);
   EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_TIMEOUT);
+}
+
+// A click from an earlier turn (the page's table of before) must not play in the current one.
+TEST(HumanSeatTest, APlayAnsweringAnEarlierTableIsRefused) {
+  HumanMatch h = start_human("human-seq", {"--move-time-ms", "20000"});
+  ASSERT_GT(h.port, 0);
+  int refused = 0, played = 0;
+  long long previous = -1;
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) {
+        const auto m = json(data);
+        const auto& f = m.fields();
+        const long long seq = static_cast<long long>(f.at("seq").number_value());
+        if (f.at("to_move").number_value() == f.at("seat").number_value() &&
+            !f.at("legal").list_value().values().empty()) {
+          if (previous >= 0) {  // the table before this one offered an earlier decision
+            const HttpReply late = http_post(h.port, "/play?token=" + h.token,
+                                             "seq=" + std::to_string(previous) + "&play=0");
+            EXPECT_EQ(late.status, 409) << late.body;
+            refused += late.status == 409;
+          }
+          const HttpReply now =
+              http_post(h.port, "/play?token=" + h.token, "seq=" + std::to_string(seq) + "&play=0");
+          EXPECT_EQ(now.status, 200) << now.body;
+          // Twice for one decision: the second is refused too.
+          EXPECT_EQ(
+              http_post(h.port, "/play?token=" + h.token, "seq=" + std::to_string(seq) + "&play=0")
+                  .status,
+              409);
+          ++played;
+        }
+        previous = seq;
+        return played < 6;
+      },
+      60s);
+  EXPECT_EQ(played, 6);
+  EXPECT_GE(refused, 5);
+  EXPECT_EQ(h.referee->interrupt(), 130);
+  // Every play in the log is one the person sent for its own turn: no fault.
+  const auto log = read_log(h.log);
+  EXPECT_EQ(only(log, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+}
+
+TEST(HumanSeatTest, NobodyOpeningThePageEndsTheWaitWithoutAMatch) {
+  HumanMatch h = start_human("human-nobody", {"--human-startup-timeout-ms", "700"});
+  ASSERT_GT(h.port, 0);
+  EXPECT_EQ(h.referee->wait_exit(30s), 1) << h.referee->output();
+  EXPECT_NE(h.referee->output().find("nobody opened the seat's page within"), std::string::npos)
+      << h.referee->output();
+  EXPECT_FALSE(std::filesystem::exists(h.log));
+  const RunResult help = run({kReferee, "match", "--help"});
+  EXPECT_NE(help.output.find("--human-startup-timeout-ms"), std::string::npos);
+}
+
+// The opponent's program crashes: the page says who forfeited, and why, in a sentence.
+TEST(HumanSeatTest, AnOpponentsForfeitIsExplainedInWords) {
+  HumanMatch h =
+      start_human_match(kReferee, kBadBot + " --mode crash --at 2",
+                        temp_dir("human-forfeit") + "/human.jsonl", {"--move-time-ms", "20000"});
+  ASSERT_GT(h.port, 0);
+  google::protobuf::Struct last;
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) {
+        last = json(data);
+        const auto& f = last.fields();
+        if (f.at("to_move").number_value() == f.at("seat").number_value() &&
+            !f.at("legal").list_value().values().empty())
+          http_post(h.port, "/play?token=" + h.token,
+                    "seq=" + std::to_string(static_cast<long long>(f.at("seq").number_value())) +
+                        "&play=0");
+        // The final account: with the rematch offer.
+        return !f.at("rematch").bool_value();
+      },
+      60s);
+  const auto& f = last.fields();
+  EXPECT_EQ(f.at("outcome").string_value(), "won");
+  EXPECT_EQ(f.at("result").string_value(), "You win: greedy forfeited");
+  EXPECT_NE(f.at("detail").string_value().find("greedy stopped running: its program exited."),
+            std::string::npos)
+      << f.at("detail").string_value();
+  EXPECT_EQ(f.at("detail").string_value().find("gRPC"), std::string::npos);
+  // The replay of the finished match, as the person's seat saw it.
+  const HttpReply replay = http_get(h.port, "/replay?token=" + h.token);
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_NE(replay.body.find("\"viewer\":0"), std::string::npos);
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
 }
 
 }  // namespace
@@ -435,7 +552,7 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
   expect_log_follows_rules(records);
   EXPECT_EQ(records[0].header().bots(0).display_name(), "human");
   EXPECT_EQ(only(records, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
-  EXPECT_NE(shown.find("Your plays:  1) "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("Your plays:  [1] "), std::string::npos) << shown;
   // The first table shown is the replay's frame of the hand's start, as seat 0 saw it (the
   // rule above it differs only in the step count: the log was one line long then).
   const RunResult replay = run({kReferee, "replay", log, "--seat", "0", "--print", "--hand", "1",
@@ -448,6 +565,56 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
                                                        << shown.substr(0, 2000);
   // Seat 1's tiles are never listed while its hand is on: only "(hidden)".
   EXPECT_NE(shown.find("(hidden)"), std::string::npos);
+  // Plays named in full, the prompt once per decision (output is not a terminal), and ▶ at
+  // the person's seat in every table shown.
+  EXPECT_NE(shown.find("[1] "), std::string::npos);
+  EXPECT_TRUE(shown.find(" on the left") != std::string::npos ||
+              shown.find(" on the right") != std::string::npos);
+  EXPECT_EQ(shown.find("Play 1-"), std::string::npos);
+  int decisions = 0;
+  for (const auto& rec : records) decisions += rec.has_play() && rec.play().seat() == 0;
+  size_t prompts = 0, marks = 0;
+  for (size_t at = shown.find("Your turn ("); at != std::string::npos;
+       at = shown.find("Your turn (", at + 1))
+    ++prompts;
+  for (size_t at = shown.find("▶ seat 0"); at != std::string::npos;
+       at = shown.find("▶ seat 0", at + 1))
+    ++marks;
+  EXPECT_GE(prompts, static_cast<size_t>(decisions));
+  EXPECT_LE(prompts, static_cast<size_t>(decisions) + 1);
+  EXPECT_EQ(marks, prompts);
+  EXPECT_EQ(shown.find("▶ seat 1"), std::string::npos);
+  // The end, in words.
+  EXPECT_TRUE(shown.find("You won!") != std::string::npos ||
+              shown.find("You lost") != std::string::npos ||
+              shown.find("A draw") != std::string::npos)
+      << shown.substr(shown.size() > 2000 ? shown.size() - 2000 : 0);
+}
+
+// End of input (Ctrl-D) in the terminal: the seat leaves at once, as a disconnect, instead of
+// waiting out its time.
+TEST(HumanSeatTest, TheTerminalSeatLeavesAtOnceAtTheEndOfInput) {
+  const std::string dir = temp_dir("human-tty-eof");
+  const std::string log = dir + "/eof.jsonl";
+  const std::string out = dir + "/out.txt";
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run({"/bin/sh", "-c",
+                           "printf '1\\n1\\n' | '" + kReferee + "' match --seed 5 --log '" + log +
+                               "' human-tty '" + kGreedy + "' > '" + out + "' 2>&1"},
+                          60s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  EXPECT_LT(took, 30s) << "the seat waited out its time (60 s a move) after the input ended";
+  const std::string shown = slurp(out);
+  EXPECT_NE(shown.find("End of input: you leave the table."), std::string::npos) << shown;
+  EXPECT_NE(shown.find("You left the table"), std::string::npos) << shown;
+  const auto records = read_log(log);
+  const auto& end = only(records, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_DISCONNECT);
+  int plays = 0;
+  for (const auto& rec : records) plays += rec.has_play() && rec.play().seat() == 0;
+  EXPECT_EQ(plays, 2);
 }
 
 }  // namespace
