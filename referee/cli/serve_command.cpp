@@ -84,7 +84,7 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       "match's replay (also as one seat saw it), and matches still being played, followed live\n"
       "as the referee appends to their logs. Only files under the given folders are served.\n"
       "Requests must name this server in their Host header (loopback names, the address\n"
-      "listened on, or a name given with --allow-host); each client address holds at most 64\n"
+      "listened on, or a name given with --allow-host); each client address holds at most 128\n"
       "connections, and an idle one is closed when a newcomer needs its place.\n"
       "docs/SERVE.md describes the pages.");
   cmd->add_option("dirs", o->dirs,

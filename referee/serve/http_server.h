@@ -88,8 +88,8 @@ class EventSink {
 struct HttpServerOptions {
   std::string listen = "127.0.0.1:8080";  // host:port; port 0 picks a free one
   int max_connections = 512;
-  int max_per_client = 64;
-  int max_streams_per_client = 16;
+  int max_per_client = 128;
+  int max_streams_per_client = 64;
   std::chrono::milliseconds request_deadline{10000};
   std::chrono::milliseconds write_deadline{30000};  // for a response to be taken by its client
   std::vector<std::string> allowed_hosts;           // names accepted in Host besides loopback

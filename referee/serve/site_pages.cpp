@@ -229,6 +229,13 @@ std::string sprt_html(const SprtStanding& t) {
     if (k) counts += '/';
     counts += std::to_string(t.pairs.n[k]);
   }
+  const int64_t after = t.pairs.pairs() - t.pairs_at_end;
+  const std::string late =
+      t.over && after > 0
+          ? "<div class=\"muted\">" + std::to_string(after) + " more pair" +
+                (after == 1 ? "" : "s") +
+                " finished after the test ended, from matches already under way.</div>"
+          : "";
   return "<h2>SPRT</h2><div class=\"card\" id=\"sprt\" data-llr=\"" + number("%.4f", t.llr) +
          "\" data-over=\"" + (t.over ? "1" : "0") + "\"><div class=\"verdict " + cls + "\">" +
          verdict + "</div><div>" + who + " against its opponents: H0 nElo " + number("%g", q.elo0) +
@@ -243,7 +250,7 @@ std::string sprt_html(const SprtStanding& t) {
          number("%+.2f", t.llr) + "</b> in (" + number("%+.2f", lo) + ", " + number("%+.2f", hi) +
          ") · " + std::to_string(t.pairs.pairs()) + " pairs (0/½/1/1½/2: " + counts + ") · nElo " +
          signed_fixed(t.estimate.nelo, 1) + " ± " + fixed(t.estimate.nelo_ci95, 1) + " · LOS " +
-         fixed(100 * t.estimate.los, 1) + "%</div></div>";
+         fixed(100 * t.estimate.los, 1) + "%</div>" + late + "</div>";
 }
 
 std::string fault_words(const MatchRow& m) {

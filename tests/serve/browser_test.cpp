@@ -63,29 +63,61 @@ std::vector<std::vector<std::string>> rows_of(const google::protobuf::Value& v) 
   return out;
 }
 
-TEST(BrowserTest, TheTournamentPageShowsTheStandingsAndOpensReplays) {
+// The rows of a section of `referee standings`' text: from the line starting with `title`
+// (itself included if `with_title`) to a blank line, split into columns.
+std::vector<std::vector<std::string>> text_section(const std::string& text,
+                                                   const std::string& title,
+                                                   bool with_title = false) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(text);
+  std::string line;
+  bool in = false;
+  while (std::getline(lines, line)) {
+    if (line.empty()) in = false;
+    if (line.rfind(title, 0) == 0) {
+      in = true;
+      if (!with_title) continue;
+    }
+    if (in) rows.push_back(split_columns(line));
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> page_rows(CdpBrowser& b, const std::string& table) {
+  return rows_of(parse_json_value(b.eval("[...document.querySelectorAll('#" + table +
+                                         " tr')].map(r => [...r.cells].map(c => c.textContent))")));
+}
+
+// Chooses `value` in the filter form's select `name`, as a person does (the page reloads).
+bool choose_filter(CdpBrowser& b, const std::string& name, const std::string& value) {
+  const std::string before = b.eval("location.href");
+  b.eval("(() => { const s = document.querySelector('#filters select[name=" + name +
+         "]'); s.value = " + json_quote(value) +
+         "; s.dispatchEvent(new Event('change', {bubbles: true})); })()");
+  return b.wait_for("location.href !== " + before + " && document.readyState === 'complete'", 10s);
+}
+
+// A gauntlet with an SPRT and a forfeiting bot: the page's standings, pairings, decision
+// times and SPRT agree with `referee standings` and sprt.txt to the digit; the matches are
+// filtered by bot and by fault; a replay opens as a seat saw it; both widths.
+TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   const std::string dir = temp_dir("browser-tournament");
   std::ofstream(dir + "/t.txtpb") << "name: \"browser\"\nformat: FORMAT_TWO_PLAYERS\n"
-                                  << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                                  << "bots { name: \"greedy\" candidate: true command: \""
+                                  << kGreedy << "\" }\n"
                                   << "bots { name: \"random\" command: \"" << kRandom << "\" }\n"
                                   << "bots { name: \"cheat\" command: \"" << kBadBot
                                   << "\" args: \"--mode\" args: \"illegal\" args: \"--at\" args: "
                                      "\"30\" }\n"
-                                  << "matches_per_pairing: 6\nseed: 5\n";
+                                  << "matches_per_pairing: 12\nseed: 5\n"
+                                  << "sprt { elo0: 0 elo1: 300 max_pairs: 100 }\n";
   const std::string out = dir + "/out";
-  ASSERT_EQ(
-      run({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "2"}, 120s).exit_code, 0);
+  const RunResult played =
+      run({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "2"}, 180s);
+  ASSERT_EQ(played.exit_code, 0) << played.output;
   const RunResult text = run({kReferee, "standings", out});
-  std::vector<std::vector<std::string>> expected;
-  std::istringstream lines(text.output);
-  std::string line;
-  bool in_table = false;
-  while (std::getline(lines, line)) {
-    if (line.rfind("Rank", 0) == 0) in_table = true;
-    if (line.empty()) in_table = false;
-    if (in_table) expected.push_back(split_columns(line));
-  }
-  ASSERT_EQ(expected.size(), 4u);
+  const auto expected = text_section(text.output, "Rank", true);
+  ASSERT_EQ(expected.size(), 4u) << text.output;  // the header and three bots
 
   Server s = serve(out);
   auto b = browser();
@@ -93,17 +125,133 @@ TEST(BrowserTest, TheTournamentPageShowsTheStandingsAndOpensReplays) {
   ASSERT_TRUE(b->navigate(s.base + "/"));
   ASSERT_TRUE(b->click("#folders a"));
   ASSERT_TRUE(b->wait_for("document.querySelector('#standings')", 10s));
-  const auto shown = rows_of(parse_json_value(
-      b->eval("[...document.querySelectorAll('#standings tr')].map(r => [...r.cells].map(c => "
-              "c.textContent))")));
-  EXPECT_EQ(shown, expected);
+  EXPECT_EQ(page_rows(*b, "standings"), expected);
+  // Pairings and decision times, as the text has them (the text pads its pairing columns with
+  // single spaces, so rows are compared with their spaces collapsed; "nElo " and "LOS " are
+  // the page's column headings).
+  const auto collapse = [](const std::vector<std::string>& cells) {
+    std::string out;
+    for (const std::string& c : cells) {
+      if (c.empty()) continue;
+      for (const char ch : c) {
+        if (ch == ' ' && (out.empty() || out.back() == ' ')) continue;
+        out += ch;
+      }
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  auto pairings = page_rows(*b, "pairings");
+  ASSERT_GT(pairings.size(), 1u);
+  std::vector<std::string> shown_pairings, text_pairings;
+  for (size_t i = 1; i < pairings.size(); ++i) {
+    pairings[i][4] = "nElo " + pairings[i][4];
+    pairings[i][5] = "LOS " + pairings[i][5];
+    shown_pairings.push_back(collapse(pairings[i]));
+  }
+  for (const auto& row : text_section(text.output, "Pairings ("))
+    text_pairings.push_back(collapse(row));
+  EXPECT_EQ(shown_pairings, text_pairings);
+  EXPECT_EQ(page_rows(*b, "timing"), text_section(text.output, "Decision times (ms)"));
+  EXPECT_EQ(page_rows(*b, "h2h").size(), 4u);
+  // The SPRT: its state and verdict, as sprt.txt gives them.
+  const std::string sprt = read_file(out + "/sprt.txt");
+  ASSERT_FALSE(sprt.empty());
+  const std::string llr = between(sprt, "LLR ", " in");
+  char rounded[32];
+  std::snprintf(rounded, sizeof rounded, "%+.2f", std::stod(llr));
+  const std::string card =
+      parse_json_value(b->eval("document.getElementById('sprt').textContent")).string_value();
+  EXPECT_NE(card.find(std::string("LLR ") + rounded), std::string::npos) << card << "\n" << sprt;
+  for (const char* verdict : {"H1 accepted", "H0 accepted"}) {
+    EXPECT_EQ(sprt.find(verdict) != std::string::npos,
+              card.find(std::string(verdict) + " after") != std::string::npos)
+        << card << "\n"
+        << sprt;
+  }
+  // Every match with the winner's name.
+  const auto matches = page_rows(*b, "matches");
+  ASSERT_GT(matches.size(), 4u);
+  for (size_t i = 1; i < matches.size(); ++i) {
+    const std::string& result = matches[i][2];
+    EXPECT_TRUE(result.find("greedy won ") == 0 || result.find("random won ") == 0 ||
+                result.find("cheat won ") == 0 || result.find("a draw ") == 0)
+        << result;
+  }
   b->screenshot(kOut + "/serve-tournament.png");
-  // The first match's replay, as seat 1 saw it, opened by clicking its link.
+  // Filters: one bot's matches, then only those with a fault.
+  ASSERT_TRUE(choose_filter(*b, "bot", "cheat"));
+  const auto cheat = page_rows(*b, "matches");
+  ASSERT_GT(cheat.size(), 1u);
+  EXPECT_LT(cheat.size(), matches.size());
+  for (size_t i = 1; i < cheat.size(); ++i)
+    EXPECT_NE(cheat[i][1].find("cheat"), std::string::npos) << cheat[i][1];
+  EXPECT_NE(b->eval("document.getElementById('shown').textContent").find("Showing"),
+            std::string::npos);
+  ASSERT_TRUE(choose_filter(*b, "fault", "illegal_play"));
+  EXPECT_NE(b->eval("location.search").find("bot=cheat"), std::string::npos);
+  const auto faults = page_rows(*b, "matches");
+  ASSERT_GT(faults.size(), 1u);
+  for (size_t i = 1; i < faults.size(); ++i)
+    EXPECT_NE(faults[i][4].find("cheat (seat "), std::string::npos) << faults[i][4];
+  // At phone width: nothing scrolls sideways but the tables, inside their own boxes.
+  ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
+  ASSERT_TRUE(b->set_viewport(390, 844, true));
+  ASSERT_TRUE(b->wait_for("window.innerWidth === 390", 10s));
+  EXPECT_FALSE(b->scrolls_sideways());
+  b->screenshot(kOut + "/serve-tournament-390.png");
+  // The first match's replay, as seat 1 saw it, opened by clicking its link; at 390 px.
   ASSERT_TRUE(b->click("#matches tr:nth-child(2) .seats a:nth-child(2)"));
   ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
   EXPECT_EQ(b->eval("window.replay.data.match.viewer"), "1");
   EXPECT_EQ(b->eval("location.search"), "\"?seat=1\"");
   EXPECT_GT(std::stoi(b->eval("window.replay.count()")), 20);
+  b->eval("window.replay.step(12)");
+  EXPECT_FALSE(b->scrolls_sideways());
+  // The event text keeps its width (it read one word a line in a squeezed column).
+  EXPECT_GT(std::stoi(b->eval("document.getElementById('event').getBoundingClientRect().width")),
+            200);
+  b->screenshot(kOut + "/serve-replay-390.png");
+  ASSERT_TRUE(b->set_viewport(1280, 800, false));
+  b->eval("window.replay.step(12)");
+  b->screenshot(kOut + "/serve-replay-1280.png");
+}
+
+// A tournament being played: its page says so and refreshes itself as matches finish, and
+// stops refreshing once the tournament is over.
+TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {
+  const std::string dir = temp_dir("browser-running");
+  std::ofstream(dir + "/t.txtpb") << "name: \"running\"\nformat: FORMAT_TWO_PLAYERS\n"
+                                  << "bots { name: \"slow\" command: \"" << kBadBot
+                                  << "\" args: \"--mode\" args: \"slow\" args: \"--ms\" args: "
+                                     "\"25\" }\n"
+                                  << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                                  << "matches_per_pairing: 6\nseed: 3\n";
+  const std::string out = dir + "/out";
+  Child tournament({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "1"});
+  for (int i = 0; i < 500 && !std::filesystem::exists(out + "/index.jsonl"); ++i)
+    std::this_thread::sleep_for(20ms);
+  Server s = serve(out);
+  auto b = browser();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
+  ASSERT_TRUE(b->wait_for("document.querySelector('#matches')", 10s));
+  EXPECT_EQ(b->eval("document.body.dataset.live"), "\"1\"");
+  const std::string first = b->eval("document.querySelector('main p').textContent");
+  // The page moves on by itself: more matches finished, without a reload.
+  EXPECT_TRUE(
+      b->wait_for("+document.body.dataset.refreshes > 0 && "
+                  "document.querySelector('main p').textContent !== " +
+                      first,
+                  60s))
+      << first;
+  b->eval("window.marker = 1");  // gone if the page reloaded instead of refreshing its content
+  ASSERT_EQ(tournament.wait_exit(120s), 0) << tournament.output();
+  EXPECT_TRUE(b->wait_for("document.body.dataset.live === '0'", 30s));
+  EXPECT_EQ(b->eval("window.marker"), "1");
+  EXPECT_NE(b->eval("document.querySelector('main p').textContent").find("6 finished matches"),
+            std::string::npos);
 }
 
 TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
@@ -256,8 +404,10 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
                  ").map(p => p.tile + ':' + p.end + ':' + p.points).join(',')");
       EXPECT_EQ(parse_json_value(legal_points).string_value(), preview);
       ++previews;
+      // The picture in docs/: a preview that scores, a few plays in.
+      if (!shot && clicks >= 4 && preview.find(":0") == std::string::npos)
+        shot = b.screenshot(kOut + "/serve-human.png");
     }
-    if (!shot && clicks == 6) shot = b.screenshot(kOut + "/serve-human.png");
     const auto play = click_a_play(b, end_choices % 2 == 1);
     if (!play.second.empty()) ++end_choices;
     clicked.push_back(play);
@@ -267,6 +417,7 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   EXPECT_GT(clicks, 10);
   EXPECT_EQ(previews, clicks) << "every tile was previewed before it was placed";
   EXPECT_GT(highlights, clicks / 2);
+  EXPECT_TRUE(shot) << "no preview scored points in the whole match";
   std::cout << clicks << " plays clicked, " << end_choices << " of them with an end chosen\n";
   // The end, in words: who won and how, on the page.
   const std::string outcome = parse_json_value(state(b, "outcome")).string_value();
