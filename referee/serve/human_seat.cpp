@@ -292,9 +292,8 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
     cv.wait_until(lock, answer_by, [&] { return chosen.has_value() || shutting_down; });
     if (chosen) pick = view.legal_plays()[*chosen];
   } else {
-    const HumanTable snapshot = table;
     lock.unlock();
-    pick = terminal.decide(view, snapshot, move_end, answer_by,
+    pick = terminal.decide(view, move_end, answer_by,
                            [this] { return shutting_down.load(); });  // throws SeatLeft
     lock.lock();
   }

@@ -61,8 +61,8 @@ std::string clock_words(std::chrono::milliseconds move_left, std::chrono::millis
   return "move " + std::to_string(move_s) + " s · bank " + bank;
 }
 
-std::optional<Play> TerminalSeat::decide(const View& view, const HumanTable& table,
-                                         Clock::time_point move_end, Clock::time_point answer_by,
+std::optional<Play> TerminalSeat::decide(const View& view, Clock::time_point move_end,
+                                         Clock::time_point answer_by,
                                          const std::function<bool()>& stopped) {
   // The table as `referee replay --seat` draws it, from the log as it stands. The referee
   // appends the records of what led here while the request travels, so wait briefly for them.
@@ -95,9 +95,7 @@ std::optional<Play> TerminalSeat::decide(const View& view, const HumanTable& tab
   shown_ = static_cast<int>(frames.size());
   const int n = view.legal_plays().size();
   out += "Your plays:  " + plays_words(view) + "\n";
-  std::string ask = "Your turn (";
-  ask += name_of(table, view.seat());
-  ask += ", seat " + std::to_string(view.seat()) + "): type 1";
+  std::string ask = "Your turn (seat " + std::to_string(view.seat()) + "): type 1";
   if (n > 1) {
     ask += '-';
     ask += std::to_string(n);

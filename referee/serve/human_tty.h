@@ -27,8 +27,7 @@ class TerminalSeat {
   void new_match() { shown_ = 0; }
   // Shows the table and asks for a play until `answer_by` (the move time runs until
   // `move_end`, then the bank). nullopt if the time ran out or `stopped()` became true.
-  std::optional<Play> decide(const View& view, const HumanTable& table,
-                             std::chrono::steady_clock::time_point move_end,
+  std::optional<Play> decide(const View& view, std::chrono::steady_clock::time_point move_end,
                              std::chrono::steady_clock::time_point answer_by,
                              const std::function<bool()>& stopped);
   // The match's end in words.

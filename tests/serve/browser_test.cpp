@@ -1,9 +1,11 @@
 // Browser tests of `referee serve` and the human seat: Debian's headless Chromium, driven over
 // the DevTools protocol (cdp_client.h), opens the pages the way a person does. The tournament
-// page's standings against `referee standings`; a live match watched until it ends; a whole
-// match played by clicking legal tiles, with every message the page received recorded by the
-// browser and checked against the log. Screenshots are left in the build folder
-// (ALLFIVES_SERVE_OUT); the README's pictures in docs/ come from them.
+// page against `referee standings` and sprt.txt, its filters, its refresh while a tournament
+// runs; a live match watched until it ends; the replay at phone width; a whole match played by
+// clicking legal tiles, with every message the page received recorded by the browser and
+// checked against the log; at phone width, an opponent's forfeit, "play again" and a time-out,
+// each explained on the page. Screenshots at 1280 and 390 px are left in the build
+// folder (ALLFIVES_SERVE_OUT); the pictures in docs/ (docs/SERVE.md) come from them.
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 

@@ -244,6 +244,10 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
   const HttpReply listing = http_get(s.port, "/t/0/");
   EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
   EXPECT_EQ(listing.body.find("not a match log"), std::string::npos) << listing.body;
+  // A folder of loose logs has no index: no standings, and it says so.
+  EXPECT_NE(listing.body.find("no tournament index here"), std::string::npos) << listing.body;
+  EXPECT_EQ(listing.body.find("mixed formats"), std::string::npos) << listing.body;
+  EXPECT_EQ(listing.body.find("0 finished"), std::string::npos) << listing.body;
   const HttpReply page = http_get(s.port, "/m/0/" + between(listing.body, "href=\"/m/0/", "\""));
   EXPECT_EQ(page.status, 200) << page.body;
   EXPECT_NE(page.body.find("Waiting for the first hand"), std::string::npos) << page.body;
@@ -589,6 +593,34 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
               shown.find("You lost") != std::string::npos ||
               shown.find("A draw") != std::string::npos)
       << shown.substr(shown.size() > 2000 ? shown.size() - 2000 : 0);
+}
+
+// On a terminal the prompt is redrawn in place each second (a carriage return and an erase
+// of the line, never a new line per second), counting the move's time down. `script` gives
+// the referee a terminal; the person types after 2.5 s.
+TEST(HumanSeatTest, OnATerminalThePromptIsRedrawnInPlace) {
+  const std::string dir = temp_dir("human-tty-pty");
+  const std::string log = dir + "/pty.jsonl";
+  const std::string out = dir + "/out.txt";
+  const RunResult r = run({"/bin/sh", "-c",
+                           "(sleep 2.5; yes 1 | head -300) | script -qec \"'" + kReferee +
+                               "' match --seed 5 --log '" + log + "' human-tty '" + kGreedy +
+                               "'\" /dev/null > '" + out + "' 2>&1"},
+                          120s);
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  const std::string shown = slurp(out);
+  const std::string redraw = "\r\x1b[KYour turn (seat 0): type 1 and Enter · move ";
+  const size_t first = shown.find(redraw);
+  ASSERT_NE(first, std::string::npos) << shown.substr(0, 3000);
+  const size_t second = shown.find(redraw, first + 1);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(shown.substr(first, second - first).find('\n'), std::string::npos)
+      << "the prompt went to a new line instead of being redrawn";
+  const int s1 = std::atoi(shown.c_str() + first + redraw.size());
+  const int s2 = std::atoi(shown.c_str() + second + redraw.size());
+  EXPECT_EQ(s1, 60);
+  EXPECT_EQ(s2, 59);
+  EXPECT_EQ(only(read_log(log), v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
 }
 
 // End of input (Ctrl-D) in the terminal: the seat leaves at once, as a disconnect, instead of
