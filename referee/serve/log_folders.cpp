@@ -41,6 +41,20 @@ void read_at(int fd, off_t offset, size_t cap, std::string& out) {
   }
 }
 
+// Opens a regular file for reading (a link put in its place, a FIFO or a device refused);
+// -1 if it cannot. `size` gets its size.
+int open_regular(const std::string& path, off_t& size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return -1;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  size = st.st_size;
+  return fd;
+}
+
 }  // namespace
 
 bool natural_less(const std::string& a, const std::string& b) {
@@ -133,13 +147,9 @@ std::vector<Folder> find_folders(const std::vector<ServedRoot>& roots) {
 
 bool read_bounded(const std::string& path, size_t cap, std::string& out, bool whole_lines) {
   out.clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  off_t size = 0;
+  const int fd = open_regular(path, size);
   if (fd < 0) return false;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return false;
-  }
   read_at(fd, 0, cap, out);
   ::close(fd);
   if (whole_lines) {
@@ -151,17 +161,11 @@ bool read_bounded(const std::string& path, size_t cap, std::string& out, bool wh
 
 LogSummary summarize_log(const std::string& path) {
   LogSummary s;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  const int fd = open_regular(path, s.size);
   if (fd < 0) return s;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return s;
-  }
-  s.size = st.st_size;
   std::string head, tail;
   read_at(fd, 0, kHeadBytes, head);
-  const off_t tail_at = std::max<off_t>(0, st.st_size - static_cast<off_t>(kTailBytes));
+  const off_t tail_at = std::max<off_t>(0, s.size - static_cast<off_t>(kTailBytes));
   read_at(fd, tail_at, kTailBytes, tail);
   ::close(fd);
   // `referee match` makes its log before the bots start and writes the header once they

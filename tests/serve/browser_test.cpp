@@ -39,20 +39,9 @@ std::unique_ptr<CdpBrowser> browser() {
   return b;
 }
 
-struct Server {
-  std::unique_ptr<Child> child;
-  int port = 0;
-  std::string base;  // "http://127.0.0.1:PORT"
-};
-Server serve(const std::string& dir) {
-  Server s;
-  s.child = std::make_unique<Child>(std::vector<std::string>{kReferee, "serve", dir, "--listen",
-                                                             "127.0.0.1:0", "--poll-ms", "50"});
-  const std::string line = s.child->wait_for_line("Serving", 10s);
-  std::string target;
-  split_url(between(line + " ", "at ", " "), s.port, target);
+ServeProcess serve(const std::string& dir) {
+  ServeProcess s = start_serve(kReferee, {dir}, 50);
   EXPECT_GT(s.port, 0) << s.child->output();
-  s.base = "http://127.0.0.1:" + std::to_string(s.port);
   return s;
 }
 
@@ -121,7 +110,7 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   const auto expected = text_section(text.output, "Rank", true);
   ASSERT_EQ(expected.size(), 4u) << text.output;  // the header and three bots
 
-  Server s = serve(out);
+  ServeProcess s = serve(out);
   auto b = browser();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/"));
@@ -234,7 +223,7 @@ TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {
   Child tournament({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "1"});
   for (int i = 0; i < 500 && !std::filesystem::exists(out + "/index.jsonl"); ++i)
     std::this_thread::sleep_for(20ms);
-  Server s = serve(out);
+  ServeProcess s = serve(out);
   auto b = browser();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
@@ -259,7 +248,7 @@ TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {
 TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
   const std::string dir = temp_dir("browser-live");
   const std::string log = dir + "/live.jsonl";
-  Server s = serve(dir);
+  ServeProcess s = serve(dir);
   Child match({kReferee, "match", "--seed", "12", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 60", "greedy=" + kGreedy});
   for (int i = 0; i < 300; ++i) {

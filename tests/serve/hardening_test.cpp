@@ -33,20 +33,9 @@ const std::string kReferee = ALLFIVES_REFEREE;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
 const std::string kRandom = ALLFIVES_RANDOM_BOT;
 
-// `referee serve DIR --listen 127.0.0.1:0`, its port read from what it prints.
-struct Server {
-  std::unique_ptr<Child> child;
-  int port = 0;
-};
-Server serve(const std::vector<std::string>& dirs) {
-  Server s;
-  std::vector<std::string> argv = {kReferee, "serve"};
-  argv.insert(argv.end(), dirs.begin(), dirs.end());
-  argv.insert(argv.end(), {"--listen", "127.0.0.1:0", "--poll-ms", "20"});
-  s.child = std::make_unique<Child>(argv);
-  const std::string line = s.child->wait_for_line("Serving", 10s);
-  std::string target;
-  split_url(between(line + " ", "at ", " "), s.port, target);
+// `referee serve DIRS... --listen 127.0.0.1:0`, its port read from what it prints.
+ServeProcess serve(const std::vector<std::string>& args) {
+  ServeProcess s = start_serve(kReferee, args);
   EXPECT_GT(s.port, 0) << s.child->output();
   return s;
 }
@@ -65,20 +54,6 @@ const std::string& logs_dir() {
   return dir;
 }
 
-// Connects to 127.0.0.1:port; -1 if refused.
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 // How a client leaves after sending its bytes.
 enum class Leave { kHalfClose, kReadAll, kCloseAtOnce, kReset, kReadSomeThenClose };
 
@@ -86,7 +61,7 @@ enum class Leave { kHalfClose, kReadAll, kCloseAtOnce, kReset, kReadSomeThenClos
 // first 64 KiB received.
 std::string one_client(int port, const std::string& bytes, Leave how,
                        std::chrono::milliseconds limit) {
-  const int fd = connect_to(port);
+  const int fd = connect_to_local(port);
   if (fd < 0) return "";
   ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
   if (how == Leave::kHalfClose) ::shutdown(fd, SHUT_WR);
@@ -147,7 +122,7 @@ std::string get(const std::string& target, const std::string& extra = "") {
 // end of the client's input then race on the server's write path.
 TEST(ServeHardeningTest, ParallelHalfClosedLiveRequestsDoNotCrashTheServer) {
   const std::string dir = logs_dir();
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   ASSERT_GT(s.port, 0);
   const std::vector<std::string> targets = {
       "/live/0/finished.jsonl?from=0",       "/live/0/finished.jsonl?from=5&seat=1",
@@ -283,7 +258,7 @@ std::string describe(const FuzzResult& r) {
 
 TEST(ServeHardeningTest, FuzzedRequestsAtConcurrencyNeverCrashTheServer) {
   const std::string dir = logs_dir();
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   ASSERT_GT(s.port, 0);
   const std::string form = "Content-Type: application/x-www-form-urlencoded\r\n";
   const std::vector<std::string> corpus = {
@@ -379,7 +354,7 @@ class IdleCrowd {
  public:
   IdleCrowd(int port, int n) {
     for (int i = 0; i < n; ++i) {
-      const int fd = connect_to(port);
+      const int fd = connect_to_local(port);
       if (fd < 0) continue;
       if (i % 2) {
         const std::string start = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
@@ -417,7 +392,7 @@ std::pair<int, std::chrono::milliseconds> timed_get(int port, const std::string&
 
 TEST(ServeHardeningTest, AThousandIdleConnectionsFromOneClientDoNotDenyANormalRequest) {
   allow_descriptors(2200);
-  Server s = serve({logs_dir()});
+  ServeProcess s = serve({logs_dir()});
   ASSERT_GT(s.port, 0);
   IdleCrowd crowd(s.port, 1000);
   ASSERT_EQ(crowd.size(), 1000u);
@@ -462,7 +437,7 @@ TEST(ServeHardeningTest, TheHumanSeatsPageIsReachableWhileIdleConnectionsCrowdIt
 // Names, origins, methods.
 
 TEST(ServeHardeningTest, OnlyRequestsNamingThisServerAreAnswered) {
-  Server s = serve({logs_dir()});
+  ServeProcess s = serve({logs_dir()});
   ASSERT_GT(s.port, 0);
   const std::string port = std::to_string(s.port);
   const auto with = [&](const std::string& headers) {
@@ -484,7 +459,7 @@ TEST(ServeHardeningTest, OnlyRequestsNamingThisServerAreAnswered) {
   EXPECT_NE(refused.body.find("--allow-host"), std::string::npos) << refused.body;
 
   // A name allowed on the command line.
-  Server named = serve({logs_dir(), "--allow-host", "Arena.Example"});
+  ServeProcess named = serve({logs_dir(), "--allow-host", "Arena.Example"});
   ASSERT_GT(named.port, 0);
   EXPECT_EQ(http_raw(named.port, "GET / HTTP/1.1\r\nHost: arena.example:" +
                                      std::to_string(named.port) + "\r\nConnection: close\r\n\r\n")
@@ -507,12 +482,12 @@ TEST(ServeHardeningTest, ListeningBeyondLoopbackWarnsAndStillChecksNames) {
   };
   EXPECT_EQ(with("192.168.7.7:" + std::to_string(port)), 200);   // any address of this machine
   EXPECT_EQ(with("evil.example:" + std::to_string(port)), 403);  // never a name
-  Server quiet = serve({logs_dir()});
+  ServeProcess quiet = serve({logs_dir()});
   EXPECT_EQ(quiet.child->output().find("warning"), std::string::npos);
 }
 
 TEST(ServeHardeningTest, HeadIsAnsweredLikeGetWithoutTheBody) {
-  Server s = serve({logs_dir()});
+  ServeProcess s = serve({logs_dir()});
   ASSERT_GT(s.port, 0);
   for (const std::string target : {"/", "/t/0/", "/m/0/finished.jsonl", "/log/0/finished.jsonl"}) {
     HttpReply full = http_get(s.port, target);
@@ -554,7 +529,7 @@ TEST(ServeHardeningTest, LargeFilesAreStreamedOrRefusedWithBoundedMemory) {
     out << finished.substr(end_at);
   }
   const off_t long_size = static_cast<off_t>(std::filesystem::file_size(dir + "/long.jsonl"));
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   ASSERT_GT(s.port, 0);
   const HttpReply listing = http_get(s.port, "/t/0/");
   const auto rows = html_table(listing.body, "matches");
@@ -575,7 +550,7 @@ TEST(ServeHardeningTest, LargeFilesAreStreamedOrRefusedWithBoundedMemory) {
   for (int k = 0; k < 4; ++k)
     readers.emplace_back([&, k] {
       const std::string target = k == 3 ? "/log/0/long.jsonl" : "/log/0/big.jsonl";
-      const int fd = connect_to(s.port);
+      const int fd = connect_to_local(s.port);
       const std::string req = get(target, "Connection: close\r\n");
       ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
       char buf[1 << 16];
@@ -619,7 +594,7 @@ TEST(ServeHardeningTest, ListingsNeverReadThroughLinksThatLeaveTheFolder) {
   std::filesystem::create_symlink(base + "/outside/index.jsonl", served + "/index.jsonl");
   std::filesystem::create_symlink(base + "/outside", served + "/linked");
   std::filesystem::create_symlink(served + "/matches/mine.jsonl", served + "/matches/alias.jsonl");
-  Server s = serve({served});
+  ServeProcess s = serve({served});
   ASSERT_GT(s.port, 0);
   for (const std::string target : {"/", "/t/0/", "/standings/0/", "/t/0/linked/"}) {
     const HttpReply page = http_get(s.port, target);

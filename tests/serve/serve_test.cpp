@@ -48,18 +48,8 @@ const std::string& tournament_dir() {
 }
 
 // `referee serve ARGS --listen 127.0.0.1:0`, its port read from what it prints.
-struct Server {
-  std::unique_ptr<Child> child;
-  int port = 0;
-};
-Server serve(std::vector<std::string> args) {
-  Server s;
-  args.insert(args.begin(), {kReferee, "serve"});
-  args.insert(args.end(), {"--listen", "127.0.0.1:0", "--poll-ms", "20"});
-  s.child = std::make_unique<Child>(args);
-  const std::string line = s.child->wait_for_line("Serving", 10s);
-  std::string target;
-  split_url(between(line + " ", "at ", " "), s.port, target);
+ServeProcess serve(std::vector<std::string> args) {
+  ServeProcess s = start_serve(kReferee, std::move(args));
   EXPECT_GT(s.port, 0) << s.child->output();
   return s;
 }
@@ -96,7 +86,7 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
   }
   ASSERT_EQ(expected.size(), 4u) << text.output;  // header and three bots
 
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply page = http_get(s.port, "/t/0/");
   ASSERT_EQ(page.status, 200) << page.body;
   EXPECT_EQ(page.headers.at("content-type"), "text/html; charset=utf-8");
@@ -117,7 +107,7 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
 
 TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {
   const std::string dir = tournament_dir();
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply page = http_get(s.port, "/t/0/");
   const std::regex link("href=\"(/m/0/matches/[^\"?]+\\.jsonl)\"");
   std::set<std::string> urls;
@@ -160,7 +150,7 @@ TEST(ServeTest, NoUrlReachesAFileOutsideTheServedFolders) {
   std::ofstream(served + "/matches/ok.jsonl") << "not a log\n";
   std::filesystem::create_symlink(base + "/secret.jsonl", served + "/matches/link.jsonl");
   std::filesystem::create_symlink(base + "/secret", served + "/linkdir");
-  Server s = serve({served});
+  ServeProcess s = serve({served});
   // The served file itself is reachable (so the refusals below are not a broken server).
   EXPECT_EQ(http_get(s.port, "/log/0/matches/ok.jsonl").status, 200);
   const std::vector<std::string> attacks = {
@@ -197,7 +187,7 @@ TEST(ServeTest, NoUrlReachesAFileOutsideTheServedFolders) {
 }
 
 TEST(ServeTest, BadRequestsGetClientErrorsAndTheServerKeepsServing) {
-  Server s = serve({tournament_dir()});
+  ServeProcess s = serve({tournament_dir()});
   const std::vector<std::pair<std::string, int>> requests = {
       {"GARBAGE\r\n\r\n", 400},
       {"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
@@ -240,7 +230,7 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
   // and writes the header once they answer.
   const std::string dir = temp_dir("serve-starting");
   std::ofstream(dir + "/starting.jsonl");
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply listing = http_get(s.port, "/t/0/");
   EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
   EXPECT_EQ(listing.body.find("not a match log"), std::string::npos) << listing.body;
@@ -257,7 +247,7 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
 TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
   const std::string dir = temp_dir("serve-live");
   const std::string log = dir + "/live.jsonl";
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   // A match slow enough to watch: one bot takes 15 ms per decision.
   Child match({kReferee, "match", "--seed", "4", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
@@ -602,11 +592,11 @@ TEST(HumanSeatTest, OnATerminalThePromptIsRedrawnInPlace) {
   const std::string dir = temp_dir("human-tty-pty");
   const std::string log = dir + "/pty.jsonl";
   const std::string out = dir + "/out.txt";
-  const RunResult r = run({"/bin/sh", "-c",
-                           "(sleep 2.5; yes 1 | head -300) | script -qec \"'" + kReferee +
-                               "' match --seed 5 --log '" + log + "' human-tty '" + kGreedy +
-                               "'\" /dev/null > '" + out + "' 2>&1"},
-                          120s);
+  const RunResult r = run(
+      {"/bin/sh", "-c",
+       "(sleep 2.5; yes 1 | head -300) | script -qec \"'" + kReferee + "' match --seed 5 --log '" +
+           log + "' human-tty '" + kGreedy + "'\" /dev/null > '" + out + "' 2>&1"},
+      120s);
   ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
   const std::string shown = slurp(out);
   const std::string redraw = "\r\x1b[KYour turn (seat 0): type 1 and Enter · move ";

@@ -106,9 +106,7 @@ int Child::interrupt(std::chrono::milliseconds limit) {
   return wait_exit(limit);
 }
 
-namespace {
-
-int connect_local(int port) {
+int connect_to_local(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -120,6 +118,8 @@ int connect_local(int port) {
   }
   return fd;
 }
+
+namespace {
 
 bool send_all(int fd, const std::string& s) {
   size_t at = 0;
@@ -169,7 +169,7 @@ size_t parse_head(const std::string& raw, HttpReply& r) {
 
 HttpReply http_raw(int port, const std::string& raw, std::chrono::milliseconds limit) {
   HttpReply r;
-  const int fd = connect_local(port);
+  const int fd = connect_to_local(port);
   if (fd < 0) return r;
   send_all(fd, raw);
   std::string in;
@@ -209,7 +209,7 @@ HttpReply http_post(int port, const std::string& target, const std::string& body
 int read_events(int port, const std::string& target,
                 const std::function<bool(const std::string&)>& on_message,
                 std::chrono::milliseconds limit) {
-  const int fd = connect_local(port);
+  const int fd = connect_to_local(port);
   if (fd < 0) return 0;
   send_all(fd, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   std::string in;
@@ -242,6 +242,18 @@ int read_events(int port, const std::string& target,
   }
   ::close(fd);
   return count;
+}
+
+ServeProcess start_serve(const std::string& referee, std::vector<std::string> args, int poll_ms) {
+  ServeProcess s;
+  args.insert(args.begin(), {referee, "serve"});
+  args.insert(args.end(), {"--listen", "127.0.0.1:0", "--poll-ms", std::to_string(poll_ms)});
+  s.child = std::make_unique<Child>(args);
+  const std::string line = s.child->wait_for_line("Serving", std::chrono::seconds(10));
+  std::string target;
+  split_url(between(line + " ", "at ", " "), s.port, target);
+  if (s.port > 0) s.base = "http://127.0.0.1:" + std::to_string(s.port);
+  return s;
 }
 
 HumanMatch start_human_match(const std::string& referee, const std::string& bot,
