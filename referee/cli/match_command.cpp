@@ -233,7 +233,11 @@ int run_match(const MatchOptions& o) {
       std::cout << "\nAnother match: " << spec.match_id << std::endl;
     }
     const int code = play_one(o, format, seats, spec, log_path, human.get(), stop, *socket_dir);
-    if (code != 0 || !human || stop || !human->wait_for_rematch(stop, kRematchWait)) return code;
+    if (code != 0 || !human || stop) return code;
+    if (!human_tty)
+      std::cout << "The page offers another match: \"Play again\" or \"Done\" (Ctrl-C ends)"
+                << std::endl;
+    if (!human->wait_for_rematch(stop, kRematchWait)) return code;
   }
 }
 
