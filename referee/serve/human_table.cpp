@@ -195,24 +195,29 @@ void explain_end(HumanTable& t, const MatchEndFacts& f) {
   }
 }
 
-std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock) {
+namespace {
+
+template <class Values>
+void json_ints(std::string& o, const Values& values, size_t count) {
+  o += '[';
+  for (size_t i = 0; i < count; ++i) {
+    if (i) o += ',';
+    o += std::to_string(values[i]);
+  }
+  o += ']';
+}
+
+std::string pair_of(Tile t) {
+  return {static_cast<char>('0' + t.hi()), static_cast<char>('0' + t.lo())};
+}
+
+// The seats and sides: "names", "sides", "side_names".
+void json_seats(std::string& o, const HumanTable& t) {
   const int n = num_players(t.config.format);
-  const auto ints = [](std::string& o, const auto& values, size_t count) {
-    o += '[';
-    for (size_t i = 0; i < count; ++i) {
-      if (i) o += ',';
-      o += std::to_string(values[i]);
-    }
-    o += ']';
-  };
-  std::string o = "{\"seq\":" + std::to_string(seq) +
-                  ",\"match\":" + std::to_string(t.match_number) +
-                  ",\"seat\":" + std::to_string(t.seat) + ",\"format\":";
-  append_json_string(o, format_label(t.config.format));
-  o += ",\"target\":" + std::to_string(t.config.target) + ",\"names\":[";
+  o += ",\"names\":[";
   for (int s = 0; s < n; ++s) {
     if (s) o += ',';
-    append_json_string(o, s == t.seat ? "you" : name_of(t, s));
+    append_json_string(o, name_of(t, s));
   }
   o += "],\"sides\":[";
   for (int s = 0; s < n; ++s) {
@@ -224,25 +229,18 @@ std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock
     if (s) o += ',';
     append_json_string(o, side_words(t, s));
   }
-  o += "],\"hand_index\":" + std::to_string(t.hand_index) + ",\"hand\":\"" + tile_pairs(t.hand) +
-       "\",\"line\":\"" + line_pairs(t.line) + "\",\"count\":" + std::to_string(t.line.count());
-  o += ",\"ends\":";
-  if (t.line.empty())
-    o += "[]";
-  else
-    o += "[" + std::to_string(t.line.end(End::kLeft).value) + "," +
-         std::to_string(t.line.end(End::kRight).value) + "]";
-  o += ",\"sizes\":";
-  ints(o, t.sizes, static_cast<size_t>(n));
-  o += ",\"boneyard\":" + std::to_string(t.boneyard) + ",\"scores\":";
-  ints(o, t.scores, t.scores.size());
-  o += ",\"to_move\":" + std::to_string(t.to_move) + ",\"legal\":[";
+  o += ']';
+}
+
+// The legal plays, each with the count and points it would make; the latest play.
+void json_plays(std::string& o, const HumanTable& t) {
+  o += ",\"legal\":[";
   for (int i = 0; i < t.legal.size(); ++i) {
     const Play p = t.legal[i];
     Line after = t.line;
     after.place(p.tile, p.end, t.seat);
-    o += std::string(i ? "," : "") + "{\"tile\":\"" + static_cast<char>('0' + p.tile.hi()) +
-         static_cast<char>('0' + p.tile.lo()) + "\",\"end\":\"" +
+    if (i) o += ',';
+    o += "{\"tile\":\"" + pair_of(p.tile) + "\",\"end\":\"" +
          (t.line.empty()        ? ""
           : p.end == End::kLeft ? "left"
                                 : "right") +
@@ -252,19 +250,78 @@ std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock
   o += "],\"last\":";
   if (t.last.seat < 0) {
     o += "null";
-  } else {
-    o += "{\"seat\":" + std::to_string(t.last.seat) + ",\"tile\":\"" +
-         static_cast<char>('0' + t.last.tile.hi()) + static_cast<char>('0' + t.last.tile.lo()) +
-         "\",\"end\":\"" +
-         (t.last.opened              ? ""
-          : t.last.end == End::kLeft ? "left"
-                                     : "right") +
-         "\",\"count\":" + std::to_string(t.last.count) +
-         ",\"points\":" + std::to_string(t.last.points) + ",\"words\":";
-    append_json_string(o, play_words(t, t.last.seat, t.last.tile, t.last.end, t.last.opened,
-                                     t.last.count, t.last.points));
-    o += "}";
+    return;
   }
+  const LastPlay& l = t.last;
+  o += "{\"seat\":" + std::to_string(l.seat) + ",\"tile\":\"" + pair_of(l.tile) + "\",\"end\":\"" +
+       (l.opened              ? ""
+        : l.end == End::kLeft ? "left"
+                              : "right") +
+       "\",\"count\":" + std::to_string(l.count) + ",\"points\":" + std::to_string(l.points) +
+       ",\"words\":";
+  append_json_string(o, play_words(t, l.seat, l.tile, l.end, l.opened, l.count, l.points));
+  o += '}';
+}
+
+// The hand-by-hand summary and the latest events.
+void json_history(std::string& o, const HumanTable& t) {
+  o += ",\"hands\":[";
+  for (size_t i = 0; i < t.hands.size(); ++i) {
+    const HandSummary& h = t.hands[i];
+    if (i) o += ',';
+    o += "{\"hand\":" + std::to_string(h.hand) + ",\"how\":";
+    append_json_string(o, h.how);
+    o += ",\"points\":" + std::to_string(h.points) + ",\"side\":" + std::to_string(h.side) +
+         ",\"to\":";
+    append_json_string(o, h.side >= 0 ? side_words(t, h.side) : "");
+    o += ",\"scores\":";
+    json_ints(o, h.scores, h.scores.size());
+    o += '}';
+  }
+  o += "],\"events\":[";
+  for (size_t i = 0; i < t.events.size(); ++i) {
+    if (i) o += ',';
+    append_json_string(o, t.events[i]);
+  }
+  o += ']';
+}
+
+// How the match ended and what the page may offer after it.
+void json_end(std::string& o, const HumanTable& t) {
+  o += ",\"over\":" + std::string(t.over ? "true" : "false") + ",\"outcome\":";
+  append_json_string(o, t.outcome);
+  o += ",\"result\":";
+  append_json_string(o, t.headline);
+  o += ",\"detail\":";
+  append_json_string(o, t.detail);
+  o += ",\"replay\":" + std::string(t.replay ? "true" : "false") +
+       ",\"rematch\":" + (t.rematch ? "true" : "false");
+}
+
+}  // namespace
+
+std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock) {
+  const int n = num_players(t.config.format);
+  std::string o = "{\"seq\":" + std::to_string(seq) +
+                  ",\"match\":" + std::to_string(t.match_number) +
+                  ",\"seat\":" + std::to_string(t.seat) + ",\"format\":";
+  append_json_string(o, format_label(t.config.format));
+  o += ",\"target\":" + std::to_string(t.config.target);
+  json_seats(o, t);
+  o += ",\"hand_index\":" + std::to_string(t.hand_index) + ",\"hand\":\"" + tile_pairs(t.hand) +
+       "\",\"line\":\"" + line_pairs(t.line) + "\",\"count\":" + std::to_string(t.line.count()) +
+       ",\"ends\":";
+  if (t.line.empty())
+    o += "[]";
+  else
+    o += "[" + std::to_string(t.line.end(End::kLeft).value) + "," +
+         std::to_string(t.line.end(End::kRight).value) + "]";
+  o += ",\"sizes\":";
+  json_ints(o, t.sizes, static_cast<size_t>(n));
+  o += ",\"boneyard\":" + std::to_string(t.boneyard) + ",\"scores\":";
+  json_ints(o, t.scores, t.scores.size());
+  o += ",\"to_move\":" + std::to_string(t.to_move);
+  json_plays(o, t);
   o += ",\"clock\":{\"move_time_ms\":" + std::to_string(t.move_time.count()) +
        ",\"move_ms\":" + std::to_string(clock.running ? clock.move_ms : t.move_time.count()) +
        ",\"bank_ms\":" + std::to_string(clock.running ? clock.bank_ms : t.bank.count()) +
@@ -277,31 +334,8 @@ std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock
     }
     o += "]";
   }
-  o += ",\"hands\":[";
-  for (size_t i = 0; i < t.hands.size(); ++i) {
-    const HandSummary& h = t.hands[i];
-    o += std::string(i ? "," : "") + "{\"hand\":" + std::to_string(h.hand) + ",\"how\":";
-    append_json_string(o, h.how);
-    o += ",\"points\":" + std::to_string(h.points) + ",\"side\":" + std::to_string(h.side) +
-         ",\"to\":";
-    append_json_string(o, h.side >= 0 ? side_words(t, h.side) : "");
-    o += ",\"scores\":";
-    ints(o, h.scores, h.scores.size());
-    o += "}";
-  }
-  o += "],\"events\":[";
-  for (size_t i = 0; i < t.events.size(); ++i) {
-    if (i) o += ',';
-    append_json_string(o, t.events[i]);
-  }
-  o += "],\"over\":" + std::string(t.over ? "true" : "false") + ",\"outcome\":";
-  append_json_string(o, t.outcome);
-  o += ",\"result\":";
-  append_json_string(o, t.headline);
-  o += ",\"detail\":";
-  append_json_string(o, t.detail);
-  o += ",\"replay\":" + std::string(t.replay ? "true" : "false") +
-       ",\"rematch\":" + (t.rematch ? "true" : "false");
+  json_history(o, t);
+  json_end(o, t);
   return o + "}";
 }
 

@@ -34,6 +34,16 @@ int number_in(const std::string& line) {
   return digits ? k : -1;
 }
 
+// The match in one line and the seats, as the person sees them: never the seed, which would
+// tell every deal (the replay's heading shows it).
+std::string heading(const Replay& r, int seat) {
+  std::string out = "Match " + r.header.match_id() + " · " + format_label(r.config.format) +
+                    " · target " + std::to_string(r.config.target) + "\n";
+  for (int s = 0; s < num_players(r.config.format); ++s)
+    out += "  " + seat_label(r, s) + (s == seat ? "  (you)" : "") + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string plays_words(const View& view) {
@@ -61,9 +71,7 @@ std::string clock_words(std::chrono::milliseconds move_left, std::chrono::millis
   return "move " + std::to_string(move_s) + " s · bank " + bank;
 }
 
-std::optional<Play> TerminalSeat::decide(const View& view, Clock::time_point move_end,
-                                         Clock::time_point answer_by,
-                                         const std::function<bool()>& stopped) {
+std::string TerminalSeat::draw(const View& view, bool color) {
   // The table as `referee replay --seat` draws it, from the log as it stands. The referee
   // appends the records of what led here while the request travels, so wait briefly for them.
   Replay replay;
@@ -81,18 +89,25 @@ std::optional<Play> TerminalSeat::decide(const View& view, Clock::time_point mov
     if (current || Clock::now() > give_up) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  const bool tty = ::isatty(STDOUT_FILENO) == 1;
   TerminalOptions topt;
   topt.viewer = view.seat();
   topt.to_move = view.seat();
-  topt.color = tty && !std::getenv("NO_COLOR");
+  topt.color = color;
   std::string out;
-  if (shown_ == 0 && !frames.empty()) out += render_heading(replay, topt);
+  if (shown_ == 0 && !frames.empty()) out += heading(replay, view.seat());
   // What happened since the last decision, a line each, then the table now.
   for (int i = shown_; i + 1 < static_cast<int>(frames.size()); ++i)
     out += "  " + frames[static_cast<size_t>(i)].text + "\n";
   if (!frames.empty()) out += render_frame(replay, frames.back(), topt);
   shown_ = static_cast<int>(frames.size());
+  return out;
+}
+
+std::optional<Play> TerminalSeat::decide(const View& view, Clock::time_point move_end,
+                                         Clock::time_point answer_by,
+                                         const std::function<bool()>& stopped) {
+  const bool tty = ::isatty(STDOUT_FILENO) == 1;
+  std::string out = draw(view, tty && !std::getenv("NO_COLOR"));
   const int n = view.legal_plays().size();
   out += "Your plays:  " + plays_words(view) + "\n";
   std::string ask = "Your turn (seat " + std::to_string(view.seat()) + "): type 1";

@@ -1,5 +1,6 @@
 // The person's seat in the terminal (`referee match human-tty ...`): the table as
-// `referee replay --seat` draws it, from the match's own log as this seat saw it, with ▶ at
+// `referee replay --seat` draws it, from the match's own log as this seat saw it (under a
+// heading of its own: never the seed, which would tell every deal), with ▶ at
 // the seat whose turn it is; the legal plays named in full ("[2] 6-4 on the right, +10"); a
 // prompt with the move time and the bank, redrawn in place each second on a terminal (printed
 // once otherwise); a number typed and Enter. End of input (Ctrl-D) leaves the table at once.
@@ -34,6 +35,9 @@ class TerminalSeat {
   void show_end(const HumanTable& table);
 
  private:
+  // The heading (first time), what happened since the last decision, and the table now.
+  std::string draw(const View& view, bool color);
+
   std::string log_path_;
   int shown_ = 0;      // the log's frames already shown
   std::string typed_;  // typed ahead: lines not yet used

@@ -557,8 +557,12 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
   ASSERT_FALSE(frame_body.empty());
   EXPECT_NE(shown.find(frame_body), std::string::npos) << frame_body << "\n----\n"
                                                        << shown.substr(0, 2000);
-  // Seat 1's tiles are never listed while its hand is on: only "(hidden)".
+  // Seat 1's tiles are never listed while its hand is on: only "(hidden)". Nor is the seed
+  // shown before the result line of the finished match (it would tell every deal).
   EXPECT_NE(shown.find("(hidden)"), std::string::npos);
+  const size_t result = shown.find("(2p, seed 5)");
+  ASSERT_NE(result, std::string::npos);
+  EXPECT_EQ(shown.substr(0, result).find("seed"), std::string::npos);
   // Plays named in full, the prompt once per decision (output is not a terminal), and ▶ at
   // the person's seat in every table shown.
   EXPECT_NE(shown.find("[1] "), std::string::npos);
