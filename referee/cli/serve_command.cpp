@@ -80,9 +80,11 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve tournament output folders (or folders of match logs) as web pages: every\n"
-      "tournament with its standings and head-to-head table, the list of its matches, each\n"
-      "match's replay (also as one seat saw it), and matches still being played, followed live\n"
-      "as the referee appends to their logs. Only files under the given folders are served.\n"
+      "tournament with its SPRT, standings, head to head, pairings and decision times, its\n"
+      "matches (filtered by bot or fault), each match's replay (also as one seat saw it), and\n"
+      "matches still being played, followed live as the referee appends to their logs; pages\n"
+      "of a running tournament refresh themselves. Only files under the given folders are\n"
+      "served.\n"
       "Requests must name this server in their Host header (loopback names, the address\n"
       "listened on, or a name given with --allow-host); each client address holds at most 128\n"
       "connections, and an idle one is closed when a newcomer needs its place.\n"
