@@ -14,7 +14,7 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
-  procps psmisc bubblewrap
+  procps psmisc bubblewrap bsdutils
   slurm-wlm munge
   python3 python3-grpcio python3-protobuf python3-venv python3-setuptools
   chromium

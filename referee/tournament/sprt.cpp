@@ -77,6 +77,21 @@ bool SprtMonitor::add(const v1::IndexEntry& e) {
   return over_;
 }
 
+SprtStanding SprtMonitor::standing() const {
+  SprtStanding s;
+  s.candidate = candidate_;
+  s.params = setup_.params;
+  s.max_pairs = setup_.max_pairs;
+  s.pairs = pairs_;
+  s.llr = llr_;
+  s.over = over_;
+  s.decision = decision_;
+  s.pairs_at_end = pairs_at_end_;
+  s.llr_at_end = llr_at_end_;
+  s.estimate = estimate(pairs_);
+  return s;
+}
+
 std::string SprtMonitor::status() const {
   const SprtParams& q = setup_.params;
   std::string out = "LLR ";

@@ -10,6 +10,7 @@
 #include "allfives/v1/tournament.pb.h"
 #include "tournament/gauntlet.h"
 #include "tournament/pairs.h"
+#include "tournament/standings.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -39,6 +40,9 @@ class SprtMonitor {
   // The decision at the moment the test ended (kContinue if it ended at its maximum or has not
   // ended).
   SprtDecision decision() const { return decision_; }
+
+  // The test as it stands, for the standings' files and pages.
+  SprtStanding standing() const;
 
   // One line for the progress display: "LLR +1.23 (-2.94, +2.94) 40 pairs".
   std::string status() const;

@@ -42,6 +42,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,22 @@ struct PairingStats {
   EloEstimate estimate;      // from pairs if pentanomial, else from games
 };
 
+// The SPRT of a tournament that has one (Tournament.sprt) as it stands after the entries
+// counted: filled from the test's own record (SprtMonitor::standing(), sprt.h), not by
+// compute_standings, which knows nothing of the tournament file.
+struct SprtStanding {
+  std::string candidate;
+  SprtParams params;
+  uint32_t max_pairs = 0;  // 0: no maximum but the schedule's end
+  Pentanomial pairs;       // the candidate's finished mirrored pairs, over all its opponents
+  double llr = 0;
+  bool over = false;                                // decided, or its maximum reached
+  SprtDecision decision = SprtDecision::kContinue;  // when it ended (kContinue: at its maximum)
+  int64_t pairs_at_end = 0;                         // the pairs when it ended
+  double llr_at_end = 0;
+  EloEstimate estimate;  // of `pairs`
+};
+
 struct Standings {
   std::string tournament_name;                 // of the first entry
   std::string tournament_hash;                 // of the first entry
@@ -104,7 +121,8 @@ struct Standings {
   std::vector<PairingStats> pairings;
   // Covariance of the ratings (Elo^2), in the order of `bots`: for intervals of differences.
   std::vector<std::vector<double>> elo_covariance;
-  std::string anchor;  // "NAME = ELO" if anchor_ratings() was applied, else ""
+  std::string anchor;                // "NAME = ELO" if anchor_ratings() was applied, else ""
+  std::optional<SprtStanding> sprt;  // if the tournament has an SPRT (see above)
 };
 
 // Shifts the ratings so that bot `name` has `elo` (instead of a mean of 0), and makes every

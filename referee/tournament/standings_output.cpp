@@ -105,6 +105,33 @@ std::string timing_json(const DecisionTiming& t) {
   return out;
 }
 
+// The SPRT's state and verdict; null without one.
+std::string sprt_json(const std::optional<SprtStanding>& t) {
+  if (!t) return "null";
+  const SprtParams& q = t->params;
+  std::string out =
+      "{\"candidate\": " + json_string(t->candidate) + ", \"elo0\": " + json_number(q.elo0, 2) +
+      ", \"elo1\": " + json_number(q.elo1, 2) + ", \"alpha\": " + json_number(q.alpha, 4) +
+      ", \"beta\": " + json_number(q.beta, 4) + ", \"max_pairs\": " + std::to_string(t->max_pairs) +
+      ", \"pairs\": [";
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) out += ", ";
+    out += std::to_string(t->pairs.n[k]);
+  }
+  out += "], \"llr\": " + json_number(t->llr, 4) +
+         ", \"lower_bound\": " + json_number(q.lower_bound(), 4) +
+         ", \"upper_bound\": " + json_number(q.upper_bound(), 4) +
+         ", \"over\": " + (t->over ? "true" : "false") + ", \"decision\": " +
+         json_string(t->over && t->decision == SprtDecision::kContinue ? "max pairs reached"
+                                                                       : describe(t->decision)) +
+         ", \"pairs_at_end\": " + std::to_string(t->pairs_at_end) +
+         ", \"llr_at_end\": " + json_number(t->llr_at_end, 4) +
+         ", \"nelo\": " + json_number(t->estimate.nelo, 2) +
+         ", \"nelo_ci95\": " + json_number(t->estimate.nelo_ci95, 2) +
+         ", \"los\": " + json_number(t->estimate.los, 6) + "}";
+  return out;
+}
+
 std::string counts_text(const PairingStats& p) {
   if (!p.pentanomial)
     return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
@@ -392,6 +419,7 @@ std::string standings_json(const Standings& s) {
         ", \"indistinguishable\": " + (e.indistinguishable() ? "true" : "false") + "}";
   }
   out += s.pairings.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"sprt\": " + sprt_json(s.sprt) + ",\n";
   out += "  \"notes\": [";
   for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
   out += "]\n}\n";

@@ -511,7 +511,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 130;
   }
 
-  const Standings table = standings.finish();
+  Standings table = standings.finish();
+  if (sprt) table.sprt = sprt->standing();
   std::cout << format_standings_table(table);
   if (!write_standings_files(run.out_dir, table, &error)) {
     std::cerr << "referee tournament: " << error << "\n";

@@ -289,6 +289,37 @@ TEST(Standings, NoEntries) {
   EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(empty), &parsed).ok());
 }
 
+TEST(Writers, JsonHoldsTheSprtsStateAndVerdict) {
+  Standings s = compute_standings({});
+  google::protobuf::Struct parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(s), &parsed).ok());
+  EXPECT_EQ(parsed.fields().at("sprt").kind_case(), google::protobuf::Value::kNullValue);
+  SprtStanding t;
+  t.candidate = "new";
+  t.params = SprtParams{0, 10, 0.05, 0.05};
+  t.pairs.n = {1, 2, 30, 4, 5};
+  t.llr = 3.1;
+  t.over = true;
+  t.decision = SprtDecision::kAcceptH1;
+  t.pairs_at_end = 40;
+  t.llr_at_end = 2.95;
+  t.estimate = estimate(t.pairs);
+  s.sprt = t;
+  parsed.Clear();
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(s), &parsed).ok())
+      << standings_json(s);
+  const auto& f = parsed.fields().at("sprt").struct_value().fields();
+  EXPECT_EQ(f.at("candidate").string_value(), "new");
+  EXPECT_EQ(f.at("decision").string_value(), "H1 accepted");
+  EXPECT_EQ(f.at("pairs_at_end").number_value(), 40);
+  EXPECT_EQ(f.at("pairs").list_value().values(2).number_value(), 30);
+  EXPECT_NEAR(f.at("upper_bound").number_value(), std::log(0.95 / 0.05), 1e-4);
+  EXPECT_NEAR(f.at("llr").number_value(), 3.1, 1e-4);
+  t.decision = SprtDecision::kContinue;  // over at its maximum
+  s.sprt = t;
+  EXPECT_NE(standings_json(s).find("\"max pairs reached\""), std::string::npos);
+}
+
 TEST(Writers, CsvHeaderAndRows) {
   std::vector<v1::IndexEntry> entries;
   add_pairing(entries, "good", "bad,name", 3, 1, 0);
