@@ -56,6 +56,41 @@ TEST(Knowledge, NeverRulesOutTheTrueHands) {
   EXPECT_GT(draws_seen, 100);  // the check above was not vacuous
 }
 
+// Between decisions too (a seat that just drew and is about to play holds a tile that shows
+// an open end's suit): what every seat's knowledge rules out is never held.
+TEST(Knowledge, WhatItRulesOutIsNeverHeldAtAnyStep) {
+  int pending_seen = 0;
+  for (Format format : kAllFormats) {
+    for (uint64_t seed = 1; seed <= 15; ++seed) {
+      const int n = num_players(format);
+      std::array<Knowledge, kMaxPlayers> k{};
+      for (int s = 0; s < n; ++s) k[s] = Knowledge(format, s);
+      EventList events;
+      State state = State::new_match(Config::standard(format), seed, &events);
+      SplitMix64 rng(seed);
+      while (true) {
+        for (const Event& e : events)
+          for (int s = 0; s < n; ++s) k[s].observe(seen_by(e, s));
+        events.clear();
+        if (state.is_terminal()) break;
+        for (int viewer = 0; viewer < n; ++viewer) {
+          for (int s = 0; s < n; ++s) {
+            if (s == viewer) continue;
+            ASSERT_EQ(k[viewer].tracked_size(s), state.hand(s).size());
+            ASSERT_TRUE((k[viewer].forbidden_for_all(s) & state.hand(s)).empty())
+                << to_string(format) << " seed " << seed << " seat " << s << " holds "
+                << to_string(state.hand(s)) << ", ruled out "
+                << to_string(k[viewer].forbidden_for_all(s));
+            if (k[viewer].pending(s)) ++pending_seen;
+          }
+        }
+        state.apply(epsilon_greedy(state, rng, 300), &events);
+      }
+    }
+  }
+  EXPECT_GT(pending_seen, 50);  // draws were seen before their tile was played
+}
+
 TEST(Knowledge, TheOpenRuleRulesOutHigherDoublesOrHeavierTiles) {
   EXPECT_EQ(not_dealt_to_anyone(OpenRule::kHighestDouble, T(4, 4)), S({T(5, 5), T(6, 6)}));
   EXPECT_TRUE(not_dealt_to_anyone(OpenRule::kWinnerChooses, T(4, 4)).empty());

@@ -35,7 +35,8 @@ void Knowledge::start_hand(int hand_index, OpenRule rule, Tile open_with) {
   line_ = Line{};
   groups_ = {};
   num_groups_ = {};
-  drew_last_ = {};
+  pending_ = {};
+  pending_suits_ = {};
   const TileSet forbidden = not_dealt_to_anyone(rule, open_with);
   for (int s = 0; s < num_players(format_); ++s)
     if (s != seat_) add_group(s, hand_size(format_), forbidden);
@@ -50,14 +51,11 @@ void Knowledge::observe(const Event& e) {
   switch (e.kind) {
     case EventKind::kPlay:
       if (s != seat_) {
-        if (drew_last_[s] && num_groups_[s] > 0) {
-          // The tile that ended a draw: the newest group's last tile.
-          Group& g = groups_[s][num_groups_[s] - 1];
-          if (--g.count == 0) --num_groups_[s];
+        if (pending_[s]) {
+          pending_[s] = false;  // the tile that ended a draw
         } else {
           remove_tile(s, e.play.tile);
         }
-        drew_last_[s] = false;
       }
       if (line_.empty() || line_.fits(e.play.tile, e.play.end))
         line_.place(e.play.tile, e.play.end, s);
@@ -66,14 +64,17 @@ void Knowledge::observe(const Event& e) {
       if (s != seat_ && e.count > 0) {
         const TileSet suits = end_suits(line_);
         forbid_all(s, suits);
-        add_group(s, e.count, suits);
-        drew_last_[s] = true;
+        if (e.count > 1) add_group(s, e.count - 1, suits);
+        pending_[s] = true;
+        pending_suits_[s] = suits;
       }
       break;
     case EventKind::kPass:
       if (s != seat_) {
-        forbid_all(s, end_suits(line_));
-        drew_last_[s] = false;
+        const TileSet suits = end_suits(line_);
+        forbid_all(s, suits);
+        if (pending_[s]) add_group(s, 1, suits);  // the last tile drawn did not fit either
+        pending_[s] = false;
       }
       break;
     default:
@@ -82,20 +83,25 @@ void Knowledge::observe(const Event& e) {
 }
 
 int Knowledge::tracked_size(int seat) const {
-  int n = 0;
+  int n = pending_[seat] ? 1 : 0;
   for (int i = 0; i < num_groups_[seat]; ++i) n += groups_[seat][i].count;
   return n;
 }
 
 TileSet Knowledge::forbidden_for_all(int seat) const {
-  if (num_groups_[seat] == 0) return TileSet{};
+  if (num_groups_[seat] == 0 && !pending_[seat]) return TileSet{};
   uint32_t all = TileSet::all().bits();
   for (int i = 0; i < num_groups_[seat]; ++i) all &= groups_[seat][i].forbidden.bits();
+  if (pending_[seat]) all &= ~pending_suits_[seat].bits();  // it shows one of those suits
   return TileSet::from_bits(all);
 }
 
 void Knowledge::add_group(int seat, int count, TileSet forbidden) {
   int8_t& n = num_groups_[seat];
+  if (n > 0 && groups_[seat][n - 1].forbidden == forbidden) {
+    groups_[seat][n - 1].count += count;  // the same constraints: one group
+    return;
+  }
   if (n == kMaxGroups) {
     // Out of room (never in a real hand): merge into the newest group, keeping only what
     // both forbid, which is looser than the truth and keeps the sets nested.

@@ -253,6 +253,8 @@ void bind_event(py::module_& m) {
                                return e.kind == EventKind::kPlay ? V().play(e.play) : py::none();
                              })
       .def_readonly("count", &Event::count, "play: the count after it; draw: tiles drawn")
+      .def_readonly("reason", &Event::reason,
+                    "the core's code behind open_rule, hand_end_kind or match_end_reason")
       .def_readonly("points", &Event::points, "play/hand_end: points scored by it")
       .def_property_readonly(
           "tiles", [](const Event& e) { return V().tiles(e.tiles); },
@@ -359,6 +361,14 @@ void bind_state(py::module_& m) {
           py::arg("seed") = 0,
           "A state mid-hand: hands per seat, the boneyard in drawing order, the line as "
           "(tile, seat, end) in play order; later hands are dealt from `seed`.")
+      .def_static(
+          "new_match_with_events",
+          [](py::handle config, uint64_t seed) {
+            EventList events;
+            State s = State::new_match(to_config(config), seed, &events);
+            return py::make_tuple(s, events_of(events));
+          },
+          py::arg("config"), py::arg("seed"), "new_match, and the events of the first deal.")
       .def(
           "copy", [](const State& s) { return s; }, "An independent copy (a memcpy).")
       .def("__copy__", [](const State& s) { return s; })
@@ -591,6 +601,10 @@ void bind_view(py::module_& m) {
             return v.knowledge ? py::cast(*v.knowledge) : py::none();
           },
           "What this seat knows of the other hands from the public history (None if not tracked).")
+      .def(
+          "with_knowledge",
+          [](const PyView& v, std::optional<Knowledge> k) { return PyView{v.view, k}; },
+          py::arg("knowledge"), "The same view carrying `knowledge` (None: none).")
       .def(
           "sampler",
           [](const PyView& v) {

@@ -9,10 +9,12 @@
 //     rule every higher double; with the heaviest-tile rule every double and every heavier
 //     tile; docs/RULES.md §4);
 //   - when the seat draws or passes, every group it holds gains both open ends' suits (it had
-//     no tile matching either end), and a draw of k tiles adds a group of k tiles that lack
-//     those suits too, but for the last one when the seat then plays it (the tile that ended
-//     the draw, the only one it could play). Tiles drawn later may hold suits the seat once
-//     lacked: they are a newer group, forbidden only what was seen since.
+//     no tile matching either end), and a draw of k tiles adds a group of k - 1 tiles that lack
+//     those suits too; the last tile drawn is pending: it ended the draw, so it matches an end,
+//     and the seat plays it next (the only tile it can play). Should the seat pass instead (the
+//     boneyard ran out), it lacked the suits as well and joins the group. Tiles drawn later may
+//     hold suits the seat once lacked: they are a newer group, forbidden only what was seen
+//     since.
 // So the forbidden sets are nested: an older group forbids everything a newer one does. When a
 // seat plays a tile that did not end a draw, it comes off the oldest group that may hold it;
 // with nested sets that choice allows every hand any other choice would, so the hands the
@@ -57,9 +59,14 @@ class Knowledge {
   const Line& line() const { return line_; }
   int num_groups(int seat) const { return num_groups_[seat]; }
   const Group& group(int seat, int i) const { return groups_[seat][i]; }
-  // Tiles `seat` holds according to the events observed (the sum of its groups).
+  // Whether `seat` holds a tile it just drew and is about to play (see above); then
+  // pending_suits(seat) are the suits one of which that tile shows. Never so at this seat's own
+  // decision: the drawing seat is the one to move.
+  bool pending(int seat) const { return pending_[seat]; }
+  TileSet pending_suits(int seat) const { return pending_suits_[seat]; }
+  // Tiles `seat` holds according to the events observed (its groups and a pending tile).
   int tracked_size(int seat) const;
-  // Tiles no tile of `seat`'s hand can be (what its newest group forbids).
+  // Tiles no tile of `seat`'s hand can be.
   TileSet forbidden_for_all(int seat) const;
 
   friend bool operator==(const Knowledge&, const Knowledge&) = default;
@@ -75,7 +82,8 @@ class Knowledge {
   Line line_;
   std::array<std::array<Group, kMaxGroups>, kMaxPlayers> groups_{};
   std::array<int8_t, kMaxPlayers> num_groups_{};
-  std::array<bool, kMaxPlayers> drew_last_{};  // the seat's last event was a draw
+  std::array<bool, kMaxPlayers> pending_{};
+  std::array<TileSet, kMaxPlayers> pending_suits_{};
 };
 
 // The tiles nobody held at a hand's deal, as the open rule tells (docs/RULES.md §4): with the
