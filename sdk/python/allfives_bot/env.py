@@ -17,10 +17,11 @@
 Agents are "seat_0" .. "seat_{n-1}". An action is a play as a number, tile index * 2 + end
 (0 left, 1 right), 0..55 (``allfives_bot.core.action_of(play)`` and ``play_of(action)``); only
 plays are decisions: the environment draws and passes for the players. ``observe(agent)`` is
-``{"observation": [...], "action_mask": [...]}``: OBSERVATION_SIZE small integers that depend
-only on what that seat may see and what the public history told it (never another seat's
-tiles; the layout is in sdk/README.md), and 56 zeros and ones, all zero unless the agent is to
-move. ``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a
+``{"observation": ..., "action_mask": ...}``: OBSERVATION_SIZE small integers (an
+``array.array("h")``) that depend only on what that seat may see and what the public history
+told it (never another seat's tiles; the layout is in sdk/README.md), and 56 bytes of 0 or 1,
+all 0 unless the agent is to move (``numpy.frombuffer(mask, numpy.int8)`` and
+``numpy.asarray(observation)`` turn them into arrays without numpy being needed here). ``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a
 search a full state consistent with it.
 
 Rewards come only at the end of a hand or of the match, to every agent at once:
@@ -106,6 +107,8 @@ class AllFivesEnv:
         self.truncations: Dict[str, bool] = {a: False for a in self.agents}
         self.infos: Dict[str, dict] = {a: {} for a in self.agents}
         self._hand_start_scores = self.table.scores
+        self._rewarded = False
+        self._names = self.possible_agents
         self.agent_selection = self.possible_agents[self.table.seat_to_move]
 
     def step(self, action: Optional[int]) -> None:
@@ -119,13 +122,18 @@ class AllFivesEnv:
         if action is None:
             raise ValueError(f"{agent} must play: step it with an action")
         self._cumulative_rewards[agent] = 0
-        self.rewards = {a: 0 for a in self.agents}
+        if self._rewarded:
+            self.rewards = {a: 0 for a in self.agents}
+            self._rewarded = False
         try:
             outcome = self.table.step(int(action))
         except ValueError as error:
             raise ValueError(f"{agent}: {error} (legal: {self.table.legal_actions()})") from None
-        if outcome:  # a hand or the match ended
-            self._score_hand(outcome == 2)
+        if not outcome:
+            self.agent_selection = self._names[self.table.seat_to_move]
+            return
+        self._score_hand(outcome == 2)  # a hand or the match ended
+        self._rewarded = True
         for a in self.agents:
             self._cumulative_rewards[a] += self.rewards[a]
         if outcome == 2:
@@ -136,8 +144,8 @@ class AllFivesEnv:
 
     def observe(self, agent: str) -> dict:
         seat = self.agent_name_mapping[agent]
-        return {"observation": self.table.observation(seat),
-                "action_mask": self.table.action_mask(seat)}
+        table = self.table
+        return {"observation": table.observation(seat), "action_mask": table.action_mask(seat)}
 
     def last(self, observe: bool = True):
         """(observation, cumulative reward, termination, truncation, info) of agent_selection."""

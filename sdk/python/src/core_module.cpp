@@ -109,6 +109,20 @@ int count_after(const Line& line, Play p) {
   return copy.count();
 }
 
+// An observation as array.array("h") (int16, made by one copy; numpy.frombuffer reads it
+// without another).
+py::object to_array(const Features& o) {
+  static py::object* array = new py::object(py::module_::import("array").attr("array"));
+  return (*array)("h", py::bytes(reinterpret_cast<const char*>(o.data()), sizeof o));
+}
+
+// 1 for each legal action, as bytes of NUM_ACTIONS zeros and ones.
+py::bytes mask_of(const PlayList& legal) {
+  std::array<char, kNumActions> mask{};
+  for (const Play& p : legal) mask[static_cast<size_t>(action_of(p))] = 1;
+  return py::bytes(mask.data(), mask.size());
+}
+
 State blank_state() {
   return State::new_match(Config::standard(Format::kTwoPlayers), 0);
 }
@@ -418,13 +432,9 @@ void bind_state(py::module_& m) {
       .def(
           "legal_actions", [](const State& s) { return actions_of(s.legal_plays()); },
           "The same as actions (tile index * 2 + end), the fast path for search and learning.")
-      .def("action_mask",
-           [](const State& s) {
-             py::list mask(kNumActions);
-             for (int a = 0; a < kNumActions; ++a) mask[static_cast<size_t>(a)] = 0;
-             for (const Play& p : s.legal_plays()) mask[static_cast<size_t>(action_of(p))] = 1;
-             return mask;
-           })
+      .def(
+          "action_mask", [](const State& s) { return mask_of(s.legal_plays()); },
+          "bytes of NUM_ACTIONS: 1 for each legal action of the seat to move.")
       .def("is_legal",
            [](const State& s, py::handle play) {
              return s.check(V().to_play(play)) == PlayError::kNone;
@@ -603,7 +613,9 @@ void bind_view(py::module_& m) {
           "What this seat knows of the other hands from the public history (None if not tracked).")
       .def(
           "with_knowledge",
-          [](const PyView& v, std::optional<Knowledge> k) { return PyView{v.view, k}; },
+          [](const PyView& v, std::optional<Knowledge> k) {
+            return PyView{v.view, k};
+          },
           py::arg("knowledge"), "The same view carrying `knowledge` (None: none).")
       .def(
           "sampler",
@@ -623,12 +635,10 @@ void bind_view(py::module_& m) {
       .def(
           "observation",
           [](const PyView& v) {
-            const auto o = encode(v.view, v.knowledge ? &*v.knowledge : nullptr);
-            py::list out(o.size());
-            for (size_t i = 0; i < o.size(); ++i) out[i] = o[i];
-            return out;
+            return to_array(encode(v.view, v.knowledge ? &*v.knowledge : nullptr));
           },
-          "This seat's observation as OBSERVATION_SIZE small integers (sdk/README.md).")
+          "This seat's observation: OBSERVATION_SIZE small integers, an array.array('h') "
+          "(sdk/README.md has the layout).")
       .def("__eq__", [](const PyView& a, const PyView& b) { return a.view == b.view; })
       .def("__repr__", [](const PyView& v) {
         return "<View seat " + std::to_string(v.view.seat()) + ", hand " +
@@ -760,12 +770,6 @@ class Table {
   std::array<Knowledge, kMaxPlayers> knowledge_{};
 };
 
-py::list to_list(const Features& o) {
-  py::list out(o.size());
-  for (size_t i = 0; i < o.size(); ++i) out[i] = o[i];
-  return out;
-}
-
 void bind_table(py::module_& m) {
   py::class_<Table>(m, "Table",
                     "A match and every seat's knowledge of it, stepped by actions: the engine "
@@ -790,16 +794,12 @@ void bind_table(py::module_& m) {
       .def(
           "action_mask",
           [](const Table& t, int seat) {
-            py::list mask(kNumActions);
-            for (int a = 0; a < kNumActions; ++a) mask[static_cast<size_t>(a)] = 0;
-            if (seat == t.state().seat_to_move())
-              for (const Play& p : t.state().legal_plays())
-                mask[static_cast<size_t>(action_of(p))] = 1;
-            return mask;
+            return mask_of(seat == t.state().seat_to_move() ? t.state().legal_plays() : PlayList{});
           },
-          py::arg("seat"), "1 for each legal action of `seat` (all 0 unless it is to move).")
+          py::arg("seat"),
+          "bytes of NUM_ACTIONS: 1 for each legal action of `seat` (all 0 unless it is to move).")
       .def(
-          "observation", [](const Table& t, int seat) { return to_list(t.observation(seat)); },
+          "observation", [](const Table& t, int seat) { return to_array(t.observation(seat)); },
           py::arg("seat"))
       .def("view", &Table::view, py::arg("seat"))
       .def("knowledge", &Table::knowledge, py::arg("seat"))
