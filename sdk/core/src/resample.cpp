@@ -30,6 +30,16 @@ uint64_t count_profiles(int num_groups, const std::array<int, Knowledge::kMaxGro
   return total;
 }
 
+// Orders partial hands element by element (std::vector's own operator< trips GCC 12's
+// -Wstringop-overread on its memcmp).
+struct ProfileLess {
+  bool operator()(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) const {
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i)
+      if (a[i] != b[i]) return a[i] < b[i];
+    return a.size() < b.size();
+  }
+};
+
 }  // namespace
 
 WorldSampler::WorldSampler(const View& view, const Knowledge* knowledge) {
@@ -130,7 +140,7 @@ bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
     const Seat& seat = seats_[i];
     Profiles& p = profiles_[i];
     // Every profile, found from the empty one by adding tiles of every level.
-    std::map<std::vector<uint8_t>, int> index;
+    std::map<std::vector<uint8_t>, int, ProfileLess> index;
     std::vector<std::vector<uint8_t>> all{std::vector<uint8_t>(seat.num_groups, 0)};
     index[all[0]] = 0;
     p.next.clear();
