@@ -239,22 +239,22 @@ TEST(Resample, TwoPlayersDrawsEveryStateTheHistoryAllowsEquallyOften) {
   EXPECT_GE(narrowed, 3) << "the knowledge ruled out too few states to test it";
 }
 
-TEST(Resample, ThreePlayersDrawsEveryStateTheHistoryAllowsEquallyOften) {
-  const std::vector<Case>& cases = small_cases(Format::kThreePlayers, 4);
-  ASSERT_GE(cases.size(), 3u);
+// At least `least` of `wanted` small cases of `format`, each uniform over its states.
+void expect_cases_uniform(Format format, int wanted, size_t least, uint64_t seed) {
+  const std::vector<Case>& cases = small_cases(format, wanted);
+  ASSERT_GE(cases.size(), least);
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
-    expect_uniform(cases[i], false, 200 + i);
+    expect_uniform(cases[i], false, seed + i);
   }
 }
 
+TEST(Resample, ThreePlayersDrawsEveryStateTheHistoryAllowsEquallyOften) {
+  expect_cases_uniform(Format::kThreePlayers, 4, 3, 200);
+}
+
 TEST(Resample, FourPlayersDrawsEveryStateTheHistoryAllowsEquallyOften) {
-  const std::vector<Case>& cases = small_cases(Format::kFourPlayers, 3);
-  ASSERT_GE(cases.size(), 2u);
-  for (size_t i = 0; i < cases.size(); ++i) {
-    SCOPED_TRACE("case " + std::to_string(i));
-    expect_uniform(cases[i], false, 400 + i);
-  }
+  expect_cases_uniform(Format::kFourPlayers, 3, 2, 400);
 }
 
 TEST(Resample, TheBoneyardOrderIsUniformToo) {
