@@ -14,7 +14,7 @@ import subprocess
 import tempfile
 import unittest
 
-from allfives_bot import End, Format, OpenRule, Play, Tile, core
+from allfives_bot import End, Format, Play, Tile, core
 
 FORMATS = {"2p": Format.TWO_PLAYERS, "3p": Format.THREE_PLAYERS, "4p": Format.FOUR_PLAYERS,
            "partners": Format.PARTNERSHIPS}
