@@ -68,8 +68,9 @@ std::string json_string(const std::string& s) {
   return out;
 }
 
-// An Elo figure: signed, "+inf" / "-inf" for a score of 1 or 0.
+// An Elo figure: signed, "+inf" / "-inf" when infinite, "undefined" when it does not exist.
 std::string elo_text(double v) {
+  if (std::isnan(v)) return "undefined";
   if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
   return signed_fixed(v, 0);
 }
@@ -77,6 +78,12 @@ std::string elo_text(double v) {
 // A number for JSON, null when it is not finite.
 std::string json_number(double v, int decimals) {
   return std::isfinite(v) ? fixed_text(v, decimals) : "null";
+}
+
+// An estimate for JSON: null when it does not exist, "+inf" / "-inf" when infinite.
+std::string json_estimate(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "\"+inf\"" : "\"-inf\"";
+  return json_number(v, decimals);
 }
 
 std::string timing_csv(const DecisionTiming& t) {
@@ -117,11 +124,48 @@ std::string counts_text(const PairingStats& p) {
   return out;
 }
 
-// "+54 [+15, +96]  nElo +74 ± 54  LOS 99.6%" and the verdict.
-std::string estimate_text(const EloEstimate& e) {
-  return elo_text(e.elo) + " [" + elo_text(e.elo_lower) + ", " + elo_text(e.elo_upper) +
-         "]  nElo " + signed_fixed(e.nelo, 0) + " ± " + fixed_text(e.nelo_ci95, 0) + "  LOS " +
-         fixed_text(100 * e.los, 1) + "%";
+// An end of an interval: an unbounded one is "-inf" or "+inf" (the bracket is then open).
+std::string interval_text(const EloEstimate& e) {
+  return (std::isinf(e.elo_lower) ? "(" : "[") + elo_text(e.elo_lower) + ", " +
+         elo_text(e.elo_upper) + (std::isinf(e.elo_upper) ? ")" : "]");
+}
+
+// "Elo +54 [+15, +96]", "nElo +74 ± 57", "LOS 99.6%" and the verdict; without an interval
+// (too few samples, or no spread) only the estimates, and the verdict says why.
+std::vector<std::string> estimate_cells(const EloEstimate& e, bool pairs) {
+  std::string elo = "Elo " + elo_text(e.elo);
+  std::string nelo = "nElo " + elo_text(e.nelo);
+  std::string los;
+  if (e.has_interval()) {
+    elo += " " + interval_text(e);
+    nelo += " ± " + fixed_text(e.nelo_ci95, 0);
+    los = "LOS " + fixed_text(100 * e.los, 1) + "%";
+  }
+  std::string verdict = describe(e.verdict(), pairs);
+  if (!e.has_interval() && e.samples >= kMinSamplesForInterval)
+    verdict += std::string(" (every ") + (pairs ? "pair" : "game") + " scored " +
+               fixed_text(e.score * (pairs ? 2 : 1), 1) + ": no spread, no interval)";
+  return {elo, nelo, los, verdict};
+}
+
+// A number for CSV: "inf" / "-inf" when infinite, "" when it does not exist.
+std::string csv_number(double v, int decimals) {
+  if (std::isnan(v)) return "";
+  return std::isfinite(v) ? fixed_text(v, decimals) : std::string(v > 0 ? "inf" : "-inf");
+}
+
+// The verdict as a word for the files.
+std::string verdict_word(EloEstimate::Verdict v) {
+  switch (v) {
+    case EloEstimate::Verdict::kTooFew:
+      return "too_few";
+    case EloEstimate::Verdict::kCannotTell:
+      return "cannot_tell";
+    case EloEstimate::Verdict::kFirstStronger:
+      return "bot_stronger";
+    default:
+      return "opponent_stronger";
+  }
 }
 
 std::string h2h_text(const HeadToHead& h) {
@@ -250,10 +294,11 @@ std::string format_standings_table(const Standings& s) {
     std::vector<std::vector<std::string>> rows;
     for (const PairingStats& p : s.pairings) {
       const EloEstimate& e = p.estimate;
-      rows.push_back({p.bot + " vs " + p.opponent,
-                      std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
-                      counts_text(p), estimate_text(e),
-                      e.indistinguishable() ? "cannot be told apart" : ""});
+      std::vector<std::string> row = {
+          p.bot + " vs " + p.opponent,
+          std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"), counts_text(p)};
+      for (std::string& cell : estimate_cells(e, p.pentanomial)) row.push_back(std::move(cell));
+      rows.push_back(std::move(row));
     }
     std::vector<size_t> pw(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -288,8 +333,11 @@ std::string format_standings_table(const Standings& s) {
   if (!s.pairings.empty())
     out << "Pairings: over mirrored pairs (the same deals, seats swapped), counted by the first "
            "bot's\npair score 0/½/1/1½/2, or over pairwise games (W-L-D) where there are no "
-           "pairs;\n\"cannot be told apart\": the 95% interval of the Elo difference includes "
-           "0. Formulas: docs/STATISTICS.md.\n";
+           "pairs. The verdict\nfollows the Elo interval (\"cannot be told apart\": it "
+           "includes 0); nElo's ± also carries the\nuncertainty of the spread, so it is wider "
+           "for lopsided pairings. Below "
+        << kMinSamplesForInterval
+        << " pairs (or games) no interval\nis given. Formulas: docs/STATISTICS.md.\n";
   for (const std::string& note : s.notes) out << "Note: " << note << "\n";
   return out.str();
 }
@@ -381,15 +429,18 @@ std::string standings_json(const Standings& s) {
       if (k) out += ", ";
       out += std::to_string(p.pairs.n[k]);
     }
-    out +=
-        "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
-        ", \"draws\": " + std::to_string(p.games.draws) +
-        ", \"losses\": " + std::to_string(p.games.losses) +
-        "}, \"samples\": " + std::to_string(e.samples) + ", \"score\": " + fixed_text(e.score, 6) +
-        ", \"elo\": " + json_number(e.elo, 2) + ", \"elo_lower\": " + json_number(e.elo_lower, 2) +
-        ", \"elo_upper\": " + json_number(e.elo_upper, 2) + ", \"nelo\": " + fixed_text(e.nelo, 2) +
-        ", \"nelo_ci95\": " + fixed_text(e.nelo_ci95, 2) + ", \"los\": " + fixed_text(e.los, 6) +
-        ", \"indistinguishable\": " + (e.indistinguishable() ? "true" : "false") + "}";
+    out += "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
+           ", \"draws\": " + std::to_string(p.games.draws) +
+           ", \"losses\": " + std::to_string(p.games.losses) +
+           "}, \"samples\": " + std::to_string(e.samples) +
+           ", \"score\": " + json_number(e.score, 6) + ", \"elo\": " + json_estimate(e.elo, 2) +
+           ", \"interval\": " + (e.has_interval() ? "true" : "false") +
+           ", \"elo_lower\": " + json_estimate(e.elo_lower, 2) +
+           ", \"elo_upper\": " + json_estimate(e.elo_upper, 2) +
+           ", \"nelo\": " + json_estimate(e.nelo, 2) +
+           ", \"nelo_ci95\": " + json_number(e.nelo_ci95, 2) +
+           ", \"los\": " + json_number(e.los, 6) + ", \"verdict\": \"" + verdict_word(e.verdict()) +
+           "\"}";
   }
   out += s.pairings.empty() ? "],\n" : "\n  ],\n";
   out += "  \"notes\": [";
@@ -409,10 +460,7 @@ std::string timing_csv(const Standings& s) {
 std::string pairings_csv(const Standings& s) {
   std::string out =
       "bot,opponent,model,pairs_0,pairs_half,pairs_1,pairs_1half,pairs_2,wins,draws,losses,"
-      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,indistinguishable\n";
-  auto num = [](double v, int d) {
-    return std::isfinite(v) ? fixed_text(v, d) : std::string(v > 0 ? "inf" : "-inf");
-  };
+      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,verdict\n";
   for (const PairingStats& p : s.pairings) {
     const EloEstimate& e = p.estimate;
     out += csv_field(p.bot) + "," + csv_field(p.opponent) + "," +
@@ -424,9 +472,10 @@ std::string pairings_csv(const Standings& s) {
     out += ',';
     out += std::to_string(p.games.wins) + "," + std::to_string(p.games.draws) + "," +
            std::to_string(p.games.losses) + "," + std::to_string(e.samples) + "," +
-           fixed_text(e.score, 6) + "," + num(e.elo, 2) + "," + num(e.elo_lower, 2) + "," +
-           num(e.elo_upper, 2) + "," + fixed_text(e.nelo, 2) + "," + fixed_text(e.nelo_ci95, 2) +
-           "," + fixed_text(e.los, 6) + "," + (e.indistinguishable() ? "1" : "0") + "\n";
+           csv_number(e.score, 6) + "," + csv_number(e.elo, 2) + "," + csv_number(e.elo_lower, 2) +
+           "," + csv_number(e.elo_upper, 2) + "," + csv_number(e.nelo, 2) + "," +
+           csv_number(e.nelo_ci95, 2) + "," + csv_number(e.los, 6) + "," +
+           verdict_word(e.verdict()) + "\n";
   }
   return out;
 }
