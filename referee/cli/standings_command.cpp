@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "tournament/index_file.h"
+#include "tournament/sprt.h"
 #include "tournament/standings.h"
 
 namespace allfives::referee {
@@ -88,6 +89,11 @@ int run_standings(const StandingsOptions& o) {
   }
   for (const std::string& note : notes) std::cerr << "referee standings: " << note << "\n";
   Standings standings = compute_standings(merged);
+  // An SPRT's state needs its definition: the folder's tournament.txtpb.
+  if (o.dirs.size() == 1) {
+    if (!add_sprt_from_folder(standings, o.dirs[0], merged, &error))
+      std::cerr << "referee standings: no SPRT state: " << error << "\n";
+  }
   if (!o.anchor.empty()) {
     const size_t eq = o.anchor.find('=');
     double elo = 0;

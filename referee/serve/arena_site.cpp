@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -21,6 +22,7 @@
 #include "replay/replay.h"
 #include "replay/terminal_view.h"
 #include "tournament/index_file.h"
+#include "tournament/sprt.h"
 #include "tournament/standings.h"
 
 namespace allfives::referee::serve {
@@ -486,6 +488,11 @@ struct ArenaSite::Indexes {
     if (e->ok) {
       e->standings = compute_standings(e->entries);
       for (const std::string& n : notes) e->standings.notes.push_back(n);
+      // The SPRT's state, from the folder's definition (standings.json's "sprt").
+      std::string why;
+      if (!add_sprt_from_folder(e->standings, std::filesystem::path(path).parent_path().string(),
+                                e->entries, &why))
+        e->standings.notes.push_back("no SPRT state: " + why);
     }
     if (by_path.size() >= kMaxFolders) by_path.clear();
     by_path[path] = e;

@@ -367,7 +367,8 @@ Standings StandingsAccumulator::finish() const {
     return a.name < b.name;
   });
   for (size_t i = 0; i + 1 < s.bots.size(); ++i)
-    if (tied(s.bots[i].name, s.bots[i + 1].name)) s.bots[i].tied = s.bots[i + 1].tied = true;
+    if (tied(s.bots[i].name, s.bots[i + 1].name))
+      s.bots[i].tied = s.bots[i].tied_with_next = s.bots[i + 1].tied = true;
   if (!fit.covariance.empty()) {
     s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
     for (size_t i = 0; i < s.bots.size(); ++i)

@@ -65,12 +65,13 @@ struct BotStanding {
   int forfeits_total = 0;
   double points_for = 0;
   double points_against = 0;
-  int games = 0;          // pairwise games (see above)
-  double game_score = 0;  // pairwise wins + draws / 2
-  double elo = 0;         // mean over the bots is 0
-  double elo_ci95 = 0;    // half width of the 95% interval
-  bool tied = false;      // cannot be told apart from a neighbour in the ranking (see above)
-  DecisionTiming timing;  // over every seat it held (entries' SeatTiming; see below)
+  int games = 0;                // pairwise games (see above)
+  double game_score = 0;        // pairwise wins + draws / 2
+  double elo = 0;               // mean over the bots is 0
+  double elo_ci95 = 0;          // half width of the 95% interval
+  bool tied = false;            // cannot be told apart from a neighbour in the ranking (see above)
+  bool tied_with_next = false;  // ... namely from the bot ranked just below it
+  DecisionTiming timing;        // over every seat it held (entries' SeatTiming; see below)
   double avg_points_for() const { return matches ? points_for / matches : 0; }
   double avg_points_against() const { return matches ? points_against / matches : 0; }
 };
@@ -91,6 +92,27 @@ struct PairingStats {
   EloEstimate estimate;      // from pairs if pentanomial, else from games
 };
 
+// The state of one SPRT of a tournament (sprt.h): the candidate's pairs against its reference
+// and the test's log-likelihood ratio over them.
+struct SprtSummary {
+  std::string candidate, against;
+  SprtParams params;
+  uint32_t max_pairs = 0;  // 0: none
+  Pentanomial pairs;       // every finished pair so far, from the candidate's side
+  double llr = 0;          // over `pairs`
+  enum class State {
+    kRunning,   // no bound crossed yet: the run goes on, was stopped, or its schedule ended
+    kAcceptH0,  // the LLR reached the lower bound
+    kAcceptH1,  // the LLR reached the upper bound
+    kMaxPairs,  // max_pairs pairs were counted first: undecided
+  };
+  State state = State::kRunning;
+  // When the test ended (not kRunning): the pairs and LLR at that moment; pairs finished later
+  // (matches already under way) are in `pairs` but do not change the decision.
+  int64_t pairs_at_end = 0;
+  double llr_at_end = 0;
+};
+
 struct Standings {
   std::string tournament_name;                 // of the first entry
   std::string tournament_hash;                 // of the first entry
@@ -105,7 +127,19 @@ struct Standings {
   // Covariance of the ratings (Elo^2), in the order of `bots`: for intervals of differences.
   std::vector<std::vector<double>> elo_covariance;
   std::string anchor;  // "NAME = ELO" if anchor_ratings() was applied, else ""
+  // The tournament's SPRTs, if its definition has one (filled by whoever knows the definition:
+  // the runner, or add_sprt_from_folder in sprt.h).
+  std::vector<SprtSummary> sprt;
 };
+
+// The SPRT in one line: "LLR +1.23 in (-2.94, +2.94), 40 pairs" while it runs, "LLR +2.96 >=
+// +2.94: H1 accepted after 52 pairs" once over (the progress line; with several tests each is
+// prefixed with "vs REFERENCE").
+std::string sprt_status(const SprtSummary& s);
+
+// A few lines: the question, the hypotheses, the pairs, the LLR against its bounds, the verdict
+// in words, and nElo with its interval.
+std::string sprt_report(const SprtSummary& s);
 
 // Shifts the ratings so that bot `name` has `elo` (instead of a mean of 0), and makes every
 // interval the interval of the difference to that bot (the anchor's own is 0). False with the

@@ -183,6 +183,127 @@ std::string fixed_text(double v, int decimals) {
   return s;
 }
 
+namespace {
+
+std::string g_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string llr_text(double v, int decimals) {
+  return signed_fixed(v, decimals);
+}
+
+// "LLR +2.96 >= +2.94: H1" / "LLR -1.20 in (-2.94, +2.94)": the value against its bounds in
+// the words that fit it.
+std::string llr_against_bounds(double llr, const SprtParams& p, int decimals) {
+  const std::string v = "LLR " + llr_text(llr, decimals);
+  if (llr >= p.upper_bound()) return v + " ≥ " + llr_text(p.upper_bound(), decimals) + ": H1";
+  if (llr <= p.lower_bound()) return v + " ≤ " + llr_text(p.lower_bound(), decimals) + ": H0";
+  return v + " in (" + llr_text(p.lower_bound(), decimals) + ", " +
+         llr_text(p.upper_bound(), decimals) + ")";
+}
+
+// The verdict in words, or "" while the test is running.
+std::string sprt_verdict(const SprtSummary& s) {
+  const std::string& x = s.candidate;
+  const std::string& y = s.against;
+  const std::string e0 = g_text(s.params.elo0), e1 = g_text(s.params.elo1);
+  switch (s.state) {
+    case SprtSummary::State::kAcceptH1:
+      return (s.params.elo0 >= 0
+                  ? x + " is stronger than " + y
+                  : x + " is not weaker than " + y + " by nElo " + g_text(-s.params.elo0)) +
+             " (the pairs favour nElo " + e1 + " over nElo " + e0 + "; were it nElo " + e0 +
+             ", this verdict had a chance of alpha = " + g_text(s.params.alpha) + ")";
+    case SprtSummary::State::kAcceptH0:
+      return (s.params.elo1 <= 0 ? x + " is weaker than " + y
+                                 : x + " is not stronger than " + y + " by nElo " + e1) +
+             " (the pairs favour nElo " + e0 + " over nElo " + e1 + "; were it nElo " + e1 +
+             ", this verdict had a chance of beta = " + g_text(s.params.beta) + ")";
+    case SprtSummary::State::kMaxPairs:
+      return "undecided: the maximum of " + std::to_string(s.max_pairs) +
+             " pairs came before either bound";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+std::string sprt_status(const SprtSummary& s) {
+  if (s.state == SprtSummary::State::kRunning)
+    return llr_against_bounds(s.llr, s.params, 2) + ", " + std::to_string(s.pairs.pairs()) +
+           " pairs";
+  if (s.state == SprtSummary::State::kMaxPairs)
+    return llr_against_bounds(s.llr_at_end, s.params, 2) + ": undecided at the maximum of " +
+           std::to_string(s.max_pairs) + " pairs";
+  return llr_against_bounds(s.llr_at_end, s.params, 2) + " accepted after " +
+         std::to_string(s.pairs_at_end) + " pairs";
+}
+
+std::string sprt_report(const SprtSummary& s) {
+  const SprtParams& q = s.params;
+  std::string out =
+      "SPRT: is " + s.candidate + " stronger than " + s.against + "? H0 nElo " + g_text(q.elo0) +
+      ", H1 nElo " + g_text(q.elo1) + ", alpha " + g_text(q.alpha) + ", beta " + g_text(q.beta) +
+      (s.max_pairs > 0 ? ", at most " + std::to_string(s.max_pairs) + " pairs" : "") + "\n";
+  const Pentanomial& n = s.pairs;
+  out += "  " + std::to_string(n.pairs()) + " pairs of " + s.candidate + " against " + s.against +
+         " (pair scores 0/½/1/1½/2: " + std::to_string(n.n[0]) + "/" + std::to_string(n.n[1]) +
+         "/" + std::to_string(n.n[2]) + "/" + std::to_string(n.n[3]) + "/" +
+         std::to_string(n.n[4]) + "); pairs against any other bot are not part of this test\n";
+  if (s.state == SprtSummary::State::kRunning) {
+    out += "  " + llr_against_bounds(s.llr, q, 3) + "\n";
+    out +=
+        "  verdict: none yet, neither bound reached (the run goes on, was stopped, or its "
+        "schedule ended first)\n";
+  } else {
+    const bool decided = s.state != SprtSummary::State::kMaxPairs;
+    out += "  " + llr_against_bounds(s.llr_at_end, q, 3) + (decided ? " accepted" : "") +
+           " after " + std::to_string(s.pairs_at_end) + " pairs\n";
+    out += "  verdict: " + sprt_verdict(s) + "\n";
+    if (n.pairs() > s.pairs_at_end)
+      out += "  (" + std::to_string(n.pairs() - s.pairs_at_end) +
+             " more pairs finished after the test ended, from matches already under way; "
+             "LLR now " +
+             llr_text(s.llr, 3) + "; the verdict stands)\n";
+  }
+  const EloEstimate e = estimate(n);
+  if (n.pairs() > 0) {
+    const std::vector<std::string> cells = estimate_cells(e, true);
+    out += "  over these pairs: " + cells[1] + ", " + cells[0] +
+           (cells[2].empty() ? "" : ", " + cells[2]) + ": " + cells[3] + "\n";
+  }
+  const EloEstimate::Verdict v = e.verdict();
+  const bool yes = v == EloEstimate::Verdict::kFirstStronger;
+  if ((s.state == SprtSummary::State::kAcceptH1 && !yes) ||
+      (s.state == SprtSummary::State::kAcceptH0 && yes))
+    out +=
+        "  why the interval and the SPRT differ: the SPRT chooses between its two hypotheses "
+        "at error rates alpha and beta; the 95% interval asks whether the pairs exclude a "
+        "difference of 0\n";
+  return out;
+}
+
+namespace {
+
+// Whether a bot's `=` with the bot below it and their pairing line's verdict disagree.
+bool ranking_disagrees(const Standings& s) {
+  for (size_t i = 0; i + 1 < s.bots.size(); ++i)
+    for (const PairingStats& p : s.pairings) {
+      if (p.bot != s.bots[i].name || p.opponent != s.bots[i + 1].name) continue;
+      const EloEstimate::Verdict v = p.estimate.verdict();
+      const bool apart =
+          v == EloEstimate::Verdict::kFirstStronger || v == EloEstimate::Verdict::kSecondStronger;
+      if (v != EloEstimate::Verdict::kTooFew && apart == s.bots[i].tied_with_next) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
 std::string format_standings_table(const Standings& s) {
   std::ostringstream out;
   out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
@@ -314,6 +435,8 @@ std::string format_standings_table(const Standings& s) {
     }
   }
 
+  for (const SprtSummary& t : s.sprt) out << "\n" << sprt_report(t);
+
   out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
          "Pts for/against: average per match of the bot's side's score / of the opposing "
          "side's\n(3-4 players: the mean of the other players' scores).\n"
@@ -337,7 +460,13 @@ std::string format_standings_table(const Standings& s) {
            "includes 0); nElo's ± also carries the\nuncertainty of the spread, so it is wider "
            "for lopsided pairings. Below "
         << kMinSamplesForInterval
-        << " pairs (or games) no interval\nis given. Formulas: docs/STATISTICS.md.\n";
+        << " pairs (or\ngames) no interval is given. Formulas: docs/STATISTICS.md.\n";
+  if (!s.sprt.empty() || ranking_disagrees(s))
+    out << "Why these may differ: the ranking's = comes from one Bradley-Terry fit over single "
+           "games of\nevery bot (blind to the shared deals of mirrored pairs), a pairing line "
+           "from that pairing's own\npairs (a 95% interval), an SPRT from its pairs' LLR "
+           "against bounds set by alpha and beta\n(a sequential choice between two "
+           "hypotheses, not an interval).\n";
   for (const std::string& note : s.notes) out << "Note: " << note << "\n";
   return out.str();
 }
@@ -368,6 +497,41 @@ std::string standings_csv(const Standings& s) {
   }
   return out;
 }
+
+namespace {
+
+std::string sprt_state_word(SprtSummary::State state) {
+  switch (state) {
+    case SprtSummary::State::kAcceptH0:
+      return "h0_accepted";
+    case SprtSummary::State::kAcceptH1:
+      return "h1_accepted";
+    case SprtSummary::State::kMaxPairs:
+      return "max_pairs";
+    default:
+      return "running";
+  }
+}
+
+std::string sprt_json(const SprtSummary& t) {
+  const SprtParams& q = t.params;
+  std::string out =
+      "{\"candidate\": " + json_string(t.candidate) + ", \"against\": " + json_string(t.against) +
+      ", \"elo0\": " + json_number(q.elo0, 4) + ", \"elo1\": " + json_number(q.elo1, 4) +
+      ", \"alpha\": " + json_number(q.alpha, 6) + ", \"beta\": " + json_number(q.beta, 6) +
+      ", \"max_pairs\": " + std::to_string(t.max_pairs) +
+      ", \"lower_bound\": " + json_number(q.lower_bound(), 6) +
+      ", \"upper_bound\": " + json_number(q.upper_bound(), 6) + ", \"pairs\": [";
+  for (size_t k = 0; k < 5; ++k) out += (k ? ", " : "") + std::to_string(t.pairs.n[k]);
+  out += "], \"llr\": " + json_number(t.llr, 6) + ", \"state\": \"" + sprt_state_word(t.state) +
+         "\", \"pairs_at_end\": " + std::to_string(t.pairs_at_end) +
+         ", \"llr_at_end\": " + json_number(t.llr_at_end, 6) +
+         ", \"status\": " + json_string(sprt_status(t)) +
+         ", \"verdict\": " + json_string(sprt_verdict(t)) + "}";
+  return out;
+}
+
+}  // namespace
 
 std::string standings_json(const Standings& s) {
   std::string out = "{\n";
@@ -443,6 +607,10 @@ std::string standings_json(const Standings& s) {
            "\"}";
   }
   out += s.pairings.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"sprt\": [";
+  for (size_t i = 0; i < s.sprt.size(); ++i)
+    out += (i ? ",\n    " : "\n    ") + sprt_json(s.sprt[i]);
+  out += s.sprt.empty() ? "],\n" : "\n  ],\n";
   out += "  \"notes\": [";
   for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
   out += "]\n}\n";

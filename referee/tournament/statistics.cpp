@@ -1,5 +1,6 @@
 #include "tournament/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -227,6 +228,28 @@ SprtDecision sprt_decide(double llr, const SprtParams& params) {
   if (llr >= params.upper_bound()) return SprtDecision::kAcceptH1;
   if (llr <= params.lower_bound()) return SprtDecision::kAcceptH0;
   return SprtDecision::kContinue;
+}
+
+double sprt_expected_pairs_left(const Pentanomial& p, const SprtParams& q, double llr) {
+  const double t0 = std::sqrt(2.0) * q.elo0 / kNeloScale;
+  const double t1 = std::sqrt(2.0) * q.elo1 / kNeloScale;
+  double t = (t0 + t1) / 2;
+  if (p.pairs() >= kMinSamplesForInterval) {
+    const double nelo = estimate(p).nelo;
+    if (!std::isnan(nelo)) t = std::clamp(std::sqrt(2.0) * nelo / kNeloScale, -10.0, 10.0);
+  }
+  const double a = q.lower_bound(), b = q.upper_bound();
+  const double x = std::clamp(llr, a, b);
+  const double mu = (t1 - t0) * (t - (t0 + t1) / 2);
+  const double var = (t1 - t0) * (t1 - t0);
+  const double theta = 2 * mu / var;
+  if (std::abs(theta) * (b - a) < 1e-9) return (b - x) * (x - a) / var;
+  // P(the upper bound first) = (1 - e^(-theta (x - a))) / (1 - e^(-theta (b - a))), written so
+  // that neither exponential overflows.
+  const double k = std::abs(theta);
+  double upper_first = std::expm1(-k * (x - a)) / std::expm1(-k * (b - a));
+  if (theta < 0) upper_first *= std::exp(-k * (b - x));
+  return (upper_first * (b - x) - (1 - upper_first) * (x - a)) / mu;
 }
 
 std::string describe(SprtDecision d) {

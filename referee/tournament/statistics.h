@@ -116,6 +116,14 @@ double sprt_llr_exact(const Pentanomial& p, double elo0, double elo1);
 
 SprtDecision sprt_decide(double llr, const SprtParams& params);
 
+// How many more pairs the test is expected to need from an LLR of `llr` after the pairs `p`: the
+// LLR taken as a Brownian motion with the drift and variance per pair of the normal
+// approximation, (t1 - t0)(t - (t0 + t1) / 2) and (t1 - t0)^2 with t_i = sqrt 2 elo_i ln 10 /
+// 800, t the pairs' normalized score (the midpoint of the hypotheses below
+// kMinSamplesForInterval pairs, where a test takes longest), run until it leaves the bounds
+// (Wald's expected sample number; docs/STATISTICS.md). For a progress line's ETA.
+double sprt_expected_pairs_left(const Pentanomial& p, const SprtParams& params, double llr);
+
 // "H0 accepted", "H1 accepted", "continue".
 std::string describe(SprtDecision d);
 

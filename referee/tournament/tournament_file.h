@@ -35,8 +35,9 @@ struct TournamentDef {
   // The SPRT (sprt.h), if the file has an sprt block.
   struct SprtSetup {
     SprtParams params;
-    uint32_t max_pairs = 0;  // 0: no maximum but the schedule's end
-    int candidate = 0;       // index in bots of the bot under test
+    uint32_t max_pairs = 0;    // 0: no maximum but the schedule's end
+    int candidate = 0;         // index in bots of the bot under test
+    std::vector<int> against;  // indexes in bots of its references, one test each
   };
   std::optional<SprtSetup> sprt;
   // The hashes of this definition with only its first k bots, for every k below bots.size()

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "match/match_runner.h"
 #include "match/match_terms.h"
 #include "process/private_dir.h"
+#include "tournament/gauntlet.h"
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
@@ -281,6 +283,80 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
   return true;
 }
 
+// The tournament's SPRTs during a run (one per reference). Each test is followed twice over the
+// same results in the same order (the index's): as results arrive, to stop handing out matches
+// the moment a test is over, and as they are committed, for what is shown and reported (the
+// progress line then counts the same matches as the standings). Both reach the same decision
+// at the same pair.
+class SprtRun {
+ public:
+  SprtRun(const TournamentDef& def, size_t done, size_t total)
+      : arrived_(make_sprt_monitors(def)),
+        committed_(arrived_),
+        pairings_(pairings_of(def).size()),
+        done_(done),
+        total_(total) {}
+
+  bool active() const { return !arrived_.empty(); }
+  // Every test is over (false without an SPRT).
+  bool over() const {
+    return active() && std::all_of(arrived_.begin(), arrived_.end(),
+                                   [](const SprtMonitor& m) { return m.over(); });
+  }
+  // A match of a pairing whose test is over.
+  bool skips(const v1::ScheduledMatch& m) const {
+    return std::any_of(arrived_.begin(), arrived_.end(),
+                       [&](const SprtMonitor& t) { return t.over() && t.counts(m); });
+  }
+  // A result already in the index, one that arrived from a worker, one committed.
+  void add_earlier(const v1::IndexEntry& e) {
+    add_arrived(e);
+    for (SprtMonitor& m : committed_) m.add(e);
+  }
+  void add_arrived(const v1::IndexEntry& e) {
+    for (SprtMonitor& m : arrived_) m.add(e);
+  }
+  void add_committed(const v1::IndexEntry& e) {
+    ++done_;
+    for (SprtMonitor& m : committed_) m.add(e);
+  }
+  // The committed tests on the progress line, and the matches they are expected to need.
+  void show(Progress& progress) const {
+    std::string status;
+    int64_t pairs_left = 0;
+    size_t over = 0;
+    for (const SprtMonitor& m : committed_) {
+      if (!status.empty()) status += "; ";
+      if (committed_.size() > 1) status += "vs " + m.summary().against + ": ";
+      status += m.status();
+      if (m.over()) {
+        ++over;
+        continue;
+      }
+      const SprtSummary& s = m.summary();
+      double left = sprt_expected_pairs_left(s.pairs, s.params, s.llr);
+      if (s.max_pairs > 0)
+        left = std::min(left, static_cast<double>(s.max_pairs) - static_cast<double>(m.pairs()));
+      pairs_left = std::max(pairs_left, static_cast<int64_t>(std::ceil(std::max(left, 0.0))));
+    }
+    progress.set_status(status);
+    // Deal-major: each deal, every pairing still playing plays a pair (two matches).
+    const int64_t scheduled_left = static_cast<int64_t>(total_ - std::min(done_, total_));
+    const int64_t playing = static_cast<int64_t>(pairings_ - std::min(over, pairings_));
+    progress.set_expected_left(std::min(scheduled_left, 2 * pairs_left * playing));
+  }
+  std::vector<SprtSummary> summaries() const {
+    std::vector<SprtSummary> out;
+    for (const SprtMonitor& m : committed_) out.push_back(m.summary());
+    return out;
+  }
+
+ private:
+  std::vector<SprtMonitor> arrived_, committed_;
+  size_t pairings_;
+  size_t done_, total_;
+};
+
 }  // namespace
 
 void settle_seed(TournamentRun& run) {
@@ -405,22 +481,21 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
-  std::optional<SprtMonitor> sprt;
-  if (def.sprt)
-    sprt.emplace(*def.sprt, def.bots[static_cast<size_t>(def.sprt->candidate)].display_name);
+  SprtRun sprt(def, mine.size() - todo.size(), mine.size());
   for (const v1::IndexEntry& e : earlier) {
     progress.add_earlier(e);
     standings.add(e);
-    if (sprt) sprt->add(e);
+    sprt.add_earlier(e);
   }
   earlier = {};
-  if (sprt) {
-    progress.set_status(sprt->status());
-    // A resumed test that was already decided plays nothing more.
-    if (sprt->over()) {
+  if (sprt.active()) {
+    sprt.show(progress);
+    // A resumed test that was already decided plays nothing more of its pairing.
+    if (sprt.over()) {
       std::cerr << "the SPRT was already over in " << index_path << "; nothing left to play\n";
       todo.clear();
     }
+    std::erase_if(todo, [&](const v1::ScheduledMatch* m) { return sprt.skips(*m); });
   }
 
   std::unique_ptr<IndexWriter> index =
@@ -431,11 +506,16 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   index->sync_with_next_commit((out / "tournament.txtpb").string());
   bool failed = false;
-  // Results count once IndexWriter has their log and index line on disk.
+  // Results count once IndexWriter has their log and index line on disk: the standings, the
+  // SPRT and the progress line all count the same matches.
   auto count_committed = [&] {
     for (const v1::IndexEntry& e : index->take_committed()) {
       standings.add(e);
-      if (!run.quiet) progress.add(e);
+      sprt.add_committed(e);
+      if (!run.quiet) {
+        if (sprt.active()) sprt.show(progress);
+        progress.add(e);
+      }
     }
   };
   long peak_kib = peak_rss_kib();
@@ -460,21 +540,21 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       failed = true;
       return false;
     }
-    bool more = true;
-    if (sprt) {
-      // The test is over: no new match is handed out; matches under way finish and are kept.
-      // It decides on results as they arrive; standings count them once they are on disk.
-      more = !sprt->add(e);
-      progress.set_status(sprt->status());
-    }
+    sprt.add_arrived(e);
     index->submit(std::move(e));
     count_committed();
-    return more && index->failed().empty();
+    // Once every test is over no new match is handed out; matches under way finish and are kept.
+    return !sprt.over() && index->failed().empty();
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
   const WorkerOutcome outcome = run_workers(
-      todo.empty() ? 0 : n, todo.size(), [&](size_t i) { return to_json_line(*todo[i]); },
+      todo.empty() ? 0 : n, todo.size(),
+      [&](size_t i) -> std::optional<std::string> {
+        // A pairing whose test is over gets no new match.
+        if (sprt.skips(*todo[i])) return std::nullopt;
+        return to_json_line(*todo[i]);
+      },
       [&](int worker, int jobs_fd, int results_fd) {
         if (run.affinity && !cpus.empty())
           pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
@@ -511,16 +591,20 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     return 130;
   }
 
-  const Standings table = standings.finish();
+  Standings table = standings.finish();
+  table.sprt = sprt.summaries();
   std::cout << format_standings_table(table);
   if (!write_standings_files(run.out_dir, table, &error)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  if (sprt) {
-    const std::string report = sprt->report();
-    std::cout << "\n" << report;
-    std::ofstream(out / "sprt.txt") << report;
+  if (sprt.active()) {
+    std::string report;
+    for (const SprtSummary& t : table.sprt) report += sprt_report(t);
+    if (!write_file_checked((out / "sprt.txt").string(), report, &error)) {
+      std::cerr << "referee tournament: " << error << "\n";
+      return 1;
+    }
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
   peak_kib = std::max(peak_kib, peak_rss_kib());

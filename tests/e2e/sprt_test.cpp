@@ -92,6 +92,57 @@ TEST(Sprt, IdenticalGreedyBotsAcceptH0) {
   EXPECT_NE(read_file(d + "/out/standings.txt").find("cannot be told apart"), std::string::npos);
 }
 
+// The defect this guards against: with a reference and a weak bot in one gauntlet, pooling the
+// candidate's pairs against both made "is it better than the reference?" answer yes from the
+// weak bot's pairs alone. Here the candidate is identical to its reference (every pair splits)
+// and crushes random: the test must answer about the reference only, and random's pairs get a
+// pairing line of their own. Without `against`, the question is ambiguous and refused.
+TEST(Sprt, TestsTheCandidateAgainstItsReferenceOnly) {
+  const std::string d = temp_dir("sprt-reference");
+  auto file = [&](const std::string& against) {
+    const std::string path = d + "/t.txtpb";
+    std::ofstream(path) << "name: \"sprt-reference\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"new\" candidate: true command: \"" << ALLFIVES_GREEDY_BOT
+                        << "\" }\n"
+                        << "bots { name: \"old\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                        << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                        << "\" args: \"--seed\" args: \"5\" }\n"
+                        << "seed: 13\ntarget_score: 61\n"
+                        << "sprt { elo0: 0 elo1: 40 max_pairs: 3000 " << against << "}\n";
+    return path;
+  };
+  const RunResult ambiguous = tournament(file(""), d + "/refused");
+  EXPECT_EQ(ambiguous.exit_code, 2) << ambiguous.output;
+  EXPECT_NE(ambiguous.output.find("sprt tests 'new' against one reference, and it meets 2 bots "
+                                  "('old', 'random')"),
+            std::string::npos)
+      << ambiguous.output;
+  EXPECT_FALSE(fs::exists(d + "/refused/index.jsonl"));
+
+  const RunResult r = tournament(file("against: \"old\" "), d + "/out", {"--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("SPRT: is new stronger than old?"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("H0 accepted after"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("H1 accepted"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("verdict: new is not stronger than old by nElo 40"), std::string::npos)
+      << r.output;
+  // Every pair against the reference split; the pairs against random are on their own line.
+  const std::string report = read_file(d + "/out/sprt.txt");
+  EXPECT_NE(report.find("pair scores 0/½/1/1½/2: 0/0/"), std::string::npos) << report;
+  const std::string table = read_file(d + "/out/standings.txt");
+  EXPECT_NE(table.find("new vs random"), std::string::npos) << table;
+  EXPECT_NE(table.find("Why these may differ"), std::string::npos) << table;
+  const std::string json = read_file(d + "/out/standings.json");
+  EXPECT_NE(json.find("\"candidate\": \"new\", \"against\": \"old\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"state\": \"h0_accepted\""), std::string::npos) << json;
+  // `referee standings` on the folder tells the same story, from its tournament.txtpb.
+  const RunResult again = run({kReferee, "standings", d + "/out"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find(report.substr(0, report.find('\n'))), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("H0 accepted after"), std::string::npos) << again.output;
+}
+
 std::string grow_file(const std::string& dir, const std::vector<std::string>& bots) {
   const std::string file = dir + "/t.txtpb";
   std::ofstream out(file);

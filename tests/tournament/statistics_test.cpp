@@ -367,7 +367,7 @@ TEST(Pairs, MirroredMatchesMakeOnePairScoredFromBothSides) {
 TEST(Sprt, MonitorStopsAtTheFirstDecisionAndKeepsIt) {
   TournamentDef::SprtSetup setup;
   setup.params = {0, 20, 0.05, 0.05};
-  SprtMonitor monitor(setup, "new");
+  SprtMonitor monitor(setup, "new", "old");
   int matches = 0;
   for (uint32_t deal = 0; !monitor.over() && deal < 1000; ++deal) {
     for (uint32_t r = 0; r < 2; ++r) {
@@ -400,7 +400,7 @@ TEST(Sprt, MaximumEndsTheTestUndecided) {
   TournamentDef::SprtSetup setup;
   setup.params = {0, 5, 0.05, 0.05};
   setup.max_pairs = 3;
-  SprtMonitor monitor(setup, "a");
+  SprtMonitor monitor(setup, "a", "b");
   for (uint32_t deal = 0; deal < 3; ++deal)
     for (uint32_t r = 0; r < 2; ++r) {
       v1::IndexEntry e =
