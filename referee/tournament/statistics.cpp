@@ -235,8 +235,9 @@ double sprt_expected_pairs_left(const Pentanomial& p, const SprtParams& q, doubl
   const double t1 = std::sqrt(2.0) * q.elo1 / kNeloScale;
   double t = (t0 + t1) / 2;
   if (p.pairs() >= kMinSamplesForInterval) {
-    const double nelo = estimate(p).nelo;
-    if (!std::isnan(nelo)) t = std::clamp(std::sqrt(2.0) * nelo / kNeloScale, -10.0, 10.0);
+    const EloEstimate e = estimate(p);
+    // Pairs that all split have no nElo (no spread) but show no difference: t = 0.
+    t = std::isnan(e.nelo) ? 0 : std::clamp(std::sqrt(2.0) * e.nelo / kNeloScale, -10.0, 10.0);
   }
   const double a = q.lower_bound(), b = q.upper_bound();
   const double x = std::clamp(llr, a, b);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "e2e/e2e_util.h"
@@ -141,6 +142,51 @@ TEST(Sprt, TestsTheCandidateAgainstItsReferenceOnly) {
   EXPECT_NE(again.output.find(report.substr(0, report.find('\n'))), std::string::npos)
       << again.output;
   EXPECT_NE(again.output.find("H0 accepted after"), std::string::npos) << again.output;
+}
+
+// The progress line as a person at a terminal sees it, every redraw: the SPRT's pairs never run
+// ahead of the matches counted (both count committed results), and the ETA is for the matches
+// the test is expected to need, not for the schedule's maximum (2 x max_pairs matches).
+TEST(Sprt, ProgressLineCountsPairsWithMatchesAndEstimatesTheTestsEnd) {
+  const std::string d = temp_dir("sprt-progress");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"sprt-progress\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"greedy2\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "seed: 12\ntarget_score: 61\n"
+                      << "sprt { elo0: 0 elo1: 20 max_pairs: 5000 }\n";
+  const RunResult r = run_in_terminal(
+      {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "--sync-interval-ms", "20"},
+      std::chrono::seconds(240));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::regex line_re(
+      "(\\d+) matches \\(at most (\\d+)\\)  ([0-9.]+)/s  ETA (\\S+) .*LLR [-+0-9.]+ .*[ ,] (\\d+) "
+      "pairs");
+  int lines = 0;
+  bool checked_eta = false;
+  for (const std::string& text : {r.output}) {
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, '\r')) {
+      std::smatch m;
+      if (!std::regex_search(part, m, line_re)) continue;
+      ++lines;
+      const long matches = std::stol(m[1]), most = std::stol(m[2]), pairs = std::stol(m[5]);
+      EXPECT_LE(2 * pairs, matches) << part;
+      EXPECT_EQ(most, 10000) << part;
+      if (!checked_eta && m[4] != "-" && matches > 20) {
+        checked_eta = true;
+        const double rate = std::stod(m[3]);
+        const double eta = std::stod(m[4].str().substr(0, m[4].str().size() - 1));
+        // About 1,300 pairs (2,600 matches) are expected from LLR 0 for nElo [0, 20]; the
+        // schedule's maximum would be 10,000 - matches.
+        EXPECT_LT(eta * rate, 0.5 * static_cast<double>(most - matches)) << part;
+        EXPECT_GT(eta * rate, 1000) << part;
+      }
+    }
+  }
+  EXPECT_GT(lines, 10) << r.output;
+  EXPECT_TRUE(checked_eta) << r.output;
 }
 
 std::string grow_file(const std::string& dir, const std::vector<std::string>& bots) {

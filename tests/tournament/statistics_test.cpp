@@ -330,6 +330,62 @@ TEST(Statistics, SimulatedExactSprtErrorRates) {
   EXPECT_LE(better.h0, 0.08);
 }
 
+// The pairs a test is expected to need from here (the progress line's ETA): Wald's expected
+// sample number of the LLR as a Brownian motion, worked out separately (Python):
+//   t1 = sqrt(2) * 10 / (800 / ln 10); var = t1^2; a, b = -/+ ln(0.95 / 0.05)
+//   no estimate yet (drift 0): (b - x)(x - a) / var = b^2 / var = 5232.674 at x = 0;
+//   equal bots (t = 0, drift -t1^2 / 2): theta = 2 drift / var = -1,
+//   P(b first) = (1 - e^(-theta (x - a))) / (1 - e^(-theta (b - a))),
+//   E = (P (b - x) - (1 - P)(x - a)) / drift = 3198.848 at x = 0, 3761.309 at x = 1,
+// the simulations above measure 3,252 pairs for equal bots.
+TEST(Statistics, ExpectedPairsLeftOfAnSprt) {
+  const SprtParams p{0, 10, 0.05, 0.05};
+  EXPECT_NEAR(sprt_expected_pairs_left(Pentanomial{}, p, 0), 5232.674470, 1e-3);
+  const Pentanomial equal{{400, 1800, 5600, 1800, 400}};
+  EXPECT_NEAR(sprt_expected_pairs_left(equal, p, 0), 3198.848444, 1e-3);
+  EXPECT_NEAR(sprt_expected_pairs_left(equal, p, 1.0), 3761.309355, 1e-3);
+  // By symmetry a true nElo of 10 needs as many to reach H1; at a bound, none.
+  const Pentanomial better{{300, 1600, 5600, 2000, 500}};
+  EXPECT_GT(sprt_expected_pairs_left(better, p, 0), 0);
+  EXPECT_EQ(sprt_expected_pairs_left(equal, p, p.upper_bound()), 0);
+  EXPECT_EQ(sprt_expected_pairs_left(equal, p, p.lower_bound() - 1), 0);
+  // Pairs that all split: no difference, like equal bots (not the slowest midpoint case).
+  EXPECT_NEAR(sprt_expected_pairs_left(Pentanomial{{0, 0, 40, 0, 0}}, p, 0), 3198.848444, 1e-3);
+}
+
+// The SPRT's words: a value beyond a bound is never said to lie inside it, and the verdict
+// names the bots, never a variable.
+TEST(Sprt, StatusAndReportSayWhereTheLlrIs) {
+  SprtSummary s;
+  s.candidate = "new";
+  s.against = "old";
+  s.params = {0, 10, 0.05, 0.05};
+  s.pairs = Pentanomial{{10, 20, 60, 30, 20}};
+  s.llr = 1.234;
+  EXPECT_EQ(sprt_status(s), "LLR +1.23 in (-2.94, +2.94), 140 pairs");
+  EXPECT_NE(sprt_report(s).find("verdict: none yet"), std::string::npos) << sprt_report(s);
+  s.state = SprtSummary::State::kAcceptH1;
+  s.llr_at_end = s.llr = 2.956;
+  s.pairs_at_end = 140;
+  EXPECT_EQ(sprt_status(s), "LLR +2.96 ≥ +2.94: H1 accepted after 140 pairs");
+  const std::string report = sprt_report(s);
+  EXPECT_NE(report.find("LLR +2.956 ≥ +2.944: H1 accepted after 140 pairs"), std::string::npos)
+      << report;
+  EXPECT_EQ(report.find(" in ("), std::string::npos) << report;
+  EXPECT_NE(report.find("verdict: new is stronger than old"), std::string::npos) << report;
+  EXPECT_EQ(report.find("elo1"), std::string::npos) << report;
+  s.state = SprtSummary::State::kAcceptH0;
+  s.llr_at_end = -3.01;
+  EXPECT_EQ(sprt_status(s), "LLR -3.01 ≤ -2.94: H0 accepted after 140 pairs");
+  EXPECT_NE(sprt_report(s).find("verdict: new is not stronger than old by nElo 10"),
+            std::string::npos)
+      << sprt_report(s);
+  s.state = SprtSummary::State::kMaxPairs;
+  s.max_pairs = 140;
+  s.llr_at_end = 0.5;
+  EXPECT_EQ(sprt_status(s), "LLR +0.50 in (-2.94, +2.94): undecided at the maximum of 140 pairs");
+}
+
 TEST(Pairs, MirroredMatchesMakeOnePairScoredFromBothSides) {
   PairBook book;
   auto m = [](const std::string& id, uint32_t deal, uint32_t rotation, const std::string& a,
