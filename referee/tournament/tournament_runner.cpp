@@ -357,6 +357,63 @@ class SprtRun {
   size_t done_, total_;
 };
 
+// Bots that have not started once in this run. A start-up fault of such a bot is held back
+// instead of recorded: if the bot starts in a later match its held faults are real forfeits
+// and are recorded then; if it fails kTries times without ever starting (or the run ends with
+// its faults held), the run stops: a bot that never played gets no verdict, and its matches
+// are left unrecorded for a resume after the fix.
+class StartupWatch {
+ public:
+  static constexpr size_t kTries = 3;
+
+  // Bots of the index's entries (a resume) that started there.
+  void add_earlier(const v1::IndexEntry& e) {
+    if (!startup_fault(e))
+      for (const std::string& bot : e.match().seat_bots()) started_.insert(bot);
+  }
+  // The entries to record now, in order: none while `e` is held back.
+  std::vector<v1::IndexEntry> take(v1::IndexEntry e) {
+    std::vector<v1::IndexEntry> out;
+    if (startup_fault(e)) {
+      const std::string& bot = e.match().seat_bots(e.fault_seat());
+      if (!started_.count(bot)) {
+        held_[bot].push_back(std::move(e));
+        return out;
+      }
+    } else {
+      for (const std::string& bot : e.match().seat_bots()) {
+        if (!started_.insert(bot).second) continue;
+        auto it = held_.find(bot);
+        if (it == held_.end()) continue;
+        for (v1::IndexEntry& h : it->second) out.push_back(std::move(h));
+        held_.erase(it);
+      }
+    }
+    out.push_back(std::move(e));
+    return out;
+  }
+  // "bot 'X' never started: ..." once a bot has failed kTries times (or, at the end, at all)
+  // without ever starting; "" otherwise.
+  std::string never_started(bool at_end) const {
+    for (const auto& [bot, faults] : held_)
+      if (faults.size() >= kTries || (at_end && !faults.empty()))
+        return "bot '" + bot + "' never started: its " + std::to_string(faults.size()) +
+               " match(es) of this run all ended at its start-up (the first: " +
+               faults.front().fault_reason() +
+               "). The run stops without a verdict, and those matches are not recorded; fix the "
+               "bot (try it alone with `referee match`), then resume";
+    return "";
+  }
+
+ private:
+  static bool startup_fault(const v1::IndexEntry& e) {
+    return e.fault_seat() >= 0 && e.fault_seat() < e.match().seat_bots_size() &&
+           e.fault_kind() == v1::FAULT_KIND_STARTUP_FAILURE;
+  }
+  std::set<std::string> started_;
+  std::map<std::string, std::vector<v1::IndexEntry>> held_;
+};
+
 }  // namespace
 
 void settle_seed(TournamentRun& run) {
@@ -482,10 +539,12 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
   SprtRun sprt(def, mine.size() - todo.size(), mine.size());
+  StartupWatch startups;
   for (const v1::IndexEntry& e : earlier) {
     progress.add_earlier(e);
     standings.add(e);
     sprt.add_earlier(e);
+    startups.add_earlier(e);
   }
   earlier = {};
   if (sprt.active()) {
@@ -540,11 +599,13 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       failed = true;
       return false;
     }
-    sprt.add_arrived(e);
-    index->submit(std::move(e));
+    for (v1::IndexEntry& x : startups.take(std::move(e))) {
+      sprt.add_arrived(x);
+      index->submit(std::move(x));
+    }
     count_committed();
     // Once every test is over no new match is handed out; matches under way finish and are kept.
-    return !sprt.over() && index->failed().empty();
+    return !sprt.over() && index->failed().empty() && startups.never_started(false).empty();
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
@@ -583,6 +644,11 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
               << run.out_dir << "\n";
   };
   if (failed) {
+    resume_hint("");
+    return 1;
+  }
+  if (const std::string never = startups.never_started(true); !never.empty() && !stop.load()) {
+    std::cerr << "referee tournament: " << never << ".\n";
     resume_hint("");
     return 1;
   }

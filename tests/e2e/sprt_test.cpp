@@ -189,6 +189,37 @@ TEST(Sprt, ProgressLineCountsPairsWithMatchesAndEstimatesTheTestsEnd) {
   EXPECT_TRUE(checked_eta) << r.output;
 }
 
+// A candidate that never starts (its every match a start-up fault) gave "H0 accepted" after
+// 71 pairs of forfeits. Now the run stops after a few tries, names the bot and its first
+// error, exits 1, prints no verdict and records none of those matches (a resume after the fix
+// plays them). The same in a plain round robin.
+TEST(Sprt, ABotThatNeverStartsStopsTheRunWithoutAVerdict) {
+  const std::string d = temp_dir("sprt-never-starts");
+  for (const bool with_sprt : {true, false}) {
+    const std::string file = d + "/t.txtpb";
+    std::ofstream(file) << "name: \"never\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"broken\" candidate: true command: \""
+                        << ALLFIVES_MISBEHAVING_BOT
+                        << "\" args: \"--mode\" args: \"exit-at-startup\" }\n"
+                        << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                        << "seed: 21\ntarget_score: 61\n"
+                        << (with_sprt ? "sprt { elo0: 0 elo1: 20 max_pairs: 500 }\n"
+                                      : "matches_per_pairing: 40\n");
+    const std::string out = d + (with_sprt ? "/sprt" : "/plain");
+    const RunResult r = tournament(file, out, {"--quiet"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("bot 'broken' never started"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("exiting at startup as asked"), std::string::npos)
+        << "the first error, with the bot's own words: " << r.output;
+    for (const char* verdict : {"accepted", "verdict:", "Rank", "nElo"})
+      EXPECT_EQ(r.output.find(verdict), std::string::npos) << verdict << ": " << r.output;
+    EXPECT_FALSE(fs::exists(out + "/standings.txt"));
+    EXPECT_FALSE(fs::exists(out + "/sprt.txt"));
+    for (const v1::IndexEntry& e : index_of(out))
+      EXPECT_NE(e.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << e.match().match_id();
+  }
+}
+
 std::string grow_file(const std::string& dir, const std::vector<std::string>& bots) {
   const std::string file = dir + "/t.txtpb";
   std::ofstream out(file);
