@@ -9,6 +9,7 @@
 #include "tournament/index_file.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 namespace {
@@ -81,6 +82,24 @@ int run_standings(const StandingsOptions& o) {
     }
     sources.push_back(std::move(source));
   }
+  // Folders of a tournament that grew by appended bots hold entries with its earlier hashes.
+  std::vector<DefinitionHashes> definitions;
+  for (const std::string& dir : o.dirs) {
+    const std::string file = (std::filesystem::path(dir) / "tournament.txtpb").string();
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec)) continue;
+    TournamentDef def;
+    std::string why;
+    if (load_tournament(file, def, &why, {}, LoadOptions{.check_programs = false}))
+      definitions.push_back({def.hash, def.earlier_hashes});
+    else
+      notes.push_back("cannot read " + file + " (" + why +
+                      "); its folder is merged by its hashes alone");
+  }
+  if (const size_t n = adopt_grown_hashes(sources, definitions); n > 0)
+    notes.push_back(std::to_string(n) +
+                    " match(es) played before bots were appended count as matches of the grown "
+                    "tournament");
   std::vector<v1::IndexEntry> merged;
   std::string error;
   if (!merge_across(sources, merged, notes, &error)) {

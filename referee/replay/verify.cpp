@@ -13,6 +13,7 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -158,9 +159,26 @@ std::string list(const T& values) {
 // exists, is named for it, verifies, and tells the same match and result.
 void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*>& verdicts) {
   if (!t.def_ok) return;
-  std::map<std::string, const v1::ScheduledMatch*> by_id;
-  const std::vector<v1::ScheduledMatch> schedule = make_schedule(t.def);
-  for (const v1::ScheduledMatch& m : schedule) by_id[m.match_id()] = &m;
+  // The schedule of each definition the index's lines were played with, by match id: the file
+  // itself, and the file before bots were appended to it (each line is checked against the
+  // schedule of its own hash, ordinal included).
+  std::map<std::string, std::map<std::string, v1::ScheduledMatch>> schedules;
+  auto schedule_of =
+      [&](const std::string& hash) -> const std::map<std::string, v1::ScheduledMatch>* {
+    if (auto it = schedules.find(hash); it != schedules.end()) return &it->second;
+    std::optional<TournamentDef> def;
+    if (hash == t.def.hash)
+      def = t.def;
+    else
+      def = earlier_definition(t.def, hash);
+    if (!def) return nullptr;
+    auto& by_id = schedules[hash];
+    for (v1::ScheduledMatch& m : make_schedule(*def)) {
+      std::string id = m.match_id();
+      by_id.emplace(std::move(id), std::move(m));
+    }
+    return &by_id;
+  };
   std::map<std::string, int> seen;  // match id -> index line
   for (size_t i = 0; i < t.entries.size(); ++i) {
     const v1::IndexEntry& e = t.entries[i];
@@ -176,18 +194,19 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
       fail("match " + id + " is already in the index at line " + std::to_string(it->second));
       continue;
     }
-    // Matches played before bots were appended to the file carry the hash of the shorter file.
-    if (e.tournament_hash() != t.def.hash &&
-        std::find(t.def.earlier_hashes.begin(), t.def.earlier_hashes.end(), e.tournament_hash()) ==
-            t.def.earlier_hashes.end())
+    const auto* by_id = schedule_of(e.tournament_hash());
+    if (!by_id) {
       fail("tournament_hash '" + e.tournament_hash() + "' is not the hash of " + t.dir +
            "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
-    const auto found = by_id.find(id);
-    if (found == by_id.end()) {
-      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");
       continue;
     }
-    const v1::ScheduledMatch& m = *found->second;
+    const auto found = by_id->find(id);
+    if (found == by_id->end()) {
+      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
+           (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)"));
+      continue;
+    }
+    const v1::ScheduledMatch& m = found->second;
     if (!google::protobuf::util::MessageDifferencer::Equals(e.match(), m)) {
       std::string diff;
       if (e.match().ordinal() != m.ordinal())

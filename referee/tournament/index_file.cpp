@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <unordered_set>
 #include <utility>
 
@@ -360,6 +361,32 @@ std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::str
 
 FolderLock::~FolderLock() {
   ::close(fd_);
+}
+
+size_t adopt_grown_hashes(std::vector<IndexSource>& sources,
+                          const std::vector<DefinitionHashes>& definitions) {
+  std::map<std::string, std::string> grew_into;
+  for (const DefinitionHashes& d : definitions)
+    for (const std::string& h : d.earlier)
+      if (h != d.hash) grew_into[h] = d.hash;
+  // Follow a chain of growths to its end (each step adds bots, so it cannot loop; the bound
+  // only guards against a hostile set of files).
+  auto final_hash = [&](std::string h) {
+    for (size_t step = 0; step <= grew_into.size(); ++step) {
+      const auto it = grew_into.find(h);
+      if (it == grew_into.end()) break;
+      h = it->second;
+    }
+    return h;
+  };
+  size_t relabelled = 0;
+  for (IndexSource& source : sources)
+    for (v1::IndexEntry& e : source.entries) {
+      if (!grew_into.count(e.tournament_hash())) continue;
+      e.set_tournament_hash(final_hash(e.tournament_hash()));
+      ++relabelled;
+    }
+  return relabelled;
 }
 
 bool merge_indexes(const std::vector<IndexSource>& sources, std::vector<v1::IndexEntry>& merged,

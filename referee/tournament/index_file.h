@@ -130,6 +130,21 @@ struct IndexSource {
   std::vector<v1::IndexEntry> entries;
 };
 
+// One tournament definition as merging sees it: its hash, and the hashes it had before bots
+// were appended to it (TournamentDef::earlier_hashes).
+struct DefinitionHashes {
+  std::string hash;
+  std::vector<std::string> earlier;
+};
+
+// Entries played before bots were appended carry the hash of the shorter file, yet they are
+// matches of the grown tournament (same ids, seeds and seats): every hash that is an earlier
+// hash of one of `definitions` is replaced, in the entries of `sources`, by the hash of the
+// largest definition it grew into, so that such folders merge (and deduplicate) with a fresh
+// run of the grown file. Returns how many entries were relabelled.
+size_t adopt_grown_hashes(std::vector<IndexSource>& sources,
+                          const std::vector<DefinitionHashes>& definitions);
+
 // Merges the indexes of several folders of the same tournament (e.g. parts run on different
 // machines): entries in source order, deduplicated by match().match_id() (the first copy is
 // kept; the number of duplicates is noted). Every entry must carry the same tournament_hash;

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -299,6 +300,23 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   set_hashes(t);
   out = std::move(t);
   return true;
+}
+
+std::optional<TournamentDef> earlier_definition(const TournamentDef& t, const std::string& hash) {
+  const auto it = std::find(t.earlier_hashes.begin(), t.earlier_hashes.end(), hash);
+  if (it == t.earlier_hashes.end()) return std::nullopt;
+  // earlier_hashes[i] is the definition of the first bots_per_pairing + i bots (set_hashes).
+  const size_t k = static_cast<size_t>(bots_per_pairing(t.config.format)) +
+                   static_cast<size_t>(it - t.earlier_hashes.begin());
+  TournamentDef fewer = t;
+  fewer.bots.resize(k);
+  fewer.candidate.resize(k);
+  fewer.bot_time.resize(k);
+  fewer.proto.mutable_bots()->DeleteSubrange(static_cast<int>(k),
+                                             fewer.proto.bots_size() - static_cast<int>(k));
+  fewer.sprt.reset();
+  set_hashes(fewer);
+  return fewer;
 }
 
 void set_seed(TournamentDef& t, uint64_t seed) {

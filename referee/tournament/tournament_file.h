@@ -72,6 +72,12 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
 // tournament_runner.h) and recomputes its hashes, which depend on the seed.
 void set_seed(TournamentDef& t, uint64_t seed);
 
+// The definition with only its first bots whose hash is `hash` (one of t.earlier_hashes): the
+// tournament a folder played before bots were appended. Its schedule holds the matches played
+// then, each with the id, seed, seats and ordinal it was played with. Nothing if no earlier
+// definition has that hash.
+std::optional<TournamentDef> earlier_definition(const TournamentDef& t, const std::string& hash);
+
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);
 // Bots in one pairing: k for k individual players, 2 for partnerships.

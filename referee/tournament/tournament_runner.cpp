@@ -167,30 +167,40 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   return index_entry(run, m, r, log_file);
 }
 
-// Names the bots of the definition last run in the output folder (its tournament.txtpb)
-// that this file no longer has or has elsewhere in its list, if any.
+// What changed in the bot list since the definition last run in the output folder (its
+// tournament.txtpb), bot by bot by name: removed, inserted before the end, moved, changed.
 std::string removed_bots_hint(const TournamentRun& run) {
   std::ifstream in(fs::path(run.out_dir) / "tournament.txtpb");
   std::stringstream text;
   text << in.rdbuf();
   v1::Tournament before;
   if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &before)) return "";
+  const v1::Tournament& now = run.def.proto;
+  auto position = [](const v1::Tournament& t, const std::string& name) {
+    for (int i = 0; i < t.bots_size(); ++i)
+      if (t.bots(i).name() == name) return i;
+    return -1;
+  };
   std::string hint;
   for (int i = 0; i < before.bots_size(); ++i) {
     const std::string& name = before.bots(i).name();
-    if (i >= static_cast<int>(run.def.bots.size())) {
+    const int j = position(now, name);
+    if (j < 0) {
       hint += " Bot '" + name + "' was removed.";
-    } else if (run.def.bots[static_cast<size_t>(i)].display_name != name) {
-      hint += " Bot " + std::to_string(i + 1) + " was '" + name + "', now '" +
-              run.def.bots[static_cast<size_t>(i)].display_name + "'.";
-    } else {
-      v1::TournamentBot a = before.bots(i), b = run.def.proto.bots(i);
-      a.clear_candidate();
-      b.clear_candidate();
-      if (a.SerializeAsString() != b.SerializeAsString())
-        hint += " Bot '" + name + "' was changed.";
+      continue;
     }
+    if (j != i)
+      hint += " Bot '" + name + "' moved from position " + std::to_string(i + 1) + " to " +
+              std::to_string(j + 1) + ".";
+    v1::TournamentBot a = before.bots(i), b = now.bots(j);
+    a.clear_candidate();
+    b.clear_candidate();
+    if (a.SerializeAsString() != b.SerializeAsString()) hint += " Bot '" + name + "' was changed.";
   }
+  for (int j = 0; j < std::min(now.bots_size(), before.bots_size()); ++j)
+    if (position(before, now.bots(j).name()) < 0)
+      hint += " Bot '" + now.bots(j).name() + "' was inserted at position " +
+              std::to_string(j + 1) + " (a new bot goes at the end of the list).";
   return hint;
 }
 

@@ -251,10 +251,26 @@ TEST(Tournament, AppendedBotsPlayOnlyTheirNewPairings) {
     EXPECT_EQ(read_file(out + "/matches/" + id + ".jsonl"), text) << id << " was played again";
   EXPECT_NE(read_file(out + "/standings.txt").find("random_b"), std::string::npos);
 
-  // Removing a bot is refused, and says which.
+  // The grown folder verifies: each line against the schedule of the definition it was played
+  // with (the earlier lines' ordinals are those of the two-bot schedule).
+  const RunResult verified = run({kReferee, "verify", out, "-q"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  // Merged with a fresh run of the grown file, every match counts once: 12, not 16.
+  const std::string fresh = d + "/fresh";
+  ASSERT_EQ(tournament(grow_file(d, {"greedy", "random", "random_b"}), fresh).exit_code, 0);
+  const RunResult merged = run({kReferee, "standings", out, fresh});
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_NE(merged.output.find("grow: 2 players, 12 matches"), std::string::npos) << merged.output;
+  EXPECT_NE(merged.output.find("12 duplicate match(es) ignored"), std::string::npos)
+      << merged.output;
+  EXPECT_EQ(merged.output.find("rated 2 tournament definitions"), std::string::npos)
+      << merged.output;
+
+  // Removing a bot is refused, and names the bot removed.
   r = tournament(grow_file(d, {"greedy", "random_b"}), out, {"--resume"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("Bot 2 was 'random', now 'random_b'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Bot 'random' was removed."), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Bot 'random_b' was removed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("appended"), std::string::npos) << r.output;
   EXPECT_EQ(index_of(out).size(), 12u);
 }

@@ -190,6 +190,30 @@ TEST(MergeIndexes, DeduplicatesByMatchId) {
   EXPECT_NE(notes[0].find("1 duplicate"), std::string::npos) << notes[0];
 }
 
+// A folder that grew by appended bots holds lines with the shorter file's hash; they are
+// matches of the grown tournament, so they merge with a fresh run of it, each match once.
+TEST(MergeIndexes, LinesPlayedBeforeBotsWereAppendedMergeWithTheGrownTournament) {
+  std::vector<IndexSource> sources = {{"grown",
+                                       {two_player("a-b-d0-r0", "a", "b", 0, "two-bots"),
+                                        two_player("a-c-d0-r0", "a", "c", 0, "three-bots")}},
+                                      {"fresh",
+                                       {two_player("a-b-d0-r0", "a", "b", 0, "three-bots"),
+                                        two_player("a-c-d0-r0", "a", "c", 0, "three-bots")}}};
+  const std::vector<DefinitionHashes> definitions = {{"three-bots", {"two-bots"}},
+                                                     {"four-bots", {"x", "y"}}};
+  EXPECT_EQ(adopt_grown_hashes(sources, definitions), 1u);
+  EXPECT_EQ(sources[0].entries[0].tournament_hash(), "three-bots");
+  std::vector<v1::IndexEntry> merged;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(merge_indexes(sources, merged, notes, &error)) << error;
+  EXPECT_EQ(merged.size(), 2u);
+  // A chain of growths ends at the largest definition.
+  std::vector<IndexSource> chain = {{"old", {two_player("m", "a", "b", 0, "h2")}}};
+  adopt_grown_hashes(chain, {{"h3", {"h2"}}, {"h4", {"h2", "h3"}}});
+  EXPECT_EQ(chain[0].entries[0].tournament_hash(), "h4");
+}
+
 TEST(MergeIndexes, RejectsDifferentTournamentsNamingTheFolders) {
   std::vector<IndexSource> sources = {{"out-a", {two_player("m0", "a", "b", 0, "hash-1")}},
                                       {"out-empty", {}},
