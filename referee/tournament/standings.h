@@ -42,6 +42,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,28 @@ std::string sprt_report(const SprtSummary& s);
 // interval the interval of the difference to that bot (the anchor's own is 0). False with the
 // reason if there is no such bot.
 bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error);
+
+// What an index entry of a tournament must be to count as a result. Unknown parts (the
+// default) allow anything a tournament file could have set.
+struct EntryExpectations {
+  v1::Format format = v1::FORMAT_UNSPECIFIED;  // UNSPECIFIED: any format
+  int target = 0;                              // 0: any target a file may set
+  int max_hands = 0;                           // 0: any hand limit a file may set
+  std::set<std::string> bots;                  // empty: any bot name
+};
+
+// The most points one event can score (the points for going out or a blocked hand: the set's
+// 168 pips rounded to five): no final score exceeds target - 1 + this.
+inline constexpr int kMaxPointsAtOnce = 170;
+
+// Why `e` cannot be a result of a tournament as `x` describes it: a reason that is not a
+// result (ABORTED), a format other than the tournament's, the wrong number of seats, scores or
+// placements for its format, a bot that is not the tournament's (or not a valid name), a bot
+// on two sides, scores outside 0..target - 1 + kMaxPointsAtOnce (the winner's) or not below the
+// target (the others'), placements or a winner that do not follow from the scores and the
+// fault, a fault without its reason FAULT (or the reverse), more hands than the limit. "" if
+// none.
+std::string entry_problem(const v1::IndexEntry& e, const EntryExpectations& x = {});
 
 // Standings built one finished match at a time, so a long tournament needs memory for its
 // bots and pairs only, not for its matches. The result does not depend on the order of add().

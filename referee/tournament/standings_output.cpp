@@ -304,7 +304,32 @@ bool ranking_disagrees(const Standings& s) {
 
 }  // namespace
 
-std::string format_standings_table(const Standings& s) {
+namespace {
+
+// The standings with every text that came from an index made printable (json_text.h).
+Standings printable_copy(const Standings& s) {
+  Standings t = s;
+  t.tournament_name = printable(t.tournament_name);
+  t.anchor = printable(t.anchor);
+  for (BotStanding& b : t.bots) b.name = printable(b.name);
+  for (PairingStats& p : t.pairings) {
+    p.bot = printable(p.bot);
+    p.opponent = printable(p.opponent);
+  }
+  for (std::string& note : t.notes) note = printable(note);
+  for (SprtSummary& x : t.sprt) {
+    x.candidate = printable(x.candidate);
+    x.against = printable(x.against);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string format_standings_table(const Standings& raw) {
+  // Names come from index lines, which anyone can edit: no newline or escape sequence in one
+  // may reach the terminal.
+  const Standings s = printable_copy(raw);
   std::ostringstream out;
   out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
       << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");

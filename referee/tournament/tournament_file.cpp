@@ -216,7 +216,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
       for (const std::string& dir : b.read_only_dirs()) {
         const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
         std::error_code ec;
-        if (!fs::is_directory(full, ec))
+        if (options.check_programs && !fs::is_directory(full, ec))
           return fail(where + "bot '" + b.name() + "': read_only_dirs entry '" + dir +
                       "' is not a folder (" + full.string() + ")");
         c.read_only_dirs.push_back(full.lexically_normal().string());

@@ -56,8 +56,9 @@ inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
 inline constexpr uint32_t kMaxConcurrency = 1024;
 
 struct LoadOptions {
-  // false: bot programs are neither looked up nor checked (`referee verify` reads the copy of
-  // the file in an output folder, whose relative commands start elsewhere).
+  // false: bot programs and read_only_dirs are neither looked up nor checked (`referee verify`
+  // and `referee standings` read the copy of the file in an output folder, whose relative
+  // paths start elsewhere).
   bool check_programs = true;
 };
 

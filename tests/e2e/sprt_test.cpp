@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <sstream>
 
 #include "e2e/e2e_util.h"
+#include "log/match_log.h"
 #include "tournament/index_file.h"
 
 namespace allfives::e2e {
@@ -312,8 +314,61 @@ TEST(Standings, DifferentTournamentsRateTogetherWithAnAnchor) {
   const RunResult mixed = run({kReferee, "standings", d + "/w1", d + "/p"});
   EXPECT_EQ(mixed.exit_code, 1) << mixed.output;
   EXPECT_NE(mixed.output.find("different formats"), std::string::npos) << mixed.output;
-  const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", "nobody=3"});
-  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  // A mistake in --anchor is a command-line mistake: exit 2, the range in the message.
+  for (const char* anchor : {"nobody=3", "random=nan", "random=inf", "random=1e9", "=4"}) {
+    const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", anchor});
+    EXPECT_EQ(bad.exit_code, 2) << anchor << ": " << bad.output;
+  }
+  EXPECT_NE(run({kReferee, "standings", d + "/w1", "--anchor", "random=nan"})
+                .output.find("ELO a number in -100000..100000"),
+            std::string::npos);
+  EXPECT_EQ(run({kReferee, "standings", d + "/no-such-folder"}).exit_code, 2);
+
+  // Lines that contradict the tournament are refused with the file and the line, not dropped.
+  const std::string index = d + "/w1/index.jsonl";
+  const std::string good = read_file(index);
+  std::vector<std::string> lines;
+  std::istringstream in(good);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 3u);
+  const auto tampered = [&](size_t at, const std::function<void(v1::IndexEntry&)>& edit) {
+    v1::IndexEntry e;
+    EXPECT_TRUE(referee::from_json_line(lines[at], &e, nullptr));
+    edit(e);
+    std::ofstream out(index, std::ios::trunc);
+    for (size_t i = 0; i < lines.size(); ++i)
+      out << (i == at ? referee::to_json_line(e) : lines[i]) << "\n";
+  };
+  const std::pair<std::function<void(v1::IndexEntry&)>, std::string> cases[] = {
+      {[](v1::IndexEntry& e) {
+         e.set_placements(0, 7);
+         e.set_placements(1, 7);
+       },
+       "placements [7, 7] do not follow from the scores"},
+      {[](v1::IndexEntry& e) { e.set_scores(0, 1000); }, "scored 1000, more than a match can"},
+      {[](v1::IndexEntry& e) { e.set_format(v1::FORMAT_THREE_PLAYERS); },
+       "is not the tournament's, FORMAT_TWO_PLAYERS"},
+      {[](v1::IndexEntry& e) { e.mutable_match()->add_seat_bots("greedy"); }, "seats and 2 sides"},
+      {[](v1::IndexEntry& e) { e.mutable_match()->set_seat_bots(0, "evil\n\x1b[2J"); },
+       "'evil\\x0a\\x1b[2J' is not a bot of the tournament"},
+  };
+  for (const auto& [edit, why] : cases) {
+    tampered(1, edit);
+    const RunResult r = run({kReferee, "standings", d + "/w1"});
+    EXPECT_EQ(r.exit_code, 1) << why << ": " << r.output;
+    EXPECT_NE(r.output.find(index + ":2: this line cannot be a result of " + d +
+                            "/w1/tournament.txtpb: "),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  }
+  // Without a definition a name is still never printed raw.
+  tampered(1, [](v1::IndexEntry& e) { e.mutable_match()->set_seat_bots(0, "evil\n\x1b[2J"); });
+  fs::remove(d + "/w1/tournament.txtpb");
+  const RunResult raw = run({kReferee, "standings", d + "/w1"});
+  EXPECT_EQ(raw.exit_code, 0) << raw.output;
+  EXPECT_EQ(raw.output.find('\x1b'), std::string::npos) << raw.output;
+  EXPECT_NE(raw.output.find("evil\\x0a\\x1b[2J"), std::string::npos) << raw.output;
 }
 
 // A bot's own time control reaches its seat (the log's header records it per seat), and every

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "log/match_log.h"
 #include "test_entries.h"
 
 namespace allfives::referee {
@@ -103,12 +104,12 @@ TEST(IndexFile, TornLastLineWithoutNewlineIsDroppedAndRepaired) {
   EXPECT_EQ(read[2].match().match_id(), "m2");
 }
 
-TEST(IndexFile, UnparsableLastLineIsDroppedAndRepaired) {
+TEST(IndexFile, ZerosAfterTheLastNewlineAreTornAndRepaired) {
   TempDir dir;
   const std::string path = dir.file("index.jsonl");
   ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
   const auto good_size = std::filesystem::file_size(path);
-  append_raw(path, std::string(17, '\0') + "\n");  // what a crash of the machine can leave
+  append_raw(path, std::string(17, '\0'));  // what a crash of the machine can leave
 
   std::vector<v1::IndexEntry> read;
   std::vector<std::string> notes;
@@ -118,6 +119,28 @@ TEST(IndexFile, UnparsableLastLineIsDroppedAndRepaired) {
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("line 2"), std::string::npos) << notes[0];
   EXPECT_EQ(std::filesystem::file_size(path), good_size);
+}
+
+// A complete last line that does not parse (here a newer referee's extra field) is a result
+// this referee cannot read, not a torn write: an error naming the file and the line, and the
+// file is left as it is, with or without repair (a resume refuses rather than drop it).
+TEST(IndexFile, CompleteLastLineThatDoesNotParseIsAnError) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  std::string newer = to_json_line(two_player("m1", "a", "b", 1));
+  newer.insert(newer.size() - 1, ", \"rating_after\": 1500");
+  append_raw(path, newer + "\n");
+  const std::string before = slurp(path);
+  for (const bool repair : {false, true}) {
+    std::vector<v1::IndexEntry> read;
+    std::vector<std::string> notes;
+    std::string error;
+    EXPECT_FALSE(read_index(path, repair, read, notes, &error));
+    EXPECT_NE(error.find(path + ":2: bad index entry"), std::string::npos) << error;
+    EXPECT_NE(error.find("rating_after"), std::string::npos) << error;
+    EXPECT_EQ(slurp(path), before);
+  }
 }
 
 TEST(IndexFile, OnlyATornLineLeavesAnEmptyFile) {

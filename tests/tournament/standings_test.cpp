@@ -278,6 +278,67 @@ TEST(Elo, PerfectScoreGetsAFiniteRating) {
   EXPECT_NEAR(sum, 0, 1e-6);
 }
 
+// Entries that cannot be results of the tournament are refused, each with its reason; the same
+// entries are counted when they fit.
+TEST(Standings, EntriesThatContradictTheTournamentAreRefused) {
+  EntryExpectations t;
+  t.format = v1::FORMAT_TWO_PLAYERS;
+  t.target = 250;
+  t.max_hands = 200;
+  t.bots = {"a", "b"};
+  EXPECT_EQ(entry_problem(two_player("m", "a", "b", 0), t), "");
+  EXPECT_EQ(entry_problem(two_player("m", "a", "b", -1), t), "");  // a draw at the hand limit
+  auto problem = [&](v1::IndexEntry e) { return entry_problem(e, t); };
+  v1::IndexEntry e = two_player("m", "a", "b", 0);
+  e.set_placements(0, 7);
+  e.set_placements(1, 7);
+  EXPECT_NE(problem(e).find("placements [7, 7] do not follow from the scores [250, 120]"),
+            std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_scores(0, 1000);
+  EXPECT_NE(problem(e).find("scored 1000, more than a match can score (419"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_scores(1, 260);  // both at the target
+  EXPECT_NE(problem(e).find("do not fit its end MATCH_END_REASON_TARGET"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_winner_side(1);
+  EXPECT_NE(problem(e).find("winner_side 1 does not follow"), std::string::npos);
+  e = two_player("m", "a", "c", 0);
+  EXPECT_NE(problem(e).find("'c' is not a bot of the tournament"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_format(v1::FORMAT_PARTNERSHIPS);
+  EXPECT_NE(problem(e).find("is not the tournament's, FORMAT_TWO_PLAYERS"), std::string::npos);
+  EXPECT_NE(entry_problem(e).find("has 4 seats and 2 sides"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_reason(v1::MATCH_END_REASON_ABORTED);
+  EXPECT_NE(problem(e).find("is no result"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_fault_seat(1);  // a fault, but the reason says the target was reached
+  e.set_fault_kind(v1::FAULT_KIND_TIMEOUT);
+  EXPECT_NE(problem(e).find("go together"), std::string::npos);
+  e = two_player("m", "a", "b", -1);
+  e.set_hands_played(201);
+  EXPECT_NE(problem(e).find("beyond the limit of 200"), std::string::npos);
+  // The accumulator skips such an entry with a note instead of counting a draw.
+  e = two_player("m", "a", "b", 0);
+  e.set_placements(0, 7);
+  e.set_placements(1, 7);
+  const Standings s = compute_standings({e, two_player("n", "a", "b", 0)});
+  EXPECT_EQ(s.matches, 1);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("skipped match 'm'"), std::string::npos);
+}
+
+// Names come from index lines anyone can edit: the table never prints a newline or an escape
+// sequence of one.
+TEST(Standings, TheTableEscapesNames) {
+  const std::string evil = "x\n\x1b[31mred";
+  const std::string table = format_standings_table(
+      compute_standings({two_player("m0", evil, "b", 0), two_player("m1", "b", evil, 1)}));
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_NE(table.find("x\\x0a\\x1b[31mred"), std::string::npos) << table;
+}
+
 TEST(Standings, NoEntries) {
   const Standings empty = compute_standings({});
   EXPECT_TRUE(empty.bots.empty());
