@@ -74,6 +74,10 @@ bool parse_shard(const std::string& text, int& index, int& count) {
 }
 
 int run(const TournamentOptions& o) {
+  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+    std::cerr << "referee tournament: " << why << "\n";
+    return 2;
+  }
   if (o.concurrency < 0 || o.concurrency > static_cast<int>(kMaxConcurrency)) {
     std::cerr << "referee tournament: --concurrency must be 1.." << kMaxConcurrency << ", not "
               << o.concurrency << "\n";

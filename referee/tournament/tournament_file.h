@@ -54,6 +54,9 @@ inline constexpr uint32_t kMaxMoveTimeMs = 600'000;     // 10 minutes per decisi
 inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;  // a day per match
 inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
 inline constexpr uint32_t kMaxConcurrency = 1024;
+// A tournament's name names its default output folder (tournaments-out/NAME) and is in every
+// index line: the characters of a bot name (check_safe_name), at most this many.
+inline constexpr size_t kMaxTournamentNameLength = 64;
 
 struct LoadOptions {
   // false: bot programs and read_only_dirs are neither looked up nor checked (`referee verify`
