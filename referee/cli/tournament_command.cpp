@@ -191,7 +191,10 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "A file without `seed` plays a seed drawn at random, printed and recorded in the output\n"
       "folder's tournament.txtpb, which --resume and `referee verify` read.\n"
       "Every started bot runs in a bubblewrap sandbox with the resource limits below (a bot's\n"
-      "entry in the file may set its own: sandbox, limits, read_only_dirs).");
+      "entry in the file may set its own: sandbox, limits, read_only_dirs). docs/TOURNAMENTS.md\n"
+      "Exit status: 0 done; 1 the run failed (a write, a worker, a bot that never started) or\n"
+      "the folder cannot be used (in use, holding another tournament); 2 a mistake in the\n"
+      "command line or the file; 130/143 stopped by a signal (--resume continues).");
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
