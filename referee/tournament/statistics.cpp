@@ -10,7 +10,6 @@ namespace {
 constexpr double kZ95 = 1.959963984540054;
 constexpr double kNeloScale = 800.0 / 2.302585092994045684;  // 800 / ln 10
 constexpr double kEmpty = 1e-3;  // pairs counted for an outcome never seen (fishtest, fastchess)
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The first four moments of one sample's score, from counts of the scores `values`.
 struct Moments {
