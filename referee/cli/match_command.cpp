@@ -16,10 +16,14 @@
 #include "cli/confinement_flags.h"
 #include "cli/seed_flag.h"
 #include "cli/stop_signal.h"
+#include "log/json_text.h"
+#include "log/match_log.h"
 #include "match/match_runner.h"
+#include "process/bot_process.h"
 #include "process/private_dir.h"
 #include "serve/http_server.h"
 #include "serve/human_seat.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 namespace {
@@ -31,6 +35,7 @@ constexpr std::chrono::milliseconds kPersonTimeBank{600000};
 // "play again".
 constexpr std::chrono::milliseconds kPersonArrival{300000};
 constexpr std::chrono::milliseconds kRematchWait{600000};
+constexpr int kMaxPersonArrivalMs = 86'400'000;  // --human-startup-timeout-ms
 
 struct MatchOptions {
   std::vector<std::string> bots;
@@ -84,6 +89,10 @@ void print_result(const MatchSpec& spec, Format format, const std::vector<BotSpe
                   const MatchResult& r);
 
 int run_match(const MatchOptions& o) {
+  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+    std::cerr << "referee match: " << why << "\n";
+    return 2;
+  }
   Format format;
   if (!parse_format(o.format, format)) {
     std::cerr << "referee match: --format must be 2p, 3p, 4p or partners, not '" << o.format
@@ -100,6 +109,13 @@ int run_match(const MatchOptions& o) {
     std::string why;
     const size_t eq = text.find('=');
     const std::string word = eq == std::string::npos ? text : text.substr(eq + 1);
+    // NAME= is a bot's name in the log and on screen, the same names as a tournament allows.
+    const size_t space = text.find_first_of(" \t");
+    if (eq != std::string::npos && (space == std::string::npos || eq < space) &&
+        !check_safe_name(text.substr(0, eq), "the seat name", kMaxBotNameLength, &why)) {
+      std::cerr << "referee match: " << printable(text) << ": " << printable(why) << "\n";
+      return 2;
+    }
     if (word == "human" || word == "human-tty") {
       if (human_given >= 0) {
         std::cerr << "referee match: only one seat can be played by a person\n";
@@ -116,6 +132,16 @@ int run_match(const MatchOptions& o) {
     if (!parse_bot_spec(text, spec, &why)) {
       std::cerr << "referee match: " << why << "\n";
       return 2;
+    }
+    // A program that is missing, a folder, a FIFO or not executable is a mistake in the
+    // command line, refused before anything starts (as a tournament file's).
+    if (spec.started()) {
+      const auto program = find_program(spec.command[0], "", &why);
+      if (!program) {
+        std::cerr << "referee match: seat " << given.size() << " (" << printable(text)
+                  << "): " << why << "\n";
+        return 2;
+      }
     }
     spec.confinement = confinement_from(o.confinement);
     given.push_back(spec);
@@ -149,9 +175,18 @@ int run_match(const MatchOptions& o) {
       static_cast<int>((human_given >= 0 ? kPersonMoveTime : wire::kDefaultMoveTime).count()));
   const int time_bank_ms = o.time_bank_ms.value_or(
       static_cast<int>((human_given >= 0 ? kPersonTimeBank : wire::kDefaultTimeBank).count()));
-  if (move_time_ms <= 0 || time_bank_ms < 0 || o.startup_timeout_ms <= 0 ||
-      o.human_startup_timeout_ms <= 0) {
-    std::cerr << "referee match: times must be positive\n";
+  if (move_time_ms < 1 || move_time_ms > static_cast<int>(kMaxMoveTimeMs) || time_bank_ms < 0 ||
+      time_bank_ms > static_cast<int>(kMaxTimeBankMs) || o.startup_timeout_ms < 1 ||
+      o.startup_timeout_ms > static_cast<int>(kMaxStartupTimeoutMs)) {
+    std::cerr << "referee match: --move-time-ms must be 1.." << kMaxMoveTimeMs
+              << ", --time-bank-ms 0.." << kMaxTimeBankMs << " and --startup-timeout-ms 1.."
+              << kMaxStartupTimeoutMs << " (the ranges of a tournament file), got " << move_time_ms
+              << ", " << time_bank_ms << " and " << o.startup_timeout_ms << "\n";
+    return 2;
+  }
+  if (o.human_startup_timeout_ms < 1 || o.human_startup_timeout_ms > kMaxPersonArrivalMs) {
+    std::cerr << "referee match: --human-startup-timeout-ms must be 1.." << kMaxPersonArrivalMs
+              << " (a day), got " << o.human_startup_timeout_ms << "\n";
     return 2;
   }
   if (o.max_hands < 1 || o.max_hands > kMaxHandLimit ||
@@ -347,7 +382,14 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "terminal). Without NAME a bot goes by the name it gives in its Hello.\n"
       "Every started bot runs in a bubblewrap sandbox (no network, no view of other processes\n"
       "or of the referee's files) with the resource limits below; a bot at an address is\n"
-      "outside the referee's control.");
+      "outside the referee's control.\n"
+      "Exit status: 0 the match was played to its end (a fault, a bot that could not start\n"
+      "included: the log records it as a forfeit); 1 the referee could not do its part (the\n"
+      "log could not be written, no sandbox can be made here, a limit above what the machine\n"
+      "allows, the human seat's page could not be served or nobody opened it in time); 2 a\n"
+      "mistake in the command line (a flag out of its range, a bot program that is missing or\n"
+      "is not a program: a folder, a FIFO, a file without execute permission); 128+N stopped\n"
+      "by signal N (Ctrl-C: 130).");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
       ->expected(2, 4)

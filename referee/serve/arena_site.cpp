@@ -15,7 +15,6 @@
 #include "tournament/index_file.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
-#include "tournament/tournament_file.h"
 
 namespace allfives::referee::serve {
 
@@ -231,24 +230,15 @@ struct ArenaSite::Indexes {
       if (e->ok) {
         e->standings = compute_standings(e->entries);
         for (const std::string& n : notes) e->standings.notes.push_back(n);
-        if (has_file) e->standings.sprt = sprt_of(tournament_file, e->entries);
+        // The SPRTs' state, from the folder's definition (standings.json's "sprt").
+        std::string why;
+        if (has_file && !add_sprt_from_file(e->standings, tournament_file, e->entries, &why))
+          e->standings.notes.push_back("no SPRT state: " + why);
       }
     }
     if (by_path.size() >= kMaxFolders) by_path.clear();
     if (exists) by_path[key] = e;
     return e;
-  }
-
-  // The SPRT of the tournament file, if it has one, over the entries as the runner saw them.
-  static std::optional<SprtStanding> sprt_of(const std::string& file,
-                                             const std::vector<v1::IndexEntry>& entries) {
-    TournamentDef def;
-    std::string why;
-    if (!load_tournament(file, def, &why, {}, LoadOptions{.check_programs = false}) || !def.sprt)
-      return std::nullopt;
-    SprtMonitor monitor(*def.sprt, def.bots[static_cast<size_t>(def.sprt->candidate)].display_name);
-    for (const v1::IndexEntry& e : entries) monitor.add(e);
-    return monitor.standing();
   }
 };
 

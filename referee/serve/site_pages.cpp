@@ -66,10 +66,6 @@ std::string signed_fixed(double v, int decimals) {
   std::string s = fixed(v, decimals);
   return s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s;
 }
-std::string elo_text(double v) {
-  if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
-  return signed_fixed(v, 0);
-}
 std::string number(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
@@ -147,36 +143,27 @@ std::string head_to_head_html(const Standings& s) {
          table("h2h", rows);
 }
 
-// As `referee standings` prints them: counts, Elo [95%], nElo ± 95%, LOS, the verdict.
+// As `referee standings` prints them (estimate_words): counts, Elo [95%], nElo ± 95%, LOS and
+// the verdict; no interval nor LOS where there is none.
 std::string pairings_html(const Standings& s) {
   if (s.pairings.empty()) return "";
   std::string rows =
       "<tr><th class=\"l\">Pairing</th><th>Samples</th><th>Counts</th><th>Elo [95%]</th>"
-      "<th>nElo</th><th>LOS</th><th class=\"l\"></th></tr>";
+      "<th>nElo</th><th>LOS</th><th class=\"l\">Verdict</th></tr>";
   for (const PairingStats& p : s.pairings) {
-    const EloEstimate& e = p.estimate;
-    std::string counts;
-    if (p.pentanomial) {
-      for (size_t k = 0; k < 5; ++k) {
-        if (k) counts += '/';
-        counts += std::to_string(p.pairs.n[k]);
-      }
-    } else {
-      counts = std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
-               std::to_string(p.games.draws);
-    }
+    const EstimateWords w = estimate_words(p.estimate, p.pentanomial);
     rows += "<tr><td class=\"l\">" + html_escape(p.bot) + " vs " + html_escape(p.opponent) +
-            "</td><td>" + std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games") +
-            "</td><td>" + counts + "</td><td>" + elo_text(e.elo) + " [" + elo_text(e.elo_lower) +
-            ", " + elo_text(e.elo_upper) + "]</td><td>" + signed_fixed(e.nelo, 0) + " ± " +
-            fixed(e.nelo_ci95, 0) + "</td><td>" + fixed(100 * e.los, 1) + "%</td><td class=\"l\">" +
-            (e.indistinguishable() ? "cannot be told apart" : "") + "</td></tr>";
+            "</td><td>" + std::to_string(p.estimate.samples) +
+            (p.pentanomial ? " pairs" : " games") + "</td><td>" + pairing_counts_text(p) +
+            "</td><td>" + w.elo + "</td><td>" + w.nelo + "</td><td>" + w.los +
+            "</td><td class=\"l\">" + html_escape(w.verdict) + "</td></tr>";
   }
   return "<h2>Pairings</h2><p class=\"muted\">From the first bot's side: over mirrored pairs "
          "(the same deals, seats swapped) counted by pair score 0/½/1/1½/2, or over pairwise "
          "games (W-L-D); Elo with its 95% interval, normalized Elo ± 95%, likelihood of "
-         "superiority.</p>" +
-         table("pairings", rows);
+         "superiority. Below " +
+         std::to_string(kMinSamplesForInterval) +
+         " samples, or without spread, no interval is given.</p>" + table("pairings", rows);
 }
 
 std::string timing_html(const Standings& s) {
@@ -201,56 +188,54 @@ std::string timing_html(const Standings& s) {
                    rows);
 }
 
-std::string sprt_html(const SprtStanding& t) {
+// One SPRT: the verdict (or that there is none yet), the question and its hypotheses, the LLR
+// on a meter between its bounds and in the words of sprt_status, the pairs it counted.
+std::string sprt_card(const SprtSummary& t) {
   const SprtParams& q = t.params;
-  const std::string who = html_escape(t.candidate);
-  std::string verdict, cls;
-  if (!t.over) {
-    verdict = "Running: no decision yet";
-    cls = "run";
-  } else if (t.decision == SprtDecision::kAcceptH1) {
-    verdict = "H1 accepted after " + std::to_string(t.pairs_at_end) + " pairs: " + who +
-              " is stronger by about nElo " + number("%g", q.elo1);
-    cls = "h1";
-  } else if (t.decision == SprtDecision::kAcceptH0) {
-    verdict = "H0 accepted after " + std::to_string(t.pairs_at_end) + " pairs: " + who +
-              " is not stronger by nElo " + number("%g", q.elo1);
-    cls = "h0";
-  } else {
-    verdict = "Undecided: the maximum of " + std::to_string(t.max_pairs) + " pairs was reached";
-    cls = "run";
-  }
+  const SprtVerdictWords v = sprt_verdict_words(t);
+  const bool running = t.state == SprtSummary::State::kRunning;
+  const char* cls = t.state == SprtSummary::State::kAcceptH1   ? "h1"
+                    : t.state == SprtSummary::State::kAcceptH0 ? "h0"
+                                                               : "run";
   const double lo = q.lower_bound(), hi = q.upper_bound();
-  const auto at = [&](double v) {
-    return number("%.1f", 100 * std::clamp((v - lo) / (hi - lo), 0.0, 1.0));
+  const auto at = [&](double x) {
+    return number("%.1f", 100 * std::clamp((x - lo) / (hi - lo), 0.0, 1.0));
   };
-  std::string counts;
-  for (size_t k = 0; k < 5; ++k) {
-    if (k) counts += '/';
-    counts += std::to_string(t.pairs.n[k]);
-  }
   const int64_t after = t.pairs.pairs() - t.pairs_at_end;
   const std::string late =
-      t.over && after > 0
+      !running && after > 0
           ? "<div class=\"muted\">" + std::to_string(after) + " more pair" +
                 (after == 1 ? "" : "s") +
-                " finished after the test ended, from matches already under way.</div>"
+                " finished after the test ended, from matches already under way; LLR now " +
+                number("%+.2f", t.llr) + "; the verdict stands.</div>"
           : "";
-  return "<h2>SPRT</h2><div class=\"card\" id=\"sprt\" data-llr=\"" + number("%.4f", t.llr) +
-         "\" data-over=\"" + (t.over ? "1" : "0") + "\"><div class=\"verdict " + cls + "\">" +
-         verdict + "</div><div>" + who + " against its opponents: H0 nElo " + number("%g", q.elo0) +
-         " against H1 nElo " + number("%g", q.elo1) + ", α " + number("%g", q.alpha) + ", β " +
-         number("%g", q.beta) +
+  const EstimateWords e = estimate_words(estimate(t.pairs), true);
+  return "<div class=\"card sprt\" data-against=\"" + html_escape(t.against) + "\" data-llr=\"" +
+         number("%.4f", t.llr) + "\" data-over=\"" + (running ? "0" : "1") +
+         "\"><div class=\"verdict " + cls + "\">" +
+         (running ? std::string("Running: no verdict yet") : html_escape(v.answer)) + "</div>" +
+         (v.why.empty() ? "" : "<div class=\"muted\">" + html_escape(v.why) + "</div>") +
+         "<div>Is " + html_escape(t.candidate) + " stronger than " + html_escape(t.against) +
+         "? H0 nElo " + number("%g", q.elo0) + " against H1 nElo " + number("%g", q.elo1) + ", α " +
+         number("%g", q.alpha) + ", β " + number("%g", q.beta) +
          (t.max_pairs ? ", at most " + std::to_string(t.max_pairs) + " pairs" : "") +
          "</div><div class=\"meter\" title=\"the LLR between its bounds\"><span class=\"zero\" "
          "style=\"left:" +
          at(0) + "%\"></span><i style=\"left:calc(" + at(t.llr) +
          "% - 2px)\"></i></div><div class=\"ends\"><span>H0 at " + number("%+.2f", lo) +
-         "</span><span>H1 at " + number("%+.2f", hi) + "</span></div><div>LLR <b>" +
-         number("%+.2f", t.llr) + "</b> in (" + number("%+.2f", lo) + ", " + number("%+.2f", hi) +
-         ") · " + std::to_string(t.pairs.pairs()) + " pairs (0/½/1/1½/2: " + counts + ") · nElo " +
-         signed_fixed(t.estimate.nelo, 1) + " ± " + fixed(t.estimate.nelo_ci95, 1) + " · LOS " +
-         fixed(100 * t.estimate.los, 1) + "%</div>" + late + "</div>";
+         "</span><span>H1 at " + number("%+.2f", hi) + "</span></div><div><b>" +
+         html_escape(sprt_status(t)) + "</b></div><div>" + std::to_string(t.pairs.pairs()) +
+         " pairs of " + html_escape(t.candidate) + " against " + html_escape(t.against) +
+         " (pair scores 0/½/1/1½/2: " + pair_scores_text(t.pairs) + ") · nElo " + e.nelo +
+         (e.los.empty() ? "" : " · LOS " + e.los) + "</div>" + late + "</div>";
+}
+
+// Every SPRT of the tournament, one card each; pairs against other bots are not part of one.
+std::string sprt_html(const Standings& s) {
+  if (s.sprt.empty()) return "";
+  std::string cards;
+  for (const SprtSummary& t : s.sprt) cards += sprt_card(t);
+  return "<h2>SPRT</h2><div id=\"sprt\">" + cards + "</div>";
 }
 
 std::string fault_words(const MatchRow& m) {
@@ -427,10 +412,12 @@ std::string tournament_page(const TournamentPage& p) {
         (playing ? " · <span class=\"live\">● " + std::to_string(playing) + " playing now</span>"
                  : "") +
         " · <a href=\"" + p.standings_url + "\">standings as JSON</a></p>";
-    if (s.sprt) body += sprt_html(*s.sprt);
+    body += sprt_html(s);
     if (!s.bots.empty())
       body += "<h2>Standings</h2>" + table("standings", standings_rows(s)) + forfeits_html(s) +
               head_to_head_html(s) + pairings_html(s) + timing_html(s);
+    if (const std::string differ = why_verdicts_may_differ(s); !differ.empty())
+      body += "<p class=\"muted\" id=\"differ\">" + html_escape(differ) + "</p>";
     for (const std::string& note : s.notes)
       body += "<p class=\"muted\">" + html_escape(note) + "</p>";
   } else {

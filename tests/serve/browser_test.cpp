@@ -101,7 +101,8 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
                                   << "\" args: \"--mode\" args: \"illegal\" args: \"--at\" args: "
                                      "\"30\" }\n"
                                   << "matches_per_pairing: 12\nseed: 5\n"
-                                  << "sprt { elo0: 0 elo1: 300 max_pairs: 100 }\n";
+                                  << "sprt { elo0: 0 elo1: 300 max_pairs: 100 against: "
+                                     "\"random\" }\n";
   const std::string out = dir + "/out";
   const RunResult played =
       run({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "2"}, 180s);
@@ -118,8 +119,8 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   ASSERT_TRUE(b->wait_for("document.querySelector('#standings')", 10s));
   EXPECT_EQ(page_rows(*b, "standings"), expected);
   // Pairings and decision times, as the text has them (the text pads its pairing columns with
-  // single spaces, so rows are compared with their spaces collapsed; "nElo " and "LOS " are
-  // the page's column headings).
+  // single spaces, so rows are compared with their spaces collapsed; "Elo ", "nElo " and "LOS "
+  // are the page's column headings, and a pairing without an interval has no LOS).
   const auto collapse = [](const std::vector<std::string>& cells) {
     std::string out;
     for (const std::string& c : cells) {
@@ -137,8 +138,9 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   ASSERT_GT(pairings.size(), 1u);
   std::vector<std::string> shown_pairings, text_pairings;
   for (size_t i = 1; i < pairings.size(); ++i) {
+    pairings[i][3] = "Elo " + pairings[i][3];
     pairings[i][4] = "nElo " + pairings[i][4];
-    pairings[i][5] = "LOS " + pairings[i][5];
+    if (!pairings[i][5].empty()) pairings[i][5] = "LOS " + pairings[i][5];
     shown_pairings.push_back(collapse(pairings[i]));
   }
   for (const auto& row : text_section(text.output, "Pairings ("))
@@ -146,10 +148,10 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   EXPECT_EQ(shown_pairings, text_pairings);
   EXPECT_EQ(page_rows(*b, "timing"), text_section(text.output, "Decision times (ms)"));
   EXPECT_EQ(page_rows(*b, "h2h").size(), 4u);
-  // The SPRT: its state and verdict, as sprt.txt gives them.
+  // The SPRT of greedy against random: its state and verdict, as sprt.txt gives them.
   const std::string sprt = read_file(out + "/sprt.txt");
   ASSERT_FALSE(sprt.empty());
-  const std::string llr = between(sprt, "LLR ", " in");
+  const std::string llr = between(sprt, "\n  LLR ", " ");
   char rounded[32];
   std::snprintf(rounded, sizeof rounded, "%+.2f", std::stod(llr));
   const std::string card =
@@ -161,6 +163,14 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
         << card << "\n"
         << sprt;
   }
+  EXPECT_NE(card.find("Is greedy stronger than random?"), std::string::npos) << card;
+  // The verdict in sprt.txt's words ("verdict: greedy is stronger than random (the pairs ...").
+  const std::string verdict = between(sprt, "verdict: ", "\n");
+  EXPECT_NE(card.find(verdict.rfind("none yet", 0) == 0 ? "Running: no verdict yet"
+                                                        : verdict.substr(0, verdict.find(" ("))),
+            std::string::npos)
+      << card << "\n"
+      << sprt;
   // Every match with the winner's name.
   const auto matches = page_rows(*b, "matches");
   ASSERT_GT(matches.size(), 4u);
