@@ -326,14 +326,19 @@ EchoScript realistic_script() {
 Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int count) {
   const TimeControl time;
   std::vector<std::unique_ptr<MatchStream>> open;
+  // Each request carries a fresh nonce, and a bot whose Hello says protocol 3 is held to it,
+  // as the referee does (bot.proto, "Unasked answers").
+  v1::RefereeMessage start = script.match_start, first = script.first_turn,
+                     request = script.turn_request;
   for (int k = 0; k < streams; ++k) {
     const auto deadline = Clock::now() + time.handshake;
     auto stream = MatchStream::start(bots[k]->channel(), nullptr);
-    if (stream->exchange(script.match_start, deadline) != IoStatus::kOk ||
-        !stream->answer().has_hello())
+    start.set_nonce(stream->new_nonce());
+    if (stream->exchange(start, deadline) != IoStatus::kOk || !stream->answer().has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    if (stream->exchange(script.first_turn, deadline) != IoStatus::kOk ||
-        !stream->answer().has_play())
+    if (stream->answer().hello().protocol_version() >= 3) stream->check_nonces();
+    first.set_nonce(stream->new_nonce());
+    if (stream->exchange(first, deadline) != IoStatus::kOk || !stream->answer().has_play())
       fail("echo: no PlayAnswer to the first TurnRequest");
     open.push_back(std::move(stream));
   }
@@ -342,7 +347,8 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   for (int i = 0; i < count; ++i) {
     MatchStream& stream = *open[static_cast<size_t>(i % streams)];
     const auto deadline = Clock::now() + time.move_time + time.time_bank + time.transport_slack;
-    const IoStatus st = stream.exchange(script.turn_request, deadline);
+    request.set_nonce(stream.new_nonce());
+    const IoStatus st = stream.exchange(request, deadline);
     if (st != IoStatus::kOk || !stream.answer().has_play())
       fail("echo: round trip " + std::to_string(i) +
            " failed: " + describe(stream.finish_status()));
