@@ -7,8 +7,10 @@
 # in an order that rotates each trial, TRIALS times; every trial is printed, then the medians.
 # Per decision = wall time / decisions (the plays in the match logs), so at concurrency 2 it is
 # the cost of a decision in throughput, as a ply is in a runner's concurrency-2 figure. The
-# CPU column is user + system time of the referee and every process it reaped (its workers,
-# bubblewrap and the bots inside), per decision. Usage, from the repository root after
+# CPU column is user + system time of the referee and of every process reaped below it (its
+# workers, and bots started with --no-sandbox), per decision. A sandboxed bot's CPU is not in
+# it: the bot ends inside bubblewrap's PID namespace and no waiting parent adds its time (with
+# --no-sandbox in REFEREE_FLAGS the column covers the bots too). Usage, from the repository root after
 # scripts/setup.sh, best on a machine with nothing else running:
 #   bash bench/per_decision.sh [BUILD_DIR] [TRIALS] [MATCHES] [REFEREE_FLAGS...]
 # BUILD_DIR defaults to build, TRIALS to 9, MATCHES to 40.
