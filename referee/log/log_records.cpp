@@ -50,6 +50,7 @@ v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const Lo
   b->set_address(s.address);
   b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   b->set_time_bank_ms(static_cast<uint32_t>(s.time_bank.count()));
+  b->set_protocol_version(s.protocol_version);
   return *b;
 }
 

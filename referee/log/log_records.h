@@ -29,6 +29,7 @@ struct LogSeat {
   std::string command;        // how it was started; empty for a bot reached at an address
   std::string address;
   std::chrono::milliseconds move_time{0}, time_bank{0};
+  uint32_t protocol_version = 0;  // the one its Hello said it speaks; 0 without a Hello
 };
 v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const LogSeat& s);
 

@@ -45,7 +45,8 @@ struct Seat {
   std::chrono::milliseconds bank{0};       // what is left of the time bank
   std::chrono::milliseconds initial_bank{0};
   BotHello hello;
-  int turns = 0;  // turn requests this seat has answered
+  uint32_t protocol = 0;  // the version its Hello says it speaks (0 before)
+  int turns = 0;          // turn requests this seat has answered
 };
 
 class Runner {
@@ -115,11 +116,25 @@ void Runner::check_unasked() {
 
 std::string Runner::unasked_reason(int seat) {
   const Seat& s = seats_[seat];
+  const v1::BotMessage& m = s.stream->unasked();
+  if (s.stream->unasked_by_nonce()) {
+    // Protocol 3: it came while turn request turns + 1 waited, carrying another nonce.
+    const int request = s.stream->request_with_nonce(m.nonce());
+    const std::string whose =
+        request == 0 ? "the nonce of MatchStart, which its Hello had answered"
+        : request > 0
+            ? "the nonce of turn request " + std::to_string(request) + ", which it had answered"
+            : "nonce " + std::to_string(m.nonce()) + ", which no request to it had";
+    return std::string("answered turn request ") + std::to_string(s.turns + 1) + " with " +
+           kind_name(m) + " carrying " + whose +
+           ": an answer nobody asked for (each request gets exactly one answer, carrying the "
+           "request's nonce)";
+  }
   const std::string after = s.turns == 0
                                 ? "after its Hello and before any turn request"
                                 : "after its answer to turn request " + std::to_string(s.turns) +
                                       " and before the next request";
-  return std::string("sent ") + kind_name(s.stream->unasked()) + " " + after +
+  return std::string("sent ") + kind_name(m) + " " + after +
          ": an answer nobody asked for (each request gets exactly one answer)";
 }
 
@@ -202,6 +217,7 @@ bool Runner::handshake() {
     v1::RefereeMessage m;
     *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
                                                  s.initial_bank, seat_names);
+    m.set_nonce(s.stream->new_nonce());
     s.stream->start_exchange(m);
   }
   bool ok = true;
@@ -229,12 +245,26 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
     return false;
   }
   s.hello = BotHello{answer.hello().name(), answer.hello().version()};
-  if (answer.hello().protocol_version() != wire::kProtocolVersion) {
+  const uint32_t version = answer.hello().protocol_version();
+  if (version < wire::kOldestProtocolVersion || version > wire::kProtocolVersion) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-              "the bot speaks protocol version " +
-                  std::to_string(answer.hello().protocol_version()) +
-                  " but this referee speaks version " + std::to_string(wire::kProtocolVersion));
+              "the bot speaks protocol version " + std::to_string(version) +
+                  " but this referee speaks versions " +
+                  std::to_string(wire::kOldestProtocolVersion) + " to " +
+                  std::to_string(wire::kProtocolVersion));
     return false;
+  }
+  s.protocol = version;
+  if (version >= 3) {
+    if (s.stream->request_with_nonce(answer.nonce()) != 0) {
+      set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+                "its Hello says protocol version " + std::to_string(version) +
+                    " but carries nonce " + std::to_string(answer.nonce()) +
+                    ", not MatchStart's (from version 3 on, an answer carries the nonce of the "
+                    "request it answers)");
+      return false;
+    }
+    s.stream->check_nonces();
   }
   return true;
 }
@@ -250,7 +280,8 @@ void Runner::write_header() {
                s.spec->started() ? s.spec->describe() : std::string(),
                s.bot ? s.bot->address() : s.spec->address,
                s.move_time,
-               s.initial_bank};
+               s.initial_bank,
+               s.protocol};
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
     if (s.bot && s.bot->process()) *b.mutable_confinement() = s.bot->confinement_record();
   }
@@ -272,6 +303,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   const auto limit = s.move_time + s.bank;
   tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
+  m.set_nonce(s.stream->new_nonce());
 
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;

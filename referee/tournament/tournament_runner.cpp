@@ -587,11 +587,11 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       }
     }
   };
-  long peak_kib = peak_rss_kib();
+  long worker_peak_kib = 0;  // the largest a match worker reported
   std::vector<int> replaced(def.bots.size(), 0);
   auto on_result = [&](const std::string& line) {
     if (line.rfind(kPeakLine, 0) == 0) {
-      peak_kib = std::max(peak_kib, std::atol(line.c_str() + kPeakLine.size()));
+      worker_peak_kib = std::max(worker_peak_kib, std::atol(line.c_str() + kPeakLine.size()));
       return true;
     }
     if (line.rfind(kReplacedLine, 0) == 0) {
@@ -683,9 +683,14 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
-  peak_kib = std::max(peak_kib, peak_rss_kib());
-  std::cerr << "referee peak memory: " << peak_kib
-            << " KiB (the largest of this process and its match workers)\n";
+  const long own_peak_kib = peak_rss_kib();
+  std::cerr << "referee peak memory: " << std::max(own_peak_kib, worker_peak_kib)
+            << " KiB (the largest of this process and its match workers; this process "
+            << own_peak_kib << " KiB, "
+            << (worker_peak_kib > 0
+                    ? "the largest worker " + std::to_string(worker_peak_kib) + " KiB"
+                    : std::string("no worker reported"))
+            << ")\n";
   return 0;
 }
 

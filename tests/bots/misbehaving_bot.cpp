@@ -3,7 +3,7 @@
 // engines idea).
 //
 //   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--delay-ms N]
-//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE]
+//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE] [--protocol N]
 // Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
 // decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
 // malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
@@ -17,7 +17,12 @@
 // decision K, the process staying alive), error-status (the handler returns INTERNAL at
 // decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
-// MatchStart, the process staying alive).
+// MatchStart, the process staying alive), stale-nonce (answer decision K carrying the nonce of
+// the request before it: MatchStart's at K = 1), forged-nonce (answer decision K carrying a
+// guessed nonce, 12345), hello-nonce (answer MatchStart with a Hello carrying nonce 0).
+// --protocol N: the protocol version its Hello says (default: the newest,
+// PROTOCOL_VERSION_CURRENT); from 3 on every answer carries the nonce of the request it answers
+// (bot.proto, "Unasked answers"), 2 carries none (a bot written for version 2).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
 // gives the tests of unasked answers a wide window between two requests.
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
@@ -56,6 +61,7 @@ struct Options {
   std::string pid_file;
   int fail_starts = 0;
   std::string count_file;
+  uint32_t protocol = allfives::wire::kProtocolVersion;
 };
 
 Options g_opt;
@@ -77,7 +83,15 @@ class MisbehavingBot final : public v1::Bot::Service {
       grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
     v1::RefereeMessage in;
     int decision = 0;
+    uint64_t last_nonce = 0;  // the nonce of the request before this one
+    // Protocol 3: an answer carries the nonce of the request it answers, or `nonce` if given.
+    auto stamp = [&](v1::BotMessage& out, uint64_t nonce) {
+      if (g_opt.protocol >= 3) out.set_nonce(nonce);
+    };
     while (stream->Read(&in)) {
+      const uint64_t asked_nonce = in.nonce();
+      const uint64_t previous_nonce = last_nonce;
+      last_nonce = asked_nonce;
       record(in);
       if (g_opt.delay_ms > 0 && !in.has_match_end())
         std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.delay_ms));
@@ -85,8 +99,9 @@ class MisbehavingBot final : public v1::Bot::Service {
       if (in.has_match_start()) {
         out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
         out.mutable_hello()->set_version("1");
-        out.mutable_hello()->set_protocol_version(
-            g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
+        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99
+                                                                                : g_opt.protocol);
+        stamp(out, g_opt.mode == "hello-nonce" ? 0 : asked_nonce);
         if (g_opt.mode == "no-hello") {
           while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
           return grpc::Status::CANCELLED;
@@ -95,6 +110,7 @@ class MisbehavingBot final : public v1::Bot::Service {
         if (g_opt.mode == "answer-early") {
           v1::BotMessage early;
           early.mutable_play()->set_legal_play_index(0);
+          stamp(early, asked_nonce);
           stream->Write(early);
         }
         continue;
@@ -128,6 +144,7 @@ class MisbehavingBot final : public v1::Bot::Service {
       }
       if (now && g_opt.mode == "wrong-kind") {
         out.mutable_hello()->set_name("confused");
+        stamp(out, asked_nonce);
         stream->Write(out);
         continue;
       }
@@ -167,6 +184,10 @@ class MisbehavingBot final : public v1::Bot::Service {
         out.GetReflection()->MutableUnknownFields(&out)->AddLengthDelimited(
             1000, std::string(5 << 20, 'x'));
       }
+      stamp(out, !now                           ? asked_nonce
+                 : g_opt.mode == "stale-nonce"  ? previous_nonce
+                 : g_opt.mode == "forged-nonce" ? 12345
+                                                : asked_nonce);
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
     }
@@ -197,6 +218,8 @@ int main(int argc, char** argv) {
       g_opt.fail_starts = std::atoi(v.c_str());
     else if (k == "--count-file")
       g_opt.count_file = v;
+    else if (k == "--protocol")
+      g_opt.protocol = static_cast<uint32_t>(std::atoi(v.c_str()));
     else {
       std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
       return 2;

@@ -195,6 +195,29 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(hello.hello.protocol_version, 2)
         return s, bots[0]
 
+    def test_protocol_3_when_offered_and_each_answer_carries_its_requests_nonce(self):
+        s = MatchSession("rec", "0.1", Recorder, base_seed=7)
+        start = match_start()
+        start.match_start.highest_protocol_version = 3
+        start.nonce = 0x1234567890abcdef
+        hello = s.handle(start, 0.0)
+        self.assertEqual(hello.hello.protocol_version, 3)
+        self.assertEqual(hello.nonce, 0x1234567890abcdef)
+        request = turn_request_after_opening()
+        request.nonce = 0xfedcba0987654321
+        answer = s.handle(request, 0.0)
+        self.assertTrue(answer.HasField("play"))
+        self.assertEqual(answer.nonce, 0xfedcba0987654321)
+
+    def test_a_referee_of_a_range_this_sdk_does_not_speak_gets_a_hello_and_no_bot(self):
+        made = []
+        s = MatchSession("rec", "0.1", lambda info: made.append(info) or Recorder(info), 0)
+        start = match_start()
+        start.match_start.protocol_version, start.match_start.highest_protocol_version = 4, 5
+        hello = s.handle(start, 0.0)
+        self.assertEqual(hello.hello.protocol_version, 3)
+        self.assertEqual(made, [])
+
     def test_the_first_message_must_be_match_start(self):
         s = MatchSession("rec", "0.1", Recorder, 0)
         with self.assertRaises(SessionError) as caught:

@@ -14,8 +14,10 @@
 
 namespace allfives::wire {
 
-// The protocol version, as common.proto defines it (the one place it is written).
+// The protocol versions, as common.proto defines them (the one place they are written): the
+// newest, which the referee and the SDKs speak, and the oldest the referee still serves.
 inline constexpr uint32_t kProtocolVersion = v1::PROTOCOL_VERSION_CURRENT;
+inline constexpr uint32_t kOldestProtocolVersion = v1::PROTOCOL_VERSION_OLDEST;
 inline constexpr const char* kRulesVersion = allfives::kRulesVersion;  // the core's (types.h)
 inline constexpr uint32_t kLogVersion = 1;
 
