@@ -144,7 +144,14 @@ void read_target(const std::string& target, int depth) {
     return;
   }
   std::string data;
-  if (read_whole(target, &data)) {
+  bool read = read_whole(target, &data);
+  // A match log the referee has not written to yet is empty: a spy waits for it (up to 1 s).
+  const bool log = target.size() > 6 && target.ends_with(".jsonl");
+  for (int i = 0; log && read && data.empty() && i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    read = read_whole(target, &data);
+  }
+  if (read) {
     report(true, "read " + target, data.substr(0, 4096));
   } else {
     report(false, "open " + target, errno_text());
