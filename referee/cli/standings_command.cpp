@@ -1,6 +1,7 @@
 #include "cli/standings_command.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -160,8 +161,24 @@ int run_standings(const StandingsOptions& o) {
   for (const std::string& note : notes)
     std::cerr << "referee standings: " << printable(note) << "\n";
   Standings standings = compute_standings(merged);
-  // An SPRT's state needs its definition: the folder's tournament.txtpb.
+  // An SPRT's state needs its definition: the folder's tournament.txtpb. One folder replays
+  // its index in the order it was written; the shards of one definition replay the merged
+  // matches in schedule order (ordinal), the order a single run plays them in.
   if (o.dirs.size() == 1) {
+    if (!add_sprt_from_folder(standings, o.dirs[0], merged, &error))
+      std::cerr << "referee standings: no SPRT state: " << error << "\n";
+  } else if (!merged.empty() && definitions.size() == o.dirs.size() &&
+             std::all_of(definitions.begin(), definitions.end(),
+                         [&](const DefinitionHashes& d) {
+                           return d.hash == merged[0].tournament_hash();
+                         }) &&
+             std::all_of(merged.begin(), merged.end(), [&](const v1::IndexEntry& e) {
+               return e.tournament_hash() == merged[0].tournament_hash();
+             })) {
+    std::stable_sort(merged.begin(), merged.end(),
+                     [](const v1::IndexEntry& a, const v1::IndexEntry& b) {
+                       return a.match().ordinal() < b.match().ordinal();
+                     });
     if (!add_sprt_from_folder(standings, o.dirs[0], merged, &error))
       std::cerr << "referee standings: no SPRT state: " << error << "\n";
   }

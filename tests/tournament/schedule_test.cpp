@@ -169,6 +169,36 @@ TEST(Schedule, EachMatchIsAFunctionOfItsPairingDealAndRotation) {
   }
 }
 
+// The schedule generated from (file, seed, ordinal) is the list make_schedule builds, match for
+// match, in every format, for round robins (unranked pairings) and gauntlets alike.
+TEST(Schedule, GeneratedFromItsOrdinalEqualsTheList) {
+  for (const char* format : {"FORMAT_TWO_PLAYERS", "FORMAT_THREE_PLAYERS", "FORMAT_FOUR_PLAYERS",
+                             "FORMAT_PARTNERSHIPS"}) {
+    for (int n : {4, 5, 7}) {
+      SCOPED_TRACE(std::string(format) + " with " + std::to_string(n) + " bots");
+      const TournamentDef t = def_of(format, n, 12);
+      const Schedule lazy(t);
+      const auto all = make_schedule(t);
+      ASSERT_EQ(lazy.size(), all.size());
+      EXPECT_EQ(lazy.size(), schedule_size(t));
+      for (size_t i = 0; i < all.size(); ++i)
+        ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+    }
+  }
+  FileFixture f;
+  TournamentDef g;
+  std::string error;
+  ASSERT_TRUE(f.load("format: FORMAT_THREE_PLAYERS\n" + bots(6) +
+                         "candidates: \"b1\" candidates: \"b4\"\nmatches_per_pairing: 6\nseed: 3\n",
+                     g, error))
+      << error;
+  const Schedule lazy(g);
+  const auto all = make_schedule(g);
+  ASSERT_EQ(lazy.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+}
+
 TEST(Schedule, ShardsPartitionTheSchedule) {
   const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 10));
   std::multiset<std::string> seen;
