@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <string_view>
 
 #include "allfives/core/rng.h"
 #include "tournament/gauntlet.h"
@@ -165,6 +167,68 @@ v1::ScheduledMatch Schedule::at(uint64_t ordinal) const {
   const auto pairing = static_cast<uint32_t>(slot % pairings_);
   const auto deal = static_cast<uint32_t>(slot / pairings_);
   return match_of(*t_, this->pairing(pairing), pairings_, pairing, deal, rotation);
+}
+
+namespace {
+
+// Splits `text` into `seats` bot names joined by '-' (every split is tried, a name may hold
+// '-'), each a key of `bots`; calls `found` with each complete split until it returns true.
+bool split_seats(std::string_view text, int seats, const std::map<std::string, int>& bots,
+                 std::vector<std::string>& names,
+                 const std::function<bool(const std::vector<std::string>&)>& found) {
+  if (seats == 1) {
+    if (!bots.count(std::string(text))) return false;
+    names.emplace_back(text);
+    const bool done = found(names);
+    names.pop_back();
+    return done;
+  }
+  for (size_t dash = text.find('-'); dash != std::string_view::npos;
+       dash = text.find('-', dash + 1)) {
+    if (!bots.count(std::string(text.substr(0, dash)))) continue;
+    names.emplace_back(text.substr(0, dash));
+    const bool done = split_seats(text.substr(dash + 1), seats - 1, bots, names, found);
+    names.pop_back();
+    if (done) return true;
+  }
+  return false;
+}
+
+// The digits of `text` as a number below 2^32, or nothing.
+std::optional<uint32_t> small_number(std::string_view text) {
+  if (text.empty() || text.size() > 10) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (v > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(v);
+}
+
+}  // namespace
+
+std::optional<uint64_t> Schedule::ordinal_of_id(const std::string& id) const {
+  const size_t r = id.rfind("-r");
+  if (r == std::string::npos) return std::nullopt;
+  const size_t d = id.rfind("-d", r == 0 ? 0 : r - 1);
+  if (d == std::string::npos || d >= r) return std::nullopt;
+  const auto deal = small_number(std::string_view(id).substr(d + 2, r - d - 2));
+  const auto rotation = small_number(std::string_view(id).substr(r + 2));
+  if (!deal || !rotation) return std::nullopt;
+  std::optional<uint64_t> out;
+  std::vector<std::string> names;
+  split_seats(std::string_view(id).substr(0, d), num_players(t_->config.format), bot_index_, names,
+              [&](const std::vector<std::string>& seats) {
+                v1::ScheduledMatch m;
+                for (const std::string& s : seats) m.add_seat_bots(s);
+                m.set_deal(*deal);
+                m.set_rotation(*rotation);
+                m.set_match_id(id);
+                out = ordinal_of(m);
+                return out.has_value();
+              });
+  return out;
 }
 
 std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,

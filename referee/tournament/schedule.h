@@ -55,6 +55,9 @@ class Schedule {
   // rotation alone (not m's ordinal or pairing, which a file with bots appended shifts), or
   // nothing if this schedule has no such match.
   std::optional<uint64_t> ordinal_of(const v1::ScheduledMatch& m) const;
+  // The ordinal of the match whose id is `id` ("BOT-BOT-dD-rR": its seat bots, deal and
+  // rotation; a bot name may hold '-', so every split into bot names is tried), or nothing.
+  std::optional<uint64_t> ordinal_of_id(const std::string& id) const;
 
  private:
   const TournamentDef* t_;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "allfives/v1/tournament.pb.h"
 #include "e2e/e2e_util.h"
 #include "log/match_log.h"
 #include "process/bot_process.h"
