@@ -180,9 +180,9 @@ bool stream_folder(const Folder& f, const GrownHashes& grown, SeenMatches& seen,
           m.format = e.format();
           m.first_name = e.tournament_name();
         } else if (e.format() != m.format) {
-          failed = "cannot rate tournaments of different formats together: '" + m.first_name +
-                   "' is " + v1::Format_Name(m.format) + ", '" + e.tournament_name() + "' " +
-                   v1::Format_Name(e.format());
+          failed = printable("cannot rate tournaments of different formats together: '" +
+                             m.first_name + "' is " + v1::Format_Name(m.format) + ", '" +
+                             e.tournament_name() + "' " + v1::Format_Name(e.format()));
           return;
         }
         if (std::find(m.hashes.begin(), m.hashes.end(), e.tournament_hash()) == m.hashes.end()) {

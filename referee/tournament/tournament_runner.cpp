@@ -483,6 +483,13 @@ std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
         out[folder.size()] == '/')
       hidden.push_back({folder, "a folder of tournament outputs", Kind::kSharedFolder});
   }
+  // A shard's siblings (ShardPeers reads them): the neighbouring shard logs the mirror of a
+  // match, the same deals with the seats swapped, while this shard plays it.
+  const std::string shards = absolute(fs::path(out).parent_path());
+  if (run.shard_count > 1 && shards != out &&
+      std::none_of(hidden.begin(), hidden.end(),
+                   [&](const HiddenPath& h) { return h.path == shards; }))
+    hidden.push_back({shards, "the folder of the tournament's shards", Kind::kSharedFolder});
   return hidden;
 }
 
