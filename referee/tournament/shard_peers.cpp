@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,8 @@ namespace fs = std::filesystem;
 
 // A tournament.txtpb is a few KiB; a larger one is not a shard's copy of its file.
 constexpr uint64_t kMaxDefinitionBytes = uint64_t{1} << 20;
+// How long a definition file that does not match may still be being written.
+constexpr std::chrono::seconds kSettle{3};
 // Read at most this much of a peer's index per poll, so a huge index is taken in steps.
 constexpr uint64_t kMaxReadPerPoll = uint64_t{8} << 20;
 
@@ -76,13 +79,29 @@ void ShardPeers::look_at(const std::string& dir, Peer& peer, std::vector<std::st
   std::stringstream text;
   text << in.rdbuf();
   v1::Tournament theirs;
-  if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &theirs))
-    return drop(file + " cannot be read as a tournament definition");
-  if (theirs.SerializeAsString() != own_definition_)
-    return drop(file +
-                " holds another tournament definition than this shard's (another file, or "
-                "this file changed); only shards of one definition decide together");
-  peer.state = State::kReading;
+  const bool parsed = in && google::protobuf::TextFormat::ParseFromString(text.str(), &theirs);
+  if (parsed && theirs.SerializeAsString() == own_definition_) {
+    peer.state = State::kReading;
+    return;
+  }
+  // A shard starting writes its copy as this one reads it: a file changed in the last seconds
+  // is looked at again, and one that changes later too (its size or time).
+  const auto written = fs::last_write_time(file, ec);
+  const auto size = fs::file_size(file, ec);
+  if (ec || fs::file_time_type::clock::now() - written < kSettle) return;
+  if (peer.state == State::kIgnored && size == peer.definition_size &&
+      written == peer.definition_time)
+    return;
+  const bool said = peer.state == State::kIgnored;
+  peer.state = State::kIgnored;
+  peer.definition_size = size;
+  peer.definition_time = written;
+  if (!said)
+    notes.push_back("the SPRT across shards ignores " + dir + ": " + file +
+                    (parsed ? " holds another tournament definition than this shard's (another "
+                              "file, or this file changed); only shards of one definition "
+                              "decide together"
+                            : " cannot be read as a tournament definition"));
 }
 
 std::string ShardPeers::line_problem(const std::string& line, v1::IndexEntry& e) const {
@@ -155,7 +174,7 @@ std::vector<v1::IndexEntry> ShardPeers::poll(std::vector<std::string>& notes) {
   discover();
   std::vector<v1::IndexEntry> out;
   for (auto& [dir, peer] : peers_) {
-    if (peer.state == State::kWaiting) look_at(dir, peer, notes);
+    if (peer.state == State::kWaiting || peer.state == State::kIgnored) look_at(dir, peer, notes);
     if (peer.state == State::kReading) read_new(dir, peer, out, notes);
   }
   return out;

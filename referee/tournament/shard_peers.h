@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,9 +35,12 @@ class ShardPeers {
   size_t reading() const;
 
  private:
-  enum class State { kWaiting, kReading, kDropped };
+  // kIgnored: its definition is another one (looked at again if its file changes).
+  enum class State { kWaiting, kReading, kIgnored, kDropped };
   struct Peer {
     State state = State::kWaiting;
+    uintmax_t definition_size = 0;  // of an ignored folder's tournament.txtpb
+    std::filesystem::file_time_type definition_time{};
     uint64_t offset = 0;  // bytes of complete lines read from its index
     uint64_t lines = 0;
   };

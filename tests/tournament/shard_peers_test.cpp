@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -95,9 +96,14 @@ TEST(ShardPeers, AFolderOfAnotherFileIsIgnoredSayingWhy) {
   const TournamentDef def = load(parent, "t", 7);
   const TournamentDef other = load(parent, "u", 8);  // another seed: other matches
   const std::string own = shard(parent, "shard-0", def, "");
-  shard(parent, "elsewhere", other, line(other, 1));
+  const std::string elsewhere = shard(parent, "elsewhere", other, line(other, 1));
   ShardPeers peers(def, own);
   std::vector<std::string> notes;
+  // A file that does not match may be one being written: only once it settles is it another.
+  EXPECT_TRUE(peers.poll(notes).empty());
+  EXPECT_TRUE(notes.empty()) << joined(notes);
+  fs::last_write_time(elsewhere + "/tournament.txtpb",
+                      fs::file_time_type::clock::now() - std::chrono::minutes(1));
   EXPECT_TRUE(peers.poll(notes).empty());
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("ignores " + fs::canonical(parent.file("elsewhere")).string()),
@@ -107,6 +113,13 @@ TEST(ShardPeers, AFolderOfAnotherFileIsIgnoredSayingWhy) {
   EXPECT_EQ(peers.reading(), 0u);
   EXPECT_TRUE(peers.poll(notes).empty());
   EXPECT_EQ(notes.size(), 1u) << "said once";
+  // A shard's copy read half written, then complete: the folder becomes a peer.
+  const std::string late = shard(parent, "late", def, line(def, 1));
+  std::ofstream(late + "/tournament.txtpb") << "name: \"pee";
+  EXPECT_TRUE(peers.poll(notes).empty());
+  shard(parent, "late", def, line(def, 1));
+  EXPECT_EQ(peers.poll(notes).size(), 1u);
+  EXPECT_EQ(notes.size(), 1u) << joined(notes);
 }
 
 // Each hostile index: the lines before the bad one count, the bad one and all after do not.
