@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
@@ -32,6 +35,38 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
 v1::ScheduledMatch scheduled_match(const TournamentDef& t,
                                    const std::vector<std::vector<int>>& pairings, uint32_t pairing,
                                    uint32_t deal, uint32_t rotation);
+
+// The schedule generated, not stored: match `ordinal` is made from the file, its seed and the
+// ordinal alone, as a fastchess scheduler does, so a referee, a shard or a resume never builds
+// the list. A round robin's pairing is unranked from its index (colexicographic order, as
+// pairings_of sorts them), so memory does not grow with the bots either; a gauntlet keeps its
+// pairings (candidates times baseline combinations). at(i) == make_schedule(t)[i].
+class Schedule {
+ public:
+  explicit Schedule(const TournamentDef& t);
+  uint64_t size() const { return size_; }
+  uint64_t pairings() const { return pairings_; }
+  uint32_t rotations() const { return rotations_; }
+  // Match `ordinal` (< size()).
+  v1::ScheduledMatch at(uint64_t ordinal) const;
+  // The bot indexes of pairing `p` (< pairings()), in increasing order.
+  std::vector<int> pairing(uint64_t p) const;
+  // The ordinal, in this schedule, of the match with m's id: found from m's seat bots, deal and
+  // rotation alone (not m's ordinal or pairing, which a file with bots appended shifts), or
+  // nothing if this schedule has no such match.
+  std::optional<uint64_t> ordinal_of(const v1::ScheduledMatch& m) const;
+  // The ordinal of the match whose id is `id` ("BOT-BOT-dD-rR": its seat bots, deal and
+  // rotation; a bot name may hold '-', so every split into bot names is tried), or nothing.
+  std::optional<uint64_t> ordinal_of_id(const std::string& id) const;
+
+ private:
+  const TournamentDef* t_;
+  uint64_t size_ = 0, pairings_ = 0;
+  uint32_t rotations_ = 1;
+  int k_ = 2;
+  std::map<std::string, int> bot_index_;
+  std::vector<std::vector<int>> stored_;  // a gauntlet's pairings; empty for a round robin
+};
 
 // How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the
 // count does not fit), so a file can be refused before anything is allocated.

@@ -55,7 +55,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
 // folder run_tournament() makes there before any bot starts (the folder may also hold the
 // user's files, so they are named one by one), the folders above it that hold other runs'
 // output (the file's out_dir above a shard's folder, tournaments-out/ above the default
-// out_dir), and the tournament file. Absolute.
+// out_dir; with --shard, the folder holding the shards' folders), and the tournament file.
+// Absolute.
 std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run);
 
 }  // namespace allfives::referee

@@ -348,6 +348,61 @@ TEST(Sandbox, ABotBesideTheTournamentOutputCannotReadItNorTheTournamentFile) {
   }
 }
 
+// Shards of one tournament share a results folder (docs/CLUSTER.md), where the neighbouring
+// shard logs the mirror of a bot's match (the same deals, seats swapped) while it is played: a
+// bot of one shard reads none of the other shards' folders.
+RunResult play_shard(const std::string& dir, int shard, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-C",
+                                   dir,
+                                   kReferee,
+                                   "tournament",
+                                   "t.txtpb",
+                                   "-j",
+                                   "1",
+                                   "-q",
+                                   "--shard",
+                                   std::to_string(shard) + "/2",
+                                   "--out",
+                                   "results/shard-" + std::to_string(shard)};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv, std::chrono::seconds(120));
+}
+
+std::string shard_spy_output(const std::string& name, const std::vector<std::string>& extra) {
+  const std::string dir = folder_with_hostile(name);
+  std::ofstream(dir + "/t.txtpb")
+      << "name: \"shards\"\nformat: FORMAT_TWO_PLAYERS\n"
+      << "bots { name: \"hostile\" command: \"./hostile_bot\" args: \"--mode\" args: "
+         "\"read-files\" args: \"--targets-file\" args: \""
+      << targets_file(name, {"results"}) << "\" }\n"
+      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+      << "matches_per_pairing: 4\nseed: 3\nmax_hands: 1\n";
+  const RunResult first = play_shard(dir, 1, extra);
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  const RunResult second = play_shard(dir, 0, extra);
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  std::vector<std::string> logs;
+  for (const auto& entry : fs::directory_iterator(dir + "/results/shard-0/matches"))
+    logs.push_back(entry.path().string());
+  EXPECT_EQ(logs.size(), 2u);
+  return bot_outputs(logs);
+}
+
+TEST(Sandbox, ABotOfOneShardReadsNoneOfTheOtherShards) {
+  const std::string out = shard_spy_output("shard-spy", {});
+  ASSERT_TRUE(listed(out, "results").has_value()) << out;  // it did look
+  EXPECT_EQ(listed(out, "results"), std::set<std::string>{}) << out;
+  EXPECT_FALSE(contains(out, "match_id")) << out;
+  EXPECT_FALSE(contains(out, "shard-1")) << out;
+}
+
+TEST(Sandbox, WithoutTheSandboxABotOfOneShardReadsTheOtherShards) {
+  const std::string out = shard_spy_output("shard-spy-unsandboxed", {"--no-sandbox"});
+  EXPECT_TRUE(contains(out, "shard-1")) << out;
+  EXPECT_TRUE(contains(out, "match_id")) << out;  // the other shard's index and logs
+}
+
 TEST(Sandbox, RefusesABotThatCouldReadAFolderOfTheRefereesAlone) {
   const std::string dir = temp_dir("refuse-matches-folder");
   fs::create_directories(dir + "/out/matches");

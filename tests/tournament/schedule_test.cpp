@@ -169,6 +169,62 @@ TEST(Schedule, EachMatchIsAFunctionOfItsPairingDealAndRotation) {
   }
 }
 
+// The schedule generated from (file, seed, ordinal) is the list make_schedule builds, match for
+// match, in every format, for round robins (unranked pairings) and gauntlets alike.
+TEST(Schedule, GeneratedFromItsOrdinalEqualsTheList) {
+  for (const char* format : {"FORMAT_TWO_PLAYERS", "FORMAT_THREE_PLAYERS", "FORMAT_FOUR_PLAYERS",
+                             "FORMAT_PARTNERSHIPS"}) {
+    for (int n : {4, 5, 7}) {
+      SCOPED_TRACE(std::string(format) + " with " + std::to_string(n) + " bots");
+      const TournamentDef t = def_of(format, n, 12);
+      const Schedule lazy(t);
+      const auto all = make_schedule(t);
+      ASSERT_EQ(lazy.size(), all.size());
+      EXPECT_EQ(lazy.size(), schedule_size(t));
+      for (size_t i = 0; i < all.size(); ++i) {
+        ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+        ASSERT_EQ(lazy.ordinal_of(all[i]), i) << all[i].match_id();
+        ASSERT_EQ(lazy.ordinal_of_id(all[i].match_id()), i) << all[i].match_id();
+      }
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b0-d0-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-nobody-d0-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b1-d999-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b1-d0-r9"));
+      EXPECT_FALSE(lazy.ordinal_of_id("-d0-r0"));
+    }
+  }
+  // Names that hold '-' (and one that is a prefix of another) split every way until one fits.
+  {
+    FileFixture f;
+    TournamentDef t;
+    std::string error;
+    ASSERT_TRUE(f.load("format: FORMAT_THREE_PLAYERS\n"
+                       "bots { name: \"a\" command: \"./bot.sh\" }\n"
+                       "bots { name: \"a-b\" command: \"./bot.sh\" }\n"
+                       "bots { name: \"b-c\" command: \"./bot.sh\" }\n"
+                       "bots { name: \"c\" command: \"./bot.sh\" }\n"
+                       "matches_per_pairing: 3\nseed: 4\n",
+                       t, error))
+        << error;
+    const Schedule lazy(t);
+    const auto all = make_schedule(t);
+    for (size_t i = 0; i < all.size(); ++i)
+      ASSERT_EQ(lazy.ordinal_of_id(all[i].match_id()), i) << all[i].match_id();
+  }
+  FileFixture f;
+  TournamentDef g;
+  std::string error;
+  ASSERT_TRUE(f.load("format: FORMAT_THREE_PLAYERS\n" + bots(6) +
+                         "candidates: \"b1\" candidates: \"b4\"\nmatches_per_pairing: 6\nseed: 3\n",
+                     g, error))
+      << error;
+  const Schedule lazy(g);
+  const auto all = make_schedule(g);
+  ASSERT_EQ(lazy.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+}
+
 TEST(Schedule, ShardsPartitionTheSchedule) {
   const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 10));
   std::multiset<std::string> seen;
