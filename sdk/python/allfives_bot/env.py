@@ -97,6 +97,11 @@ class AllFivesEnv:
         self._rng.seed(seed)
         if self.table is None:
             self.table = _core.Table(self.config, seed)
+            # The calls made at every play, bound once (C++ fast calls, table_bindings.cpp);
+            # last() goes through a subclass's own observe() if it has one.
+            self._play, self._observe = self.table.play, self.table.observe
+            if type(self).observe is not AllFivesEnv.observe:
+                self._observe = lambda seat: self.observe(self.possible_agents[seat])
         else:
             self.table.reset(self.config, seed)
         self.seed = seed
@@ -126,31 +131,30 @@ class AllFivesEnv:
             self.rewards = {a: 0 for a in self.agents}
             self._rewarded = False
         try:
-            outcome = self.table.step(int(action))
+            seat = self._play(action)  # the seat to move next, -1 at a hand's end, -2 at the match's
         except ValueError as error:
             raise ValueError(f"{agent}: {error} (legal: {self.table.legal_actions()})") from None
-        if not outcome:
-            self.agent_selection = self._names[self.table.seat_to_move]
+        if seat >= 0:
+            self.agent_selection = self._names[seat]
             return
-        self._score_hand(outcome == 2)  # a hand or the match ended
+        self._score_hand(seat == -2)
         self._rewarded = True
         for a in self.agents:
             self._cumulative_rewards[a] += self.rewards[a]
-        if outcome == 2:
+        if seat == -2:
             self.terminations = {a: True for a in self.agents}
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[self.table.seat_to_move]
 
     def observe(self, agent: str) -> dict:
-        seat = self.agent_name_mapping[agent]
-        table = self.table
-        return {"observation": table.observation(seat), "action_mask": table.action_mask(seat)}
+        return self._observe(self.agent_name_mapping[agent])
 
     def last(self, observe: bool = True):
         """(observation, cumulative reward, termination, truncation, info) of agent_selection."""
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+        observation = self._observe(self.agent_name_mapping[agent]) if observe else None
+        return (observation, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def agent_iter(self, max_iter: int = 2 ** 63) -> Iterator[str]:

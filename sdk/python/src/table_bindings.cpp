@@ -1,14 +1,13 @@
 // The Table: a match with every seat's Knowledge kept up to date, stepped by actions: the engine
 // of the in-process environment (allfives_bot/env.py). The calls the environment makes at
-// every play (play, observe, legal_actions) are CPython METH_FASTCALL methods rather than
-// pybind11 ones: a pybind11 call costs about 0.2 µs of dispatch, as much as the play itself,
-// and a step-by-step loop makes three of them per play.
+// every play (play, observe, legal_actions) are fast calls (fast_call.h).
 #include <pybind11/pybind11.h>
 
 #include <cstring>
 #include <string>
 
 #include "bindings.h"
+#include "fast_call.h"
 
 namespace allfives::python {
 
@@ -84,51 +83,31 @@ class Table {
   py::object mask_;  // the mover's mask at this decision, once asked for
 };
 
-// --- the fast calls ---------------------------------------------------------------------------
+// --- the fast calls (fast_call.h) -------------------------------------------------------------
 
-// Runs `body` and turns a C++ exception into a Python one (nullptr), as pybind11 would.
-template <class Body>
-PyObject* guarded(Body&& body) {
-  try {
-    return body();
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (const py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
-
-Table& table_of(PyObject* self) {
-  return py::handle(self).cast<Table&>();
-}
-
-// One int argument, taken as int() takes it (numpy integers included). A number out of range
+// An int argument taken as int() takes it (numpy integers included). A number out of range
 // becomes -1, which the callee rejects with its own message.
-int int_arg(PyObject* const* args, Py_ssize_t nargs, const char* what) {
-  if (nargs != 1) throw py::type_error(std::string("takes one argument: ") + what);
-  py::object number = py::reinterpret_steal<py::object>(PyNumber_Long(args[0]));
+int int_of(PyObject* arg) {
+  py::object number = py::reinterpret_steal<py::object>(PyNumber_Long(arg));
   if (!number) throw py::error_already_set();
   const long v = PyLong_AsLong(number.ptr());
   if (v == -1 && PyErr_Occurred()) PyErr_Clear();
   return (v < INT32_MIN || v > INT32_MAX) ? -1 : static_cast<int>(v);
 }
 
-PyObject* table_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* table_play(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   return guarded([&] {
-    Table& t = table_of(self);
-    return PyLong_FromLong(t.play(int_arg(args, nargs, "action")));
+    const int action = int_of(only_arg(args, nargs, kw, "action"));
+    return PyLong_FromLong(self_of<Table>(self).play(action));
   });
 }
 
-PyObject* table_observe(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* table_observe(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
   return guarded([&] {
     static PyObject* const observation_key = PyUnicode_InternFromString("observation");
     static PyObject* const mask_key = PyUnicode_InternFromString("action_mask");
-    Table& t = table_of(self);
-    const int seat = int_arg(args, nargs, "seat");
+    Table& t = self_of<Table>(self);
+    const int seat = int_of(only_arg(args, nargs, kw, "seat"));
     py::object mask = t.mask(seat);
     py::object observation = to_array(t.observation(seat));
     py::dict out;
@@ -139,33 +118,24 @@ PyObject* table_observe(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
   });
 }
 
-PyObject* table_legal_actions(PyObject* self, PyObject* const*, Py_ssize_t nargs) {
+PyObject* table_legal_actions(PyObject* self, PyObject* const*, Py_ssize_t nargs, PyObject* kw) {
   return guarded([&] {
-    if (nargs != 0) throw py::type_error("legal_actions() takes no arguments");
-    return actions_of(table_of(self).state().legal_plays()).release().ptr();
+    if (nargs != 0 || kw) throw py::type_error("legal_actions() takes no arguments");
+    return actions_of(self_of<Table>(self).state().legal_plays()).release().ptr();
   });
 }
 
 PyMethodDef kPlay = {
-    "play", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_play)), METH_FASTCALL,
+    "play", as_cfunction(table_play), METH_FASTCALL | METH_KEYWORDS,
     "play(action): plays `action` for the seat to move. Returns the seat to move next, or -1 "
     "if the play ended the hand (the next hand is dealt), -2 if it ended the match."};
 PyMethodDef kObserve = {
-    "observe", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_observe)),
-    METH_FASTCALL,
+    "observe", as_cfunction(table_observe), METH_FASTCALL | METH_KEYWORDS,
     "observe(seat): {\"observation\": observation(seat), \"action_mask\": action_mask(seat)}, "
     "in one call."};
 PyMethodDef kLegalActions = {
-    "legal_actions",
-    reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(table_legal_actions)), METH_FASTCALL,
+    "legal_actions", as_cfunction(table_legal_actions), METH_FASTCALL | METH_KEYWORDS,
     "legal_actions(): the seat to move's legal actions, in the referee's order."};
-
-void add_fast_method(py::handle cls, PyMethodDef* def) {
-  py::object method = py::reinterpret_steal<py::object>(
-      PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), def));
-  if (!method) throw py::error_already_set();
-  py::setattr(cls, def->ml_name, method);
-}
 
 }  // namespace
 
