@@ -21,8 +21,10 @@ plays are decisions: the environment draws and passes for the players. ``observe
 ``array.array("h")``) that depend only on what that seat may see and what the public history
 told it (never another seat's tiles; the layout is in sdk/README.md), and 56 bytes of 0 or 1,
 all 0 unless the agent is to move (``numpy.frombuffer(mask, numpy.int8)`` and
-``numpy.asarray(observation)`` turn them into arrays without numpy being needed here). ``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a
-search a full state consistent with it.
+``numpy.asarray(observation)`` turn them into arrays without numpy being needed here);
+``legal_actions()`` lists the mover's actions, the cheap way to choose without numpy.
+``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a search
+a full state consistent with it.
 
 Rewards come only at the end of a hand or of the match, to every agent at once:
 - ``reward="match"``: at the match's end +1 for the winning side's seats, -1 for the others,
@@ -190,6 +192,7 @@ class AllFivesEnv:
         return self.table.view(self.agent_name_mapping[agent])
 
     def legal_actions(self) -> List[int]:
+        """agent_selection's legal actions, the mask's ones in the referee's order (a new list)."""
         return self.table.legal_actions()
 
     # --- helpers ---------------------------------------------------------------------------
