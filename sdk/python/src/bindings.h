@@ -1,4 +1,5 @@
-// What the binding's files share (core_module.cpp, state_bindings.cpp, search_bindings.cpp):
+// What the binding's files share (core_module.cpp, state_bindings.cpp, search_bindings.cpp,
+// table_bindings.cpp):
 // the registered value types, conversions between core values and Python objects, and each
 // file's bind function.
 #pragma once
@@ -47,8 +48,8 @@ State sample_or_raise(const WorldSampler& sampler, SplitMix64& rng);
 
 void bind_state(py::module_& m);  // state_bindings.cpp: State, View
 void bind_view(py::module_& m);
-void bind_knowledge(py::module_& m);  // search_bindings.cpp: Knowledge, WorldSampler, Table,
-void bind_table(py::module_& m);      // play_matches
-void bind_batch(py::module_& m);
+void bind_knowledge(py::module_& m);  // search_bindings.cpp: Knowledge, WorldSampler,
+void bind_batch(py::module_& m);      // play_matches
+void bind_table(py::module_& m);      // table_bindings.cpp: Table
 
 }  // namespace allfives::python
