@@ -94,6 +94,7 @@ int run_match(const MatchOptions& o) {
       return 2;
     }
     spec.confinement = confinement_from(o.confinement);
+    spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
     given.push_back(spec);
   }
   {

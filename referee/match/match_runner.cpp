@@ -215,7 +215,8 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
   if (st == IoStatus::kTimeout) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT,
               "no Hello within " + std::to_string(spec_.time.handshake.count()) +
-                  " ms of MatchStart (the start-up timeout)");
+                  " ms of MatchStart (the start-up timeout: --startup-timeout-ms of referee "
+                  "match and check-bot, startup_timeout_ms in a tournament file)");
     return false;
   }
   if (st != IoStatus::kOk) {

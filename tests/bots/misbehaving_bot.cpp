@@ -18,6 +18,13 @@
 // decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
 // MatchStart, the process staying alive).
+// Start-up and serving mistakes (for `referee check-bot` and the start-up messages):
+// slow-start (listen only after N ms), listen-tcp (ignore --listen, serve on 0.0.0.0:50051),
+// listen-own-unix (ignore --listen, serve on unix:/tmp/misbehaving.sock), no-health (serve the
+// Bot service without the health service), no-listen-flag (refuse --listen as an unknown flag,
+// exit 2), exit-after-match (exit 0 once its first match has ended), chatty (print a line to
+// stdout and one to stderr at startup and at every decision, then play normally),
+// ignore-sigterm (play normally but ignore SIGTERM).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
 // gives the tests of unasked answers a wide window between two requests.
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
@@ -28,6 +35,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -99,6 +107,12 @@ class MisbehavingBot final : public v1::Bot::Service {
       const v1::TurnRequest& t = in.turn_request();
       ++decision;
       const bool now = decision == g_opt.at;
+      if (g_opt.mode == "chatty") {
+        std::printf("chatty: thinking about decision %d\n", decision);
+        std::fflush(stdout);
+        std::fprintf(stderr, "chatty: decision %d, %d legal plays\n", decision,
+                     t.legal_plays_size());
+      }
       if (now && g_opt.mode == "crash") _exit(3);
       if (now && g_opt.mode == "hang") {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -166,6 +180,13 @@ class MisbehavingBot final : public v1::Bot::Service {
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
     }
+    if (g_opt.mode == "exit-after-match") {
+      // Once this stream's status is on its way: a bot that serves one match only.
+      std::thread([] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::_Exit(0);
+      }).detach();
+    }
     return grpc::Status::OK;
   }
 };
@@ -198,6 +219,21 @@ int main(int argc, char** argv) {
     std::cerr << "misbehaving_bot: exiting at startup as asked\n";
     return 7;
   }
+  if (g_opt.mode == "no-listen-flag") {
+    std::cerr << "usage: misbehaving_bot [--mode MODE]\nmisbehaving_bot: error: unrecognized "
+                 "arguments: --listen "
+              << g_opt.listen << "\n";
+    return 2;
+  }
+  if (g_opt.mode == "slow-start") std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+  if (g_opt.mode == "listen-tcp") g_opt.listen = "0.0.0.0:50051";
+  if (g_opt.mode == "listen-own-unix") g_opt.listen = "unix:/tmp/misbehaving.sock";
+  if (g_opt.mode == "ignore-sigterm") std::signal(SIGTERM, SIG_IGN);
+  if (g_opt.mode == "chatty") {
+    std::printf("chatty: hello on stdout\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "chatty: hello on stderr\n");
+  }
   if (g_opt.mode == "no-socket") {
     std::this_thread::sleep_for(std::chrono::hours(1));
     return 0;
@@ -218,7 +254,7 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
-  builder.RegisterService(&health);
+  if (g_opt.mode != "no-health") builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

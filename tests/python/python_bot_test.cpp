@@ -205,6 +205,53 @@ TEST(PythonBot, FlagsAndSigterm) {
   EXPECT_NE(bot->take_stderr().find("stop signal received"), std::string::npos);
 }
 
+// A virtual environment outside the bot's folder (the SDK installed there, the likeliest
+// newcomer set-up): the sandbox does not show it, and the start-up fault says so and names the
+// fix; with that fix the same bot plays.
+struct VenvBot {
+  std::string venv, command;
+};
+VenvBot venv_bot(const std::string& dir) {
+  VenvBot v{dir + "/venv", ""};
+  const RunResult made = run({ALLFIVES_PYTHON_EXECUTABLE, "-m", "venv", "--without-pip",
+                              "--system-site-packages", v.venv});
+  EXPECT_EQ(made.exit_code, 0) << made.output;
+  // The SDK as pip would install it: the package in the environment's site-packages.
+  const RunResult where = run(
+      {v.venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"});
+  const std::string site = where.output.substr(0, where.output.find('\n'));
+  fs::copy(fs::path(kRunBot).parent_path() / "allfives_bot", site + "/allfives_bot",
+           fs::copy_options::recursive);
+  fs::create_directories(dir + "/mybots");
+  std::ofstream(dir + "/mybots/first.py") << "import sys\nfrom allfives_bot import Bot, run\n\n"
+                                             "class First(Bot):\n"
+                                             "    def choose_play(self, view, clock):\n"
+                                             "        return 0\n\n"
+                                             "sys.exit(run(First, 'first', '1.0'))\n";
+  v.command = v.venv + "/bin/python3 " + dir + "/mybots/first.py";
+  return v;
+}
+
+TEST(PythonBot, AVirtualEnvironmentTheSandboxDoesNotShowIsNamedWithItsFix) {
+  const std::string d = temp_dir("venv");
+  const VenvBot v = venv_bot(d);
+  Match m = play(d, {v.command, kRandom}, 1);
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const v1::LogFault& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.kind(), v1::FAULT_KIND_STARTUP_FAILURE);
+  for (const std::string& words :
+       {std::string("No module named 'allfives_bot'"),
+        "the interpreter belongs to the virtual environment " + v.venv +
+            " (its pyvenv.cfg), "
+            "which the sandbox does not show",
+        "Add `--read-only " + v.venv + "`", "`read_only_dirs: \"" + v.venv + "\"`"})
+    EXPECT_NE(f.reason().find(words), std::string::npos) << words << "\nin: " << f.reason();
+  m = play(d, {v.command, kRandom, "--read-only", v.venv}, 1);
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(m.run.output.find("Fault:"), std::string::npos) << m.run.output;
+  EXPECT_EQ(only(m.log, v1::LogRecord::kHeader).header().bots(0).name(), "first");
+}
+
 // MatchInfo.seed and SplitMix64 are bit for bit those of the C++ SDK and rules core.
 TEST(PythonBot, SeedsAreTheCppSdkSeeds) {
   const RunResult r = run({kRunBot, "-c",
