@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "cli/check_bot_command.h"
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   referee::add_verify_command(app, exit_code);
   referee::add_replay_command(app, exit_code);
   referee::add_serve_command(app, exit_code);
+  referee::add_check_bot_command(app, exit_code);
 
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).

@@ -22,7 +22,7 @@
 // slow-start (listen only after N ms), listen-tcp (ignore --listen, serve on 0.0.0.0:50051),
 // listen-own-unix (ignore --listen, serve on unix:/tmp/misbehaving.sock), no-health (serve the
 // Bot service without the health service), no-listen-flag (refuse --listen as an unknown flag,
-// exit 2), exit-after-match (exit 0 once its first match has ended), chatty (print a line to
+// exit 2), exit-after-match (exit 0 when its first match ends), chatty (print a line to
 // stdout and one to stderr at startup and at every decision, then play normally),
 // ignore-sigterm (play normally but ignore SIGTERM).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
@@ -103,6 +103,7 @@ class MisbehavingBot final : public v1::Bot::Service {
         }
         continue;
       }
+      if (in.has_match_end() && g_opt.mode == "exit-after-match") std::_Exit(0);
       if (!in.has_turn_request()) continue;
       const v1::TurnRequest& t = in.turn_request();
       ++decision;
@@ -179,13 +180,6 @@ class MisbehavingBot final : public v1::Bot::Service {
       }
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
-    }
-    if (g_opt.mode == "exit-after-match") {
-      // Once this stream's status is on its way: a bot that serves one match only.
-      std::thread([] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        std::_Exit(0);
-      }).detach();
     }
     return grpc::Status::OK;
   }

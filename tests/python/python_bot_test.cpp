@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -250,6 +251,27 @@ TEST(PythonBot, AVirtualEnvironmentTheSandboxDoesNotShowIsNamedWithItsFix) {
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   EXPECT_EQ(m.run.output.find("Fault:"), std::string::npos) << m.run.output;
   EXPECT_EQ(only(m.log, v1::LogRecord::kHeader).header().bots(0).name(), "first");
+}
+
+// `referee check-bot` on the same bot: the start fails naming the fix, then with the fix the
+// Python bot passes every check (sandboxed, as a match starts it).
+TEST(PythonBot, CheckBotNamesTheHiddenVirtualEnvironmentThenPasses) {
+  const std::string d = temp_dir("venv-check");
+  const VenvBot v = venv_bot(d);
+  RunResult r = run({kReferee, "check-bot", v.command}, std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string folded = std::regex_replace(r.output, std::regex("\n *"), " ");
+  EXPECT_NE(folded.find("FAIL  start"), std::string::npos) << r.output;
+  EXPECT_NE(folded.find("the interpreter belongs to the virtual environment " + v.venv +
+                        " (its pyvenv.cfg), which the sandbox does not show. Add `--read-only " +
+                        v.venv + "`"),
+            std::string::npos)
+      << r.output;
+  r = run({kReferee, "check-bot", "--read-only", v.venv, "--", v.command},
+          std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("name \"first\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("The bot conforms."), std::string::npos) << r.output;
 }
 
 // MatchInfo.seed and SplitMix64 are bit for bit those of the C++ SDK and rules core.
