@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "check/bot_check.h"
+#include "cli/command_line_errors.h"
 #include "cli/confinement_flags.h"
 #include "cli/stop_signal.h"
 
@@ -33,12 +34,20 @@ bool bot_from(const std::vector<std::string>& words, BotSpec& out, std::string* 
   return true;
 }
 
-int run_check(const CheckBotFlags& f, const std::vector<std::string>& words) {
+int run_check(const CheckBotFlags& f, const CLI::App& cmd) {
+  const std::vector<std::string> words = cmd.remaining();
   BotCheckOptions o;
   std::string why;
   if (words.empty()) {
     std::cerr << "referee check-bot: give the bot's command, e.g. referee check-bot "
                  "build/sample_bots/greedy_bot\n";
+    return 2;
+  }
+  // A program's name never starts with '-': this is a flag of ours, mistyped.
+  if (words[0].starts_with('-')) {
+    std::cerr << "referee check-bot: " << unknown_flag(words[0], flag_names(cmd))
+              << "\nRun `referee check-bot --help` for every flag; the bot's command comes "
+                 "after them.\n";
     return 2;
   }
   if (!bot_from(words, o.bot, &why)) {
@@ -88,9 +97,10 @@ void add_check_bot_command(CLI::App& app, int& exit_code) {
       "then what it printed. Each failure comes with its fix (for a bot that does not start:\n"
       "the address passed, the limit and its flag, where it listens instead, a virtual\n"
       "environment the sandbox does not show...).\n"
-      "COMMAND [ARGS...] is the bot's command line, after this command's own flags (or after\n"
-      "--); one quoted word is split like a bot of `referee match`. A unix:PATH or host:port\n"
-      "checks a bot already serving there (without sandbox or stop).\n"
+      "COMMAND [ARGS...] is the bot's command line, right after this command's own flags (each\n"
+      "--read-only takes one folder here); one quoted word is split like a bot of `referee\n"
+      "match`. A unix:PATH or host:port checks a bot already serving there (without sandbox or\n"
+      "stop).\n"
       "Exit status: 0 the bot conforms (warnings allowed), 1 it does not, 2 bad arguments,\n"
       "3 the check could not run (no sandbox here, no temporary folder).");
   cmd->prefix_command();  // the first word that is not a flag of ours starts the bot's command
@@ -112,7 +122,12 @@ void add_check_bot_command(CLI::App& app, int& exit_code) {
                   "Keep the check matches' logs in this folder, for `referee replay` (default: "
                   "a temporary folder, removed); hidden from the bot");
   add_confinement_flags(cmd, f->confinement);
-  cmd->callback([f, cmd, &exit_code] { exit_code = run_check(*f, cmd->remaining()); });
+  // One folder per --read-only here: the bot's command follows the flags.
+  cmd->get_option("--read-only")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->callback([f, cmd, &exit_code] { exit_code = run_check(*f, *cmd); });
 }
 
 }  // namespace allfives::referee

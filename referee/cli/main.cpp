@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/check_bot_command.h"
+#include "cli/command_line_errors.h"
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
@@ -21,6 +22,8 @@ int main(int argc, char** argv) {
   using namespace allfives;
   CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
   app.require_subcommand(1);
+  // An unknown flag or command is answered with the nearest one (inherited by the commands).
+  app.failure_message(referee::explain_command_line_error);
   // A later flag overrides an earlier one, so wrappers can append overrides.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   int exit_code = 0;

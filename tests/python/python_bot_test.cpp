@@ -267,8 +267,7 @@ TEST(PythonBot, CheckBotNamesTheHiddenVirtualEnvironmentThenPasses) {
                         v.venv + "`"),
             std::string::npos)
       << r.output;
-  r = run({kReferee, "check-bot", "--read-only", v.venv, "--", v.command},
-          std::chrono::seconds(120));
+  r = run({kReferee, "check-bot", "--read-only", v.venv, v.command}, std::chrono::seconds(120));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("name \"first\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("The bot conforms."), std::string::npos) << r.output;
