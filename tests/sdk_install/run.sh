@@ -18,7 +18,23 @@ done
 "$cmake" -S "$project" -B "$tmp/bot" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/configure.log" ||
   { cat "$tmp/configure.log"; exit 1; }
+# Nothing misleading while the dependencies are found (gRPC's search for c-ares would print
+# "Could NOT find c-ares" before finding it).
+if grep -n "Could NOT find\|NOT FOUND\|CMake Warning" "$tmp/configure.log"; then
+  echo "configuring the bot printed the lines above; it must find its dependencies quietly" >&2
+  exit 1
+fi
 "$cmake" --build "$tmp/bot" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+
+# Where c-ares is really missing (here: its header given as a folder without it), the
+# configure stops with a message that names the package to install.
+status=0
+"$cmake" -S "$project" -B "$tmp/bot-no-cares" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_PREFIX_PATH="$tmp/prefix" -Dc-ares_INCLUDE_DIR="$tmp/no-such-folder" \
+  >"$tmp/no-cares.log" 2>&1 || status=$?
+[ "$status" -ne 0 ] || { echo "configuring without c-ares succeeded" >&2; exit 1; }
+grep -q "install libc-ares-dev" "$tmp/no-cares.log" ||
+  { cat "$tmp/no-cares.log"; echo "no clear message without c-ares" >&2; exit 1; }
 
 "$tmp/bot/first_bot" --help >"$tmp/help.txt"
 grep -q -- "--listen" "$tmp/help.txt" || { echo "--help does not mention --listen" >&2; exit 1; }
