@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the SDK from a build directory into a temporary prefix, builds the out-of-tree bot
-# next to this script against it, and checks the bot's command line.
-#   run.sh CMAKE BUILD_DIR THIS_DIR GENERATOR CXX
+# of sdk/README.md ("A first bot in C++": its main.cpp and CMakeLists.txt, as the build
+# extracted them from the guide) against it, and checks the bot's command line.
+#   run.sh CMAKE BUILD_DIR MAIN_CPP CMAKELISTS GENERATOR CXX
 set -euo pipefail
-cmake=$1 build=$2 project=$3 generator=$4 cxx=$5
+cmake=$1 build=$2 main=$3 lists=$4 generator=$5 cxx=$6
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/allfives-sdk-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+project=$tmp/first_cpp
+mkdir "$project"
+cp "$main" "$project/main.cpp"
+cp "$lists" "$project/CMakeLists.txt"
 
 "$cmake" --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
   { cat "$tmp/install.log"; exit 1; }

@@ -139,7 +139,8 @@ using ExtraFlags = std::function<void(CLI::App&)>;
 // Standard flags:
 //   --listen ADDRESS   where to serve: unix:/path/to.sock or host:port (required)
 //   --seed N           base of MatchInfo::seed (default 0)
-// Returns 2 for bad flags and 1 if the server cannot start (the reason goes to stderr).
+// Returns 2 for bad flags (an unknown flag is named, with the flags the bot has) and 1 if the
+// server cannot start (the reason goes to stderr).
 int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags = nullptr);
 

@@ -72,14 +72,19 @@ constexpr int points_for_count(int count) {
   return count > 0 && count % 5 == 0 ? count : 0;
 }
 
-// Points `play` (a play that fits) would score if made now: what Line::place then count() then
-// points_for_count give, without copying the line, since searches ask it in their inner loop.
-constexpr int points_after(const Line& line, Play play) {
-  if (line.empty()) return points_for_count(play.tile.pips());
+// The end count `play` (a play that fits) would leave if made now: what Line::place then
+// count() give, without copying the line, since searches ask it in their inner loop.
+constexpr int count_after(const Line& line, Play play) {
+  if (line.empty()) return play.tile.pips();
   const LineEnd at = line.end(play.end);
   const LineEnd other = line.end(play.end == End::kLeft ? End::kRight : End::kLeft);
   const LineEnd placed{static_cast<uint8_t>(play.tile.other(at.value)), play.tile.is_double()};
-  return points_for_count(other.count() + placed.count());
+  return other.count() + placed.count();
+}
+
+// Points `play` (a play that fits) would score if made now.
+constexpr int points_after(const Line& line, Play play) {
+  return points_for_count(count_after(line, play));
 }
 
 }  // namespace allfives
