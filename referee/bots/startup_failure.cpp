@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -159,33 +160,36 @@ std::string tcp_address(const std::string& hex) {
   return out;
 }
 
-void add_tcp_listeners(const std::string& table, const std::set<std::string>& inodes,
-                       std::vector<std::string>& out) {
+// The rows of a /proc/net table as words, its heading left out.
+std::vector<std::vector<std::string>> table_rows(const std::string& table) {
+  std::vector<std::vector<std::string>> rows;
   std::ifstream in(table);
   std::string line;
-  std::getline(in, line);  // the heading
+  std::getline(in, line);
   while (std::getline(in, line)) {
     std::istringstream fields(line);
-    std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
-    fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-        timeout >> inode;
-    if (state == "0A" && inodes.count(inode)) out.push_back(tcp_address(local) + " (TCP)");
+    rows.emplace_back(std::istream_iterator<std::string>(fields),
+                      std::istream_iterator<std::string>());
   }
+  return rows;
 }
 
+// /proc/net/tcp and tcp6: "sl local remote st ... inode" (the inode is the 10th word); st 0A
+// is LISTEN.
+void add_tcp_listeners(const std::string& table, const std::set<std::string>& inodes,
+                       std::vector<std::string>& out) {
+  for (const std::vector<std::string>& r : table_rows(table))
+    if (r.size() > 9 && r[3] == "0A" && inodes.count(r[9]))
+      out.push_back(tcp_address(r[1]) + " (TCP)");
+}
+
+// /proc/net/unix: "Num RefCount Protocol Flags Type St Inode Path"; the flag __SO_ACCEPTCON
+// (0x10000) marks a socket that listen() was called on.
 void add_unix_listeners(const std::string& table, const std::set<std::string>& inodes,
                         std::vector<std::string>& out) {
-  std::ifstream in(table);
-  std::string line;
-  std::getline(in, line);  // the heading
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    std::string slot, refs, protocol, flags, type, state, inode, path;
-    fields >> slot >> refs >> protocol >> flags >> type >> state >> inode >> path;
-    // __SO_ACCEPTCON: a socket that listen() was called on.
-    const bool listening = (std::stoul(flags, nullptr, 16) & 0x10000u) != 0;
-    if (listening && !path.empty() && inodes.count(inode)) out.push_back("unix:" + path);
-  }
+  for (const std::vector<std::string>& r : table_rows(table))
+    if (r.size() > 7 && (std::stoul(r[3], nullptr, 16) & 0x10000u) != 0 && inodes.count(r[6]))
+      out.push_back("unix:" + r[7]);
 }
 
 }  // namespace

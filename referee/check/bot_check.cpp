@@ -44,20 +44,6 @@ std::string ms_text(double us) {
   return buf;
 }
 
-std::string format_words(Format f) {
-  switch (f) {
-    case Format::kTwoPlayers:
-      return "2 players";
-    case Format::kThreePlayers:
-      return "3 players";
-    case Format::kFourPlayers:
-      return "4 players";
-    case Format::kPartnerships:
-      return "partnerships";
-  }
-  return "?";
-}
-
 // What to do about a fault of each kind, for a bot author.
 std::string fix_for(v1::FaultKind kind) {
   switch (kind) {
@@ -279,17 +265,17 @@ CheckLine Checker::match_line(Format f, int seat, const MatchResult& r) const {
     where += " (its partner, seat " + std::to_string(partner_of(f, seat)) + ", built in)";
   const uint32_t decisions = r.timing[static_cast<size_t>(seat)].decisions;
   if (r.fault && r.fault->seat != seat)
-    return {format_words(f), CheckVerdict::kFail,
+    return {std::string(format_name(f)), CheckVerdict::kFail,
             "a built-in opponent failed (seat " + std::to_string(r.fault->seat) +
                 "): " + r.fault->reason,
             "this is the referee's own fault; please report it"};
   if (r.fault)
-    return {format_words(f), CheckVerdict::kFail,
+    return {std::string(format_name(f)), CheckVerdict::kFail,
             where + ": " + describe(r.fault->kind) + " (it had answered " +
                 std::to_string(decisions) +
                 (decisions == 1 ? " turn request): " : " turn requests): ") + r.fault->reason,
             fix_for(r.fault->kind)};
-  return {format_words(f), CheckVerdict::kPass,
+  return {std::string(format_name(f)), CheckVerdict::kPass,
           where + ": " + std::to_string(r.hands_played) + " hands, " + std::to_string(decisions) +
               " decisions, no fault",
           ""};

@@ -186,17 +186,7 @@ std::string scores_text(const Replay& r, const std::vector<int>& scores) {
 }
 
 std::string format_label(Format format) {
-  switch (format) {
-    case Format::kTwoPlayers:
-      return "2 players";
-    case Format::kThreePlayers:
-      return "3 players";
-    case Format::kFourPlayers:
-      return "4 players";
-    case Format::kPartnerships:
-      return "partnerships";
-  }
-  return "?";
+  return std::string(format_name(format));
 }
 
 std::string seat_label(const Replay& r, int seat) {
