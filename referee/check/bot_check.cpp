@@ -436,11 +436,28 @@ void Checker::add_output(const std::string& text) {
   if (output_.back() != '\n') output_ += '\n';
 }
 
+// `text` safe to print on a terminal: control characters other than line breaks and tabs
+// (a bot's escape sequences could rewrite the report) written as \xNN.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // The first and last lines of what the bot printed, each cut to a readable length.
 std::string excerpt(const std::string& output, uint64_t* line_count) {
   std::vector<std::string> lines;
   std::istringstream in(output);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  for (std::string line; std::getline(in, line);) lines.push_back(printable(line));
   *line_count = lines.size();
   std::string out;
   auto put = [&](const std::string& line) {
@@ -577,7 +594,7 @@ std::string format_line(const CheckLine& line) {
   std::string check = line.check;
   check.resize(std::max(check.size() + 1, kDetailColumn - 6), ' ');
   std::string out = std::string(verdict_mark(line.verdict)) + "  " + check;
-  out += wrapped(line.detail, out.size(), kDetailColumn);
+  out += wrapped(printable(line.detail), out.size(), kDetailColumn);
   if (!line.fix.empty()) {
     out += '\n';
     out.append(kDetailColumn, ' ');

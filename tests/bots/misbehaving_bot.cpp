@@ -23,7 +23,8 @@
 // listen-own-unix (ignore --listen, serve on unix:/tmp/misbehaving.sock), no-health (serve the
 // Bot service without the health service), no-listen-flag (refuse --listen as an unknown flag,
 // exit 2), exit-after-match (exit 0 when its first match ends), chatty (print a line to
-// stdout and one to stderr at startup and at every decision, then play normally),
+// stdout and one to stderr at startup, with a terminal escape sequence, and at every decision,
+// then play normally),
 // ignore-sigterm (play normally but ignore SIGTERM).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
 // gives the tests of unasked answers a wide window between two requests.
@@ -227,6 +228,8 @@ int main(int argc, char** argv) {
     std::printf("chatty: hello on stdout\n");
     std::fflush(stdout);
     std::fprintf(stderr, "chatty: hello on stderr\n");
+    // An escape sequence that would clear the terminal a report is printed on.
+    std::fprintf(stderr, "chatty: \x1b[2J\x1b[Hcleared\n");
   }
   if (g_opt.mode == "no-socket") {
     std::this_thread::sleep_for(std::chrono::hours(1));

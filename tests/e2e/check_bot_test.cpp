@@ -193,6 +193,9 @@ TEST(CheckBot, WhatTheBotPrintedIsShownInExcerpts) {
   expect_has(c, "What it printed (stdout and stderr,");
   expect_has(c, "| chatty: hello on stdout");
   expect_has(c, "| chatty: hello on stderr");
+  // The bot's escape sequences are shown, not obeyed by the terminal.
+  expect_has(c, "| chatty: \\x1b[2J\\x1b[Hcleared");
+  EXPECT_EQ(c.raw.find('\x1b'), std::string::npos);
   EXPECT_TRUE(std::regex_search(c.raw, std::regex("\\| \\[\\.\\.\\. [0-9]+ lines \\.\\.\\.\\]")))
       << c.raw;
 }
