@@ -14,9 +14,10 @@ PACKAGES=(
   libboost-dev libboost-filesystem-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
-  procps psmisc bubblewrap
+  procps psmisc bubblewrap bsdutils
   slurm-wlm munge
   python3 python3-grpcio python3-protobuf python3-venv python3-setuptools
+  pybind11-dev python3-pybind11 python3-dev
   chromium
 )
 
@@ -24,6 +25,10 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Node and npm for the JavaScript kit (sdk/js): Debian's, unless a node is installed already
+# (a node from elsewhere brings its own npm).
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=()
@@ -33,6 +38,14 @@ if ((${#missing[@]})); then
   fi
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The JavaScript kit's npm packages, pinned by sdk/js/package-lock.json, into sdk/js/node_modules
+# (install scripts off: none is needed). Without the registry, everything else still builds.
+if [ ! -f sdk/js/node_modules/.package-lock.json ] ||
+   [ sdk/js/package-lock.json -nt sdk/js/node_modules/.package-lock.json ]; then
+  (cd sdk/js && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+    echo "setup: npm ci in sdk/js failed: the JavaScript bots are not built (everything else is)" >&2
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

@@ -78,6 +78,14 @@ bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
     return false;
   }
   if (looks_like_address(rest)) {
+    // host:port: the port must be one (unix:PATH has none).
+    if (rest.rfind("unix:", 0) != 0) {
+      const std::string port = rest.substr(rest.rfind(':') + 1);
+      if (port.size() > 5 || std::stoi(port) < 1 || std::stoi(port) > 65535) {
+        if (error) *error = "the port of address '" + rest + "' must be 1..65535";
+        return false;
+      }
+    }
     spec.address = rest;
     if (spec.display_name.empty()) spec.display_name = rest;
   } else {

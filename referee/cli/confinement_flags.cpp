@@ -1,9 +1,80 @@
 #include "cli/confinement_flags.h"
 
+#include "process/limit_ranges.h"
+
+#include <sys/resource.h>
+
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace allfives::referee {
+
+namespace {
+
+std::string range_text(const LimitRange& r) {
+  return std::to_string(r.min) + ".." + std::to_string(r.max) + r.unit;
+}
+
+// What the machine lets this process grant a bot: the hard limit of `resource`, in the limit's
+// own unit (`scale` of them per rlimit unit), or nothing when unlimited.
+std::optional<uint64_t> hard_limit(int resource, uint64_t scale) {
+  rlimit r{};
+  if (::getrlimit(resource, &r) != 0 || r.rlim_max == RLIM_INFINITY) return std::nullopt;
+  return static_cast<uint64_t>(r.rlim_max) / scale;
+}
+
+struct MachineLimit {
+  int resource;
+  uint64_t scale;
+  const char* what;    // "file size"
+  const char* ulimit;  // "ulimit -Hf"
+  const char* option;  // "--max-file-size-mib / limits.file_size_mib"
+  const char* unit;
+  uint64_t ResourceLimits::*field64;
+  uint32_t ResourceLimits::*field32;
+};
+
+uint64_t value_of(const ResourceLimits& l, const MachineLimit& m) {
+  return m.field64 ? l.*(m.field64) : l.*(m.field32);
+}
+
+const MachineLimit kMachineLimits[] = {
+    {RLIMIT_FSIZE, 1 << 20, "file size", "ulimit -Hf", "--max-file-size-mib / limits.file_size_mib",
+     " MiB", &ResourceLimits::file_size_mib, nullptr},
+    {RLIMIT_NOFILE, 1, "open files", "ulimit -Hn", "--max-open-files / limits.open_files", "",
+     nullptr, &ResourceLimits::open_files},
+    {RLIMIT_AS, 1 << 20, "address space", "ulimit -Hv", "--memory-mib / limits.memory_mib", " MiB",
+     &ResourceLimits::memory_mib, nullptr},
+};
+
+// The first limit that a bot (or, with sandboxed bots, the trial sandbox with the default
+// limits) asks for above the machine's hard limit, in words.
+std::optional<std::string> machine_limit_problem(const std::vector<BotSpec>& bots,
+                                                 bool any_sandboxed) {
+  for (const MachineLimit& m : kMachineLimits) {
+    const std::optional<uint64_t> hard = hard_limit(m.resource, m.scale);
+    if (!hard) continue;
+    const std::string limit = "this machine's hard limit on " + std::string(m.what) +
+                              " for the referee and what it starts (" + m.ulimit + ") is " +
+                              std::to_string(*hard) + m.unit;
+    for (const BotSpec& b : bots) {
+      const uint64_t asked = b.started() ? value_of(b.confinement.limits, m) : 0;
+      if (asked > *hard)
+        return "bot '" + b.display_name + "' is to get " + std::to_string(asked) + m.unit + " (" +
+               m.option + "), but " + limit +
+               ", which nothing the referee starts may exceed: give the bot at most that, or raise "
+               "the hard limit (as root, or in /etc/security/limits.conf)";
+    }
+    if (any_sandboxed && value_of(ResourceLimits{}, m) > *hard)
+      return limit + ", below the default limits (" + ResourceLimits{}.describe() +
+             ") that the sandbox is tried with before any bot starts: raise the hard limit (as "
+             "root, or in /etc/security/limits.conf), or run without the sandbox";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
   cmd->add_flag("!--no-sandbox", flags.sandbox,
@@ -12,29 +83,32 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
                 "the referee's user. The resource limits (but for the process limit where no pids "
                 "cgroup can be made) and "
                 "process groups still apply");
-  cmd->add_option("--memory-mib", flags.limits.memory_mib,
-                  "Memory per bot; 0 = no limit. Where the machine lets the referee make a "
-                  "memory cgroup per bot, it is the resident memory of all the bot's processes "
-                  "together (no swap), and a bot over it is killed by the kernel; else it is "
-                  "each process's virtual address space (RLIMIT_AS), which counts reserved "
-                  "memory too, so runtimes that reserve large areas may fail under it. The log "
-                  "header says which applied (memory_limit_by)")
+  cmd->add_option("--memory-mib", flags.memory_mib,
+                  "Memory per bot, " + range_text(kMemoryMibRange) +
+                      "; 0 = no limit. Where the machine lets the referee make a "
+                      "memory cgroup per bot, it is the resident memory of all the bot's processes "
+                      "together (no swap), and a bot over it is killed by the kernel; else it is "
+                      "each process's virtual address space (RLIMIT_AS), which counts reserved "
+                      "memory too, so runtimes that reserve large areas may fail under it. The log "
+                      "header says which applied (memory_limit_by)")
       ->capture_default_str();
-  cmd->add_option("--max-processes", flags.limits.processes,
-                  "Processes and threads per bot, all together; 0 = no limit. A pids cgroup per "
-                  "bot where the machine allows it; else RLIMIT_NPROC, which the kernel counts "
-                  "per user and so is only applied to sandboxed bots of a referee run as root "
-                  "(each gets a user id of its own)")
+  cmd->add_option("--max-processes", flags.processes,
+                  "Processes and threads per bot, all together, " + range_text(kProcessesRange) +
+                      "; 0 = no limit. A pids cgroup per "
+                      "bot where the machine allows it; else RLIMIT_NPROC, which the kernel counts "
+                      "per user and so is only applied to sandboxed bots of a referee run as root "
+                      "(each gets a user id of its own)")
       ->capture_default_str();
   cmd->add_flag("!--no-cgroups", flags.cgroups,
                 "Limit memory and processes by setrlimit only (RLIMIT_AS, RLIMIT_NPROC), even "
                 "where cgroups per bot could be made");
-  cmd->add_option("--max-open-files", flags.limits.open_files,
-                  "Open files per bot process (RLIMIT_NOFILE); 0 = no limit")
+  cmd->add_option("--max-open-files", flags.open_files,
+                  "Open files per bot process (RLIMIT_NOFILE), " + range_text(kOpenFilesRange) +
+                      "; 0 = no limit")
       ->capture_default_str();
-  cmd->add_option("--max-file-size-mib", flags.limits.file_size_mib,
-                  "Largest file a bot may write (RLIMIT_FSIZE); 0 = no limit. Core dumps are "
-                  "always off")
+  cmd->add_option("--max-file-size-mib", flags.file_size_mib,
+                  "Largest file a bot may write (RLIMIT_FSIZE), " + range_text(kFileSizeMibRange) +
+                      "; 0 = no limit. Core dumps are always off")
       ->capture_default_str();
   cmd->add_option("--read-only", flags.read_only,
                   "A folder every started bot may read in the sandbox (repeatable), besides "
@@ -43,10 +117,23 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
       ->check(CLI::ExistingDirectory);
 }
 
+std::string confinement_flags_problem(const ConfinementFlags& flags) {
+  for (const std::string& why :
+       {limit_problem(kMemoryMibRange, flags.memory_mib, "--memory-mib", "no limit"),
+        limit_problem(kProcessesRange, flags.processes, "--max-processes", "no limit"),
+        limit_problem(kOpenFilesRange, flags.open_files, "--max-open-files", "no limit"),
+        limit_problem(kFileSizeMibRange, flags.file_size_mib, "--max-file-size-mib", "no limit")})
+    if (!why.empty()) return why;
+  return "";
+}
+
 Confinement confinement_from(const ConfinementFlags& flags) {
   Confinement c;
   c.sandbox = flags.sandbox;
-  c.limits = flags.limits;
+  c.limits.memory_mib = static_cast<uint64_t>(flags.memory_mib);
+  c.limits.processes = static_cast<uint32_t>(flags.processes);
+  c.limits.open_files = static_cast<uint32_t>(flags.open_files);
+  c.limits.file_size_mib = static_cast<uint64_t>(flags.file_size_mib);
   c.cgroups = flags.cgroups;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
@@ -59,6 +146,10 @@ bool check_confinement(const std::vector<BotSpec>& bots, const std::string& prog
   for (const BotSpec& b : bots) {
     if (!b.started()) continue;
     (b.confinement.sandbox ? any_sandboxed : any_unsandboxed) = true;
+  }
+  if (const std::optional<std::string> problem = machine_limit_problem(bots, any_sandboxed)) {
+    std::cerr << program << ": cannot start the bots: " << *problem << ".\n";
+    return false;
   }
   if (any_sandboxed) {
     if (const std::optional<std::string> problem = sandbox_problem()) {

@@ -14,21 +14,32 @@ namespace allfives::referee {
 struct ConfinementFlags {
   bool sandbox = true;
   bool cgroups = true;
-  ResourceLimits limits;
+  // Signed, so that "-1" is refused as given instead of wrapping around (limit_ranges.h).
+  int64_t memory_mib = static_cast<int64_t>(ResourceLimits{}.memory_mib);
+  int64_t processes = ResourceLimits{}.processes;
+  int64_t open_files = ResourceLimits{}.open_files;
+  int64_t file_size_mib = static_cast<int64_t>(ResourceLimits{}.file_size_mib);
   std::vector<std::string> read_only;
 };
 
 // Adds the flags to `cmd`, their defaults shown in its --help.
 void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
 
-// The flags as a bot's confinement (read-only folders made absolute).
+// "" if every limit flag is within its range (limit_ranges.h), else why not (a command-line
+// mistake: exit 2).
+std::string confinement_flags_problem(const ConfinementFlags& flags);
+
+// The flags as a bot's confinement (read-only folders made absolute). Call
+// confinement_flags_problem first.
 Confinement confinement_from(const ConfinementFlags& flags);
 
 // Before starting `bots`: if any started bot is to be sandboxed and the sandbox cannot be made
 // here, or a sandboxed bot could not be kept from the referee's own paths (its
 // confinement.hidden: hidden_paths_refusal), prints why and what to do and returns false; if
-// any started bot runs without the sandbox, prints the warning once. `program` prefixes the
-// messages.
+// any started bot runs without the sandbox, prints the warning once; if a bot's limit (or the
+// trial sandbox's default) is above what the machine lets the referee grant (its own hard
+// rlimits, `ulimit -H`), says so, naming the limit, instead of a failed sandbox. `program`
+// prefixes the messages.
 bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program);
 
 }  // namespace allfives::referee

@@ -61,6 +61,16 @@ int main(int argc, char** argv) {
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
   std::signal(SIGXFSZ, SIG_IGN);
+  // CLI11 takes an empty value for a number as 0 and an empty path as unset, so `-j ''` or
+  // `--out ''` would silently mean the default: no value of this program may be empty.
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.empty() || (arg.rfind("--", 0) == 0 && arg.back() == '=')) {
+      std::cerr << "referee: argument " << i << (arg.empty() ? "" : " (" + arg + ")")
+                << " is empty; every option and argument needs a value (see --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -16,9 +16,14 @@
 #include "cli/confinement_flags.h"
 #include "cli/seed_flag.h"
 #include "cli/stop_signal.h"
+#include "log/json_text.h"
+#include "log/match_log.h"
 #include "match/match_runner.h"
+#include "process/bot_process.h"
 #include "process/private_dir.h"
+#include "serve/http_server.h"
 #include "serve/human_seat.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 namespace {
@@ -26,6 +31,11 @@ namespace {
 // A person thinks slower than a program: a seat played from the keyboard or a page gets these.
 constexpr std::chrono::milliseconds kPersonMoveTime{60000};
 constexpr std::chrono::milliseconds kPersonTimeBank{600000};
+// How long the referee waits for a person to open the seat's page, and, after a match, for
+// "play again".
+constexpr std::chrono::milliseconds kPersonArrival{300000};
+constexpr std::chrono::milliseconds kRematchWait{600000};
+constexpr int kMaxPersonArrivalMs = 86'400'000;  // --human-startup-timeout-ms
 
 struct MatchOptions {
   std::vector<std::string> bots;
@@ -35,6 +45,7 @@ struct MatchOptions {
   std::optional<int> time_bank_ms;  // default wire::kDefaultTimeBank, or a person's
   std::string serve = "127.0.0.1:8080";
   int startup_timeout_ms = static_cast<int>(wire::kDefaultStartupTimeout.count());
+  int human_startup_timeout_ms = static_cast<int>(kPersonArrival.count());
   std::string log_path;
   std::optional<int> target;
   int max_hands = kDefaultMaxHands;
@@ -60,7 +71,29 @@ std::string side_label(Format f, int side, const std::vector<std::string>& names
   return names[static_cast<size_t>(side)] + " + " + names[static_cast<size_t>(side + 2)];
 }
 
+// The seats with the log and the folder it goes in (holding other matches' logs) hidden from
+// every bot, even where the bot may read the folder around them.
+std::vector<BotSpec> hiding_log(std::vector<BotSpec> seats, const std::string& log_path) {
+  const std::filesystem::path log_file = std::filesystem::absolute(log_path);
+  for (BotSpec& b : seats) {
+    b.confinement.hidden.push_back(
+        {log_file.parent_path().string(), "the match log folder", HiddenPath::Kind::kSharedFolder});
+    b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+  }
+  return seats;
+}
+
+int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, MatchSpec spec,
+             const std::string& log_path, serve::HumanSeat* human, const std::atomic<bool>& stop,
+             const PrivateDir& socket_dir);
+void print_result(const MatchSpec& spec, Format format, const std::vector<BotSpec>& seats,
+                  const MatchResult& r);
+
 int run_match(const MatchOptions& o) {
+  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+    std::cerr << "referee match: " << why << "\n";
+    return 2;
+  }
   Format format;
   if (!parse_format(o.format, format)) {
     std::cerr << "referee match: --format must be 2p, 3p, 4p or partners, not '" << o.format
@@ -77,6 +110,13 @@ int run_match(const MatchOptions& o) {
     std::string why;
     const size_t eq = text.find('=');
     const std::string word = eq == std::string::npos ? text : text.substr(eq + 1);
+    // NAME= is a bot's name in the log and on screen, the same names as a tournament allows.
+    const size_t space = text.find_first_of(" \t");
+    if (eq != std::string::npos && (space == std::string::npos || eq < space) &&
+        !check_safe_name(text.substr(0, eq), "the seat name", kMaxBotNameLength, &why)) {
+      std::cerr << "referee match: " << printable(text) << ": " << printable(why) << "\n";
+      return 2;
+    }
     if (word == "human" || word == "human-tty") {
       if (human_given >= 0) {
         std::cerr << "referee match: only one seat can be played by a person\n";
@@ -93,6 +133,16 @@ int run_match(const MatchOptions& o) {
     if (!parse_bot_spec(text, spec, &why)) {
       std::cerr << "referee match: " << why << "\n";
       return 2;
+    }
+    // A program that is missing, a folder, a FIFO or not executable is a mistake in the
+    // command line, refused before anything starts (as a tournament file's).
+    if (spec.started()) {
+      const auto program = find_program(spec.command[0], "", &why);
+      if (!program) {
+        std::cerr << "referee match: seat " << given.size() << " (" << printable(text)
+                  << "): " << why << "\n";
+        return 2;
+      }
     }
     spec.confinement = confinement_from(o.confinement);
     spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
@@ -127,8 +177,18 @@ int run_match(const MatchOptions& o) {
       static_cast<int>((human_given >= 0 ? kPersonMoveTime : wire::kDefaultMoveTime).count()));
   const int time_bank_ms = o.time_bank_ms.value_or(
       static_cast<int>((human_given >= 0 ? kPersonTimeBank : wire::kDefaultTimeBank).count()));
-  if (move_time_ms <= 0 || time_bank_ms < 0 || o.startup_timeout_ms <= 0) {
-    std::cerr << "referee match: times must be positive\n";
+  if (move_time_ms < 1 || move_time_ms > static_cast<int>(kMaxMoveTimeMs) || time_bank_ms < 0 ||
+      time_bank_ms > static_cast<int>(kMaxTimeBankMs) || o.startup_timeout_ms < 1 ||
+      o.startup_timeout_ms > static_cast<int>(kMaxStartupTimeoutMs)) {
+    std::cerr << "referee match: --move-time-ms must be 1.." << kMaxMoveTimeMs
+              << ", --time-bank-ms 0.." << kMaxTimeBankMs << " and --startup-timeout-ms 1.."
+              << kMaxStartupTimeoutMs << " (the ranges of a tournament file), got " << move_time_ms
+              << ", " << time_bank_ms << " and " << o.startup_timeout_ms << "\n";
+    return 2;
+  }
+  if (o.human_startup_timeout_ms < 1 || o.human_startup_timeout_ms > kMaxPersonArrivalMs) {
+    std::cerr << "referee match: --human-startup-timeout-ms must be 1.." << kMaxPersonArrivalMs
+              << " (a day), got " << o.human_startup_timeout_ms << "\n";
     return 2;
   }
   if (o.max_hands < 1 || o.max_hands > kMaxHandLimit ||
@@ -139,32 +199,19 @@ int run_match(const MatchOptions& o) {
   }
 
   MatchSpec spec;
-  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
-  spec.match_id = o.match_id.empty() ? default_match_id() : o.match_id;
-  const std::string log_path = o.log_path.empty() ? "logs/" + spec.match_id + ".jsonl" : o.log_path;
-  {
-    // The log and the folder it goes in (holding other matches' logs) are hidden from every
-    // bot, even where the bot may read the folder around them.
-    const std::filesystem::path log_file = std::filesystem::absolute(log_path);
-    for (BotSpec& b : seats) {
-      b.confinement.hidden.push_back({log_file.parent_path().string(), "the match log folder",
-                                      HiddenPath::Kind::kSharedFolder});
-      b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
-    }
-  }
-
-  if (!check_confinement(seats, "referee match")) return 1;
-
-  const std::atomic<bool>& stop = install_stop_signals();
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
-  spec.seed = o.seed ? *o.seed : draw_seed();
   spec.time.move_time = std::chrono::milliseconds(move_time_ms);
   spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
   // The same allowance again for the bot's Hello, counted from its MatchStart.
   spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
+  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
+  const std::string match_id = o.match_id.empty() ? default_match_id() : o.match_id;
+  const std::string first_log = o.log_path.empty() ? "logs/" + match_id + ".jsonl" : o.log_path;
+  if (!check_confinement(hiding_log(seats, first_log), "referee match")) return 1;
 
+  const std::atomic<bool>& stop = install_stop_signals();
   std::string why;
   // Socket folders of referees that died are removed; said only when asked (not this run's).
   for (const std::string& note : sweep_stale_private_dirs())
@@ -182,7 +229,6 @@ int run_match(const MatchOptions& o) {
     h.web = !human_tty;
     h.serve = o.serve;
     h.token = serve::random_token();
-    h.log_path = log_path;
     human = serve::HumanSeat::start(h, &why);
     if (!human) {
       std::cerr << "referee match: the human seat cannot start: " << why << "\n";
@@ -191,10 +237,57 @@ int run_match(const MatchOptions& o) {
     for (BotSpec& b : seats)
       if (b.address == "unix:(the human seat)") b.address = h.bot_listen;
     if (h.web) {
+      if (const std::string w = serve::beyond_loopback_warning(
+              o.serve, "and has the page's address with its token can play your seat");
+          !w.empty())
+        std::cerr << "referee match: " << w << "\n";
       std::cout << "Your seat's page (open it to start the match): " << human->url() << std::endl;
-      if (!human->wait_for_person(stop)) return 128 + stop_signal();
+      switch (human->wait_for_person(stop, std::chrono::milliseconds(o.human_startup_timeout_ms))) {
+        case serve::HumanSeat::Arrival::kStopped:
+          return 128 + stop_signal();
+        case serve::HumanSeat::Arrival::kTimedOut:
+          std::cerr << "referee match: nobody opened the seat's page within "
+                    << o.human_startup_timeout_ms / 1000
+                    << " s (--human-startup-timeout-ms); no match was played\n";
+          return 1;
+        case serve::HumanSeat::Arrival::kOpened:
+          break;
+      }
     }
   }
+  // A person may ask for another match ("play again" on the page): the same seats, a new
+  // seed, a log and a match id of its own.
+  for (int round = 1;; ++round) {
+    const std::string suffix = round == 1 ? "" : "-" + std::to_string(round);
+    spec.match_id = match_id + suffix;
+    // With --seed, the matches played again take the seeds after it: a session repeats.
+    spec.seed = o.seed ? *o.seed + static_cast<uint64_t>(round - 1) : draw_seed();
+    std::string log_path = first_log;
+    if (round > 1) {
+      const size_t dot = log_path.rfind(".jsonl");
+      log_path = dot == std::string::npos || dot + 6 != log_path.size()
+                     ? log_path + suffix
+                     : log_path.substr(0, dot) + suffix + ".jsonl";
+      std::cout << "\nAnother match: " << spec.match_id << std::endl;
+    }
+    const int code = play_one(o, format, seats, spec, log_path, human.get(), stop, *socket_dir);
+    if (code != 0 || !human || stop) return code;
+    if (!human_tty)
+      std::cout << "The page offers another match: \"Play again\" or \"Done\" (Ctrl-C ends)"
+                << std::endl;
+    if (!human->wait_for_rematch(stop, kRematchWait)) return code;
+  }
+}
+
+// One match: its log, its bots started, played, and the result printed.
+int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, MatchSpec spec,
+             const std::string& log_path, serve::HumanSeat* human, const std::atomic<bool>& stop,
+             const PrivateDir& socket_dir) {
+  const int n = num_players(format);
+  // (Checked against the sandboxes once, for the first log: the others go in the same folder.)
+  seats = hiding_log(seats, log_path);
+  std::string why;
+  if (human) human->set_log(log_path);
   // The log exists before any bot starts: its sandbox covers it, and a bound folder would show
   // a file made later.
   auto log = MatchLog::create(log_path, &why);
@@ -209,7 +302,7 @@ int run_match(const MatchOptions& o) {
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int seat = 0; seat < n; ++seat) {
     std::cerr << "starting seat " << seat << ": " << seats[seat].describe() << "\n";
-    endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
+    endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir.path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
   wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
@@ -221,17 +314,30 @@ int run_match(const MatchOptions& o) {
   }
 
   const MatchResult r = play_match(spec, *log, &stop);
+  if (human) human->match_over(r);  // the page (or the terminal) says how it ended
   stop_all(endpoints, std::chrono::milliseconds(2000));
-  if (human) human->finish(std::chrono::milliseconds(1500));  // the page shows the result
   // The log is the match's record: one that did not reach the disk whole fails the command.
   const bool logged = log->close(/*sync=*/true, &why);
+  print_result(spec, format, seats, r);
+  if (!logged) {
+    std::cerr << "referee match: " << why << "; the log is incomplete\n";
+    return 1;
+  }
+  std::cout << "Log: " << log->path() << "\n";
+  if (stop_signal()) return 128 + stop_signal();
+  return 0;
+}
+
+// The result as the command prints it.
+void print_result(const MatchSpec& spec, Format format, const std::vector<BotSpec>& seats,
+                  const MatchResult& r) {
+  const int n = num_players(format);
   // What the log calls each seat: the user's name, else the bot's own (from its Hello).
   std::vector<std::string> names;
   for (int seat = 0; seat < n; ++seat)
     names.push_back(seat < static_cast<int>(r.hellos.size())
                         ? seat_display_name(seats[seat], r.hellos[seat])
                         : seats[seat].display_name);
-
   std::cout << "Match " << spec.match_id << " (" << to_string(format) << ", seed " << spec.seed
             << "): ";
   switch (r.reason) {
@@ -263,13 +369,6 @@ int run_match(const MatchOptions& o) {
                                            side_label(format, r.winner_side, names) + ")"
                                      : std::string("Draw"))
               << "\n";
-  if (!logged) {
-    std::cerr << "referee match: " << why << "; the log is incomplete\n";
-    return 1;
-  }
-  std::cout << "Log: " << log->path() << "\n";
-  if (stop_signal()) return 128 + stop_signal();
-  return 0;
 }
 
 }  // namespace
@@ -286,7 +385,14 @@ void add_match_command(CLI::App& app, int& exit_code) {
       "terminal). Without NAME a bot goes by the name it gives in its Hello.\n"
       "Every started bot runs in a bubblewrap sandbox (no network, no view of other processes\n"
       "or of the referee's files) with the resource limits below; a bot at an address is\n"
-      "outside the referee's control.");
+      "outside the referee's control.\n"
+      "Exit status: 0 the match was played to its end (a fault, a bot that could not start\n"
+      "included: the log records it as a forfeit); 1 the referee could not do its part (the\n"
+      "log could not be written, no sandbox can be made here, a limit above what the machine\n"
+      "allows, the human seat's page could not be served or nobody opened it in time); 2 a\n"
+      "mistake in the command line (a flag out of its range, a bot program that is missing or\n"
+      "is not a program: a folder, a FIFO, a file without execute permission); 128+N stopped\n"
+      "by signal N (Ctrl-C: 130).");
   cmd->add_option("bots", o->bots, "The bots, in seat order (2 for partners = one per side)")
       ->required()
       ->expected(2, 4)
@@ -311,6 +417,15 @@ void add_match_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--startup-timeout-ms", o->startup_timeout_ms,
                   "How long a bot may take to start serving, and again to answer MatchStart "
                   "with Hello")
+      ->capture_default_str();
+  cmd->add_option("--human-startup-timeout-ms", o->human_startup_timeout_ms,
+                  "With a `human` seat: how long the referee waits for its page to be opened; "
+                  "if nobody opens it in time, no match is played and the command fails (exit "
+                  "1). After a match the page offers \"play again\" for " +
+                      std::to_string(kRematchWait.count() / 60000) +
+                      " minutes (new deals: the next seed after --seed, or a new random one; "
+                      "logs and match ids get -2, -3...); the referee exits when the person is "
+                      "done or closes the page")
       ->capture_default_str();
   cmd->add_option("--log", o->log_path,
                   "Log file (default: logs/MATCH_ID.jsonl). It and its folder are hidden from "

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+
+#include "allfives/core/types.h"
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -116,11 +118,11 @@ void add_replay_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--print", o->print, "Print the whole match (or the chosen hand/play) at once");
   CLI::Option* hand =
       cmd->add_option("--hand", o->hand, "Start at hand H (1-based); with --print show only it")
-          ->check(CLI::PositiveNumber);
+          ->check(CLI::Range(1, kMaxHandLimit));
   cmd->add_option("--play", o->play,
                   "With --hand: the position after the hand's P-th play (0: the hand's start); "
                   "with --print show only it")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1000000))
       ->needs(hand);
   cmd->add_option("--seat", o->seat,
                   "Show only what seat S could see at each moment: its own hand, the other "

@@ -17,6 +17,7 @@ namespace {
 struct ServeOptions {
   std::vector<std::string> dirs;
   std::string listen = "127.0.0.1:8080";
+  std::vector<std::string> allow_hosts;
   int poll_ms = 100;
 };
 
@@ -52,12 +53,17 @@ int run_serve(const ServeOptions& o) {
   serve::ArenaSite site(ioc, roots, site_options);
   serve::HttpServerOptions options;
   options.listen = o.listen;
+  options.allowed_hosts = o.allow_hosts;
   auto server = serve::HttpServer::start(
       ioc, options, [&site](const serve::HttpRequest& r) { return site.handle(r); }, &error);
   if (!server) {
     std::cerr << "referee serve: " << error << "\n";
     return 1;
   }
+  if (const std::string w = serve::beyond_loopback_warning(
+          o.listen, "can read every log and page under the served folders");
+      !w.empty())
+    std::cerr << "referee serve: " << w << "\n";
   std::cout << "Serving " << roots.size() << " folder" << (roots.size() == 1 ? "" : "s")
             << " at http://" << server->host() << ":" << server->port() << "/  (Ctrl-C stops)"
             << std::endl;
@@ -74,9 +80,15 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "Serve tournament output folders (or folders of match logs) as web pages: every\n"
-      "tournament with its standings and head-to-head table, the list of its matches, each\n"
-      "match's replay (also as one seat saw it), and matches still being played, followed live\n"
-      "as the referee appends to their logs. Only files under the given folders are served.");
+      "tournament with its SPRT, standings, head to head, pairings and decision times, its\n"
+      "matches (filtered by bot or fault), each match's replay (also as one seat saw it), and\n"
+      "matches still being played, followed live as the referee appends to their logs; pages\n"
+      "of a running tournament refresh themselves. Only files under the given folders are\n"
+      "served.\n"
+      "Requests must name this server in their Host header (loopback names, the address\n"
+      "listened on, or a name given with --allow-host); each client address holds at most 128\n"
+      "connections, and an idle one is closed when a newcomer needs its place.\n"
+      "docs/SERVE.md describes the pages.");
   cmd->add_option("dirs", o->dirs,
                   "Folders to serve: tournament output folders, folders holding several of them "
                   "(e.g. tournaments-out), or folders of match logs (e.g. logs)")
@@ -87,6 +99,12 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                   "HOST:PORT to listen on; loopback by default, port 0 picks a free one. Anyone "
                   "who can reach the address can read every served log")
       ->capture_default_str();
+  cmd->add_option("--allow-host", o->allow_hosts,
+                  "A host name the pages may be reached by besides loopback names and IP "
+                  "addresses (e.g. the machine's name when listening on 0.0.0.0); requests "
+                  "naming any other host are refused (403), so a web page elsewhere cannot "
+                  "read the logs through a name it points at this machine")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--poll-ms", o->poll_ms,
                   "How often a log being watched live is checked for new lines")
       ->capture_default_str();

@@ -1,13 +1,18 @@
 #include "cli/standings_command.h"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 
+#include "allfives/wire/convert.h"
+#include "log/json_text.h"
 #include "tournament/index_file.h"
+#include "tournament/sprt.h"
 #include "tournament/standings.h"
+#include "tournament/tournament_file.h"
 
 namespace allfives::referee {
 namespace {
@@ -60,56 +65,109 @@ bool merge_across(const std::vector<IndexSource>& sources, std::vector<v1::Index
   return true;
 }
 
+// "NAME=ELO" with a finite ELO in -100000..100000.
+bool parse_anchor(const std::string& text, std::string& name, double& elo) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  try {
+    size_t used = 0;
+    elo = std::stod(text.substr(eq + 1), &used);
+    if (used != text.size() - eq - 1) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
+  name = text.substr(0, eq);
+  return std::isfinite(elo) && std::abs(elo) <= 100000;
+}
+
+// One folder's index, each line checked against the folder's tournament.txtpb (if it has one:
+// its format, target, hand limit and bots); its definition's hashes for merging.
+bool read_folder(const std::string& dir, IndexSource& source,
+                 std::vector<DefinitionHashes>& definitions, std::vector<std::string>& notes,
+                 std::string* error) {
+  namespace fs = std::filesystem;
+  const std::string file = (fs::path(dir) / "tournament.txtpb").string();
+  EntryExpectations expected;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(file, ec))) {
+    TournamentDef def;
+    std::string why;
+    if (!load_tournament(file, def, &why, {}, LoadOptions{.check_programs = false})) {
+      notes.push_back("cannot read " + why + "; the lines of " + dir +
+                      " are checked against their own format only");
+    } else {
+      definitions.push_back({def.hash, def.earlier_hashes});
+      expected.format = wire::to_proto(def.config.format);
+      expected.target = def.config.target;
+      expected.max_hands = def.config.max_hands;
+      for (const BotSpec& b : def.bots) expected.bots.insert(b.display_name);
+    }
+  } else {
+    notes.push_back(dir +
+                    " has no tournament.txtpb: its lines are checked against their own "
+                    "format only");
+  }
+  const std::string path = (fs::path(dir) / "index.jsonl").string();
+  if (!fs::exists(path, ec)) notes.push_back(path + " does not exist: no finished matches there");
+  source = IndexSource{dir, {}};
+  if (!read_index(path, /*repair=*/false, source.entries, notes, error)) return false;
+  for (size_t i = 0; i < source.entries.size(); ++i)
+    if (const std::string why = entry_problem(source.entries[i], expected); !why.empty()) {
+      *error = path + ":" + std::to_string(i + 1) + ": this line cannot be a result of " +
+               (expected.bots.empty() ? std::string("a tournament") : file) + ": " + printable(why);
+      return false;
+    }
+  return true;
+}
+
 int run_standings(const StandingsOptions& o) {
+  std::string anchor;
+  double anchor_elo = 0;
+  if (!o.anchor.empty() && !parse_anchor(o.anchor, anchor, anchor_elo)) {
+    std::cerr << "referee standings: --anchor must be NAME=ELO with ELO a number in "
+                 "-100000..100000 (e.g. random=0), not '"
+              << printable(o.anchor) << "'\n";
+    return 2;
+  }
   std::vector<IndexSource> sources;
   std::vector<std::string> notes;
+  // Folders of a tournament that grew by appended bots hold entries with its earlier hashes.
+  std::vector<DefinitionHashes> definitions;
   for (const std::string& dir : o.dirs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec)) {
-      std::cerr << "referee standings: " << dir << " is not a folder\n";
-      return 1;
+      std::cerr << "referee standings: " << printable(dir) << " is not a folder\n";
+      return 2;
     }
-    const std::string path = (std::filesystem::path(dir) / "index.jsonl").string();
-    if (!std::filesystem::exists(path, ec))
-      notes.push_back(path + " does not exist: no finished matches there");
-    IndexSource source{dir, {}};
+    IndexSource source;
     std::string error;
-    if (!read_index(path, /*repair=*/false, source.entries, notes, &error)) {
+    if (!read_folder(dir, source, definitions, notes, &error)) {
       std::cerr << "referee standings: " << error << "\n";
       return 1;
     }
     sources.push_back(std::move(source));
   }
+  if (const size_t n = adopt_grown_hashes(sources, definitions); n > 0)
+    notes.push_back(std::to_string(n) +
+                    " match(es) played before bots were appended count as matches of the grown "
+                    "tournament");
   std::vector<v1::IndexEntry> merged;
   std::string error;
   if (!merge_across(sources, merged, notes, &error)) {
-    std::cerr << "referee standings: " << error << "\n";
+    std::cerr << "referee standings: " << printable(error) << "\n";
     return 1;
   }
-  for (const std::string& note : notes) std::cerr << "referee standings: " << note << "\n";
+  for (const std::string& note : notes)
+    std::cerr << "referee standings: " << printable(note) << "\n";
   Standings standings = compute_standings(merged);
-  if (!o.anchor.empty()) {
-    const size_t eq = o.anchor.find('=');
-    double elo = 0;
-    bool ok = eq != std::string::npos && eq > 0;
-    if (ok) {
-      try {
-        size_t used = 0;
-        elo = std::stod(o.anchor.substr(eq + 1), &used);
-        ok = used == o.anchor.size() - eq - 1;
-      } catch (const std::exception&) {
-        ok = false;
-      }
-    }
-    if (!ok) {
-      std::cerr << "referee standings: --anchor must be NAME=ELO (e.g. random=0), not '" << o.anchor
-                << "'\n";
-      return 2;
-    }
-    if (!anchor_ratings(standings, o.anchor.substr(0, eq), elo, &error)) {
-      std::cerr << "referee standings: " << error << "\n";
-      return 1;
-    }
+  // An SPRT's state needs its definition: the folder's tournament.txtpb.
+  if (o.dirs.size() == 1) {
+    if (!add_sprt_from_folder(standings, o.dirs[0], merged, &error))
+      std::cerr << "referee standings: no SPRT state: " << error << "\n";
+  }
+  if (!anchor.empty() && !anchor_ratings(standings, anchor, anchor_elo, &error)) {
+    std::cerr << "referee standings: --anchor: " << printable(error) << "\n";
+    return 2;
   }
   std::cout << format_standings_table(standings);
   if (!o.out_dir.empty()) {

@@ -2,11 +2,13 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/confinement_flags.h"
 #include "cli/stop_signal.h"
+#include "tournament/sprt.h"
 #include "tournament/tournament_runner.h"
 
 namespace allfives::referee {
@@ -25,7 +27,8 @@ struct TournamentOptions {
   int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
   std::vector<std::string> candidates;
   std::string sprt;
-  int sprt_max_pairs = -1;
+  std::optional<long long> sprt_max_pairs;
+  std::vector<std::string> sprt_against;
   ConfinementFlags confinement;
 };
 
@@ -72,9 +75,18 @@ bool parse_shard(const std::string& text, int& index, int& count) {
 }
 
 int run(const TournamentOptions& o) {
+  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+    std::cerr << "referee tournament: " << why << "\n";
+    return 2;
+  }
   if (o.concurrency < 0 || o.concurrency > static_cast<int>(kMaxConcurrency)) {
     std::cerr << "referee tournament: --concurrency must be 1.." << kMaxConcurrency << ", not "
               << o.concurrency << "\n";
+    return 2;
+  }
+  if (o.sprt_max_pairs && (*o.sprt_max_pairs < 0 || *o.sprt_max_pairs > kMaxSprtPairs)) {
+    std::cerr << "referee tournament: --sprt-max-pairs must be 0.." << kMaxSprtPairs
+              << " (0: until the schedule ends), not " << *o.sprt_max_pairs << "\n";
     return 2;
   }
   TournamentRun run;
@@ -93,15 +105,20 @@ int run(const TournamentOptions& o) {
       *t.mutable_sprt() = sprt;
       t.mutable_sprt()->set_max_pairs(max_pairs);
     }
-    if (o.sprt_max_pairs >= 0 && t.has_sprt())
-      t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(o.sprt_max_pairs));
+    if (o.sprt_max_pairs && t.has_sprt())
+      t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(*o.sprt_max_pairs));
+    if (!o.sprt_against.empty() && t.has_sprt()) {
+      t.mutable_sprt()->clear_against();
+      for (const std::string& name : o.sprt_against) t.mutable_sprt()->add_against(name);
+    }
   };
   if (!load_tournament(o.file, run.def, &error, file_flags)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 2;
   }
-  if (o.sprt_max_pairs >= 0 && !run.def.sprt) {
-    std::cerr << "referee tournament: --sprt-max-pairs needs --sprt or an sprt block in the file\n";
+  if ((o.sprt_max_pairs || !o.sprt_against.empty()) && !run.def.sprt) {
+    std::cerr << "referee tournament: --sprt-max-pairs and --sprt-against need --sprt or an sprt "
+                 "block in the file\n";
     return 2;
   }
   if (!o.shard.empty() && !parse_shard(o.shard, run.shard_index, run.shard_count)) {
@@ -176,7 +193,10 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       "A file without `seed` plays a seed drawn at random, printed and recorded in the output\n"
       "folder's tournament.txtpb, which --resume and `referee verify` read.\n"
       "Every started bot runs in a bubblewrap sandbox with the resource limits below (a bot's\n"
-      "entry in the file may set its own: sandbox, limits, read_only_dirs).");
+      "entry in the file may set its own: sandbox, limits, read_only_dirs). docs/TOURNAMENTS.md\n"
+      "Exit status: 0 done; 1 the run failed (a write, a worker, a bot that never started) or\n"
+      "the folder cannot be used (in use, holding another tournament); 2 a mistake in the\n"
+      "command line or the file; 130/143 stopped by a signal (--resume continues).");
   cmd->add_option("file", o->file, "The tournament definition")->required();
   cmd->add_option("--out,-o", o->out, "Output folder (default: the file's out_dir)");
   cmd->add_option("--concurrency,-j", o->concurrency,
@@ -202,9 +222,17 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "Stop early on a sequential probability ratio test (as the file's `sprt` block): "
                   "ELO0,ELO1[,ALPHA,BETA] in normalized Elo, e.g. 0,5 (alpha = beta = 0.05 by "
                   "default). Two-side formats; tests the one candidate (or the first of two bots) "
-                  "over mirrored pairs; see docs/STATISTICS.md");
+                  "against one reference (--sprt-against) over mirrored pairs; see "
+                  "docs/TOURNAMENTS.md");
   cmd->add_option("--sprt-max-pairs", o->sprt_max_pairs,
-                  "Stop the SPRT undecided after this many pairs of the candidate");
+                  "Stop the SPRT undecided after this many pairs of the candidate against its "
+                  "reference (0.." +
+                      std::to_string(kMaxSprtPairs) + "; 0: until the schedule ends)");
+  cmd->add_option("--sprt-against", o->sprt_against,
+                  "The SPRT's reference (as `against` in the file's sprt block): the bot the "
+                  "candidate is tested against; needed when it meets several. Repeatable: one "
+                  "test per reference")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag(
       "--affinity,!--no-affinity", o->affinity,
       "Pin each worker, with its bots, to one CPU (worker i to the i-th usable CPU, round "

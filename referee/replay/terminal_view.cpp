@@ -182,8 +182,10 @@ std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions&
     const auto s = static_cast<size_t>(seat);
     std::string label = seat_label(r, seat) + (seat == o.viewer ? " (you)" : "");
     const int pad = label_width - columns(label);
-    out << (seat == f.seat && f.kind != v1::LogRecord::kMatchEnd ? "▶ " : "  ")
-        << paint(label, kSeatColours[seat]) << std::string(static_cast<size_t>(pad) + 2, ' ');
+    const bool marked =
+        o.to_move >= 0 ? seat == o.to_move : seat == f.seat && f.kind != v1::LogRecord::kMatchEnd;
+    out << (marked ? "▶ " : "  ") << paint(label, kSeatColours[seat])
+        << std::string(static_cast<size_t>(pad) + 2, ' ');
     const std::string count =
         f.hand_sizes[s] == 0 ? "no tiles" : plural(f.hand_sizes[s], "tile ", "tiles");
     if (f.shown[s] && f.hand_sizes[s] > 0)

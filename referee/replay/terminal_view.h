@@ -16,6 +16,9 @@ struct TerminalOptions {
   int viewer = -1;     // the seat whose view is shown, -1 for everything
   bool color = false;  // ANSI colours
   int width = 100;     // columns available to the line drawing
+  // The seat whose turn it is (the person's seat in `referee match human-tty`): ▶ marks it
+  // instead of the seat that made the frame's step.
+  int to_move = -1;
 };
 
 // The match's heading: id, format, seed, target, seats.

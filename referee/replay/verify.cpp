@@ -13,9 +13,12 @@
 #include <google/protobuf/util/message_differencer.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "log/json_text.h"
+#include "log/log_reader.h"
 #include "log/match_log.h"
 #include "replay/replay.h"
 #include "tournament/index_file.h"
@@ -103,20 +106,55 @@ struct TournamentFolder {
   std::vector<std::string> notes;
   TournamentDef def;
   bool def_ok = false;
+  // The schedule of each definition the index's lines were played with, by match id: the file
+  // itself, and the file before bots were appended to it (filled as needed, by schedule_of).
+  std::map<std::string, std::map<std::string, v1::ScheduledMatch>> schedules;
+
+  // The schedule of the definition with this hash, or null if it is neither the file's nor
+  // that of the file before bots were appended.
+  const std::map<std::string, v1::ScheduledMatch>* schedule_of(const std::string& hash) {
+    if (!def_ok) return nullptr;
+    if (auto it = schedules.find(hash); it != schedules.end()) return &it->second;
+    std::optional<TournamentDef> d;
+    if (hash == def.hash)
+      d = def;
+    else
+      d = earlier_definition(def, hash);
+    if (!d) return nullptr;
+    auto& by_id = schedules[hash];
+    for (v1::ScheduledMatch& m : make_schedule(*d)) {
+      std::string id = m.match_id();
+      by_id.emplace(std::move(id), std::move(m));
+    }
+    return &by_id;
+  }
 };
 
-// Every folder at or under `path` that holds a tournament.txtpb.
+// The names of a tournament output folder's files: a folder holding any of them is one.
+constexpr const char* kDefinitionFile = "tournament.txtpb";
+constexpr const char* kIndexFile = "index.jsonl";
+constexpr const char* kLockFile = "referee.lock";
+
+bool is_tournament_folder(const fs::path& dir) {
+  for (const char* name : {kDefinitionFile, kIndexFile, kLockFile}) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir / name, ec))) return true;
+  }
+  return false;
+}
+
+// Every folder at or under `path` that is a tournament output folder (holds its definition, its
+// index or its lock, whatever their state: a missing definition or index is a failure).
 std::vector<std::string> tournament_folders(const std::string& path) {
   std::vector<std::string> out;
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return out;
-  if (fs::is_regular_file(fs::path(path) / "tournament.txtpb", ec)) out.push_back(path);
+  if (is_tournament_folder(path)) out.push_back(path);
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code file_ec;
-    if (it->path().filename() == "tournament.txtpb" && it->is_regular_file(file_ec) &&
-        normal(it->path().parent_path()) != normal(path))
-      out.push_back(it->path().parent_path().string());
+    std::error_code dir_ec;
+    if (it->is_directory(dir_ec) && !it->is_symlink(dir_ec) && is_tournament_folder(it->path()))
+      out.push_back(it->path().string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -127,11 +165,23 @@ TournamentFolder read_tournament_folder(const std::string& dir) {
   TournamentFolder t;
   t.dir = dir;
   t.index_path = (fs::path(dir) / "index.jsonl").string();
-  const std::string file = (fs::path(dir) / "tournament.txtpb").string();
+  const std::string file = (fs::path(dir) / kDefinitionFile).string();
   std::string why;
-  t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
-  if (!t.def_ok) t.failures.push_back(why);
-  if (!read_index(t.index_path, /*repair=*/false, t.entries, t.notes, &why)) {
+  std::error_code ec;
+  // Without the definition no line can be checked against a schedule; without the index no
+  // log can be told finished: either is a failure, never a pass by default.
+  if (!fs::exists(fs::symlink_status(file, ec))) {
+    t.failures.push_back(file +
+                         " is missing: the index and the logs cannot be checked against the "
+                         "tournament's schedule");
+  } else {
+    t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
+    if (!t.def_ok) t.failures.push_back(why);
+  }
+  if (!fs::exists(fs::symlink_status(t.index_path, ec))) {
+    t.failures.push_back(t.index_path + " is missing: no match of " + dir +
+                         " can be vouched for as finished");
+  } else if (!read_index(t.index_path, /*repair=*/false, t.entries, t.notes, &why)) {
     t.failures.push_back(why);
     t.entries.clear();
   }
@@ -158,9 +208,7 @@ std::string list(const T& values) {
 // exists, is named for it, verifies, and tells the same match and result.
 void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*>& verdicts) {
   if (!t.def_ok) return;
-  std::map<std::string, const v1::ScheduledMatch*> by_id;
-  const std::vector<v1::ScheduledMatch> schedule = make_schedule(t.def);
-  for (const v1::ScheduledMatch& m : schedule) by_id[m.match_id()] = &m;
+  // Each line is checked against the schedule of its own hash, ordinal included.
   std::map<std::string, int> seen;  // match id -> index line
   for (size_t i = 0; i < t.entries.size(); ++i) {
     const v1::IndexEntry& e = t.entries[i];
@@ -176,18 +224,19 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
       fail("match " + id + " is already in the index at line " + std::to_string(it->second));
       continue;
     }
-    // Matches played before bots were appended to the file carry the hash of the shorter file.
-    if (e.tournament_hash() != t.def.hash &&
-        std::find(t.def.earlier_hashes.begin(), t.def.earlier_hashes.end(), e.tournament_hash()) ==
-            t.def.earlier_hashes.end())
-      fail("tournament_hash '" + e.tournament_hash() + "' is not the hash of " + t.dir +
+    const auto* by_id = t.schedule_of(e.tournament_hash());
+    if (!by_id) {
+      fail("tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " + t.dir +
            "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
-    const auto found = by_id.find(id);
-    if (found == by_id.end()) {
-      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");
       continue;
     }
-    const v1::ScheduledMatch& m = *found->second;
+    const auto found = by_id->find(id);
+    if (found == by_id->end()) {
+      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
+           (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)"));
+      continue;
+    }
+    const v1::ScheduledMatch& m = found->second;
     if (!google::protobuf::util::MessageDifferencer::Equals(e.match(), m)) {
       std::string diff;
       if (e.match().ordinal() != m.ordinal())
@@ -198,14 +247,15 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
                 std::to_string(m.seed());
       if (!std::equal(e.match().seat_bots().begin(), e.match().seat_bots().end(),
                       m.seat_bots().begin(), m.seat_bots().end()))
-        diff += "; seats " + list(e.match().seat_bots()) + ", scheduled " + list(m.seat_bots());
+        diff += "; seats " + printable(list(e.match().seat_bots())) + ", scheduled " +
+                list(m.seat_bots());
       if (diff.empty()) diff = "; pairing, deal or rotation differ";
       fail("match " + id + " is not the scheduled one" + diff);
     }
     const std::string expected_file = "matches/" + id + ".jsonl";
     if (e.log_file() != expected_file) {
-      fail("log_file '" + e.log_file() + "' is not named for match " + id + " (expected " +
-           expected_file + ")");
+      fail("log_file '" + printable(e.log_file()) + "' is not named for match " + id +
+           " (expected " + expected_file + ")");
       continue;
     }
     const std::string log = normal(fs::path(t.dir) / e.log_file());
@@ -224,12 +274,13 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
     std::vector<std::string> log_seats;
     for (const v1::LogBot& b : h.bots()) log_seats.push_back(b.display_name());
     std::string diff;
-    if (h.match_id() != id) diff += "; the log's match id is " + h.match_id();
+    if (h.match_id() != id) diff += "; the log's match id is " + printable(h.match_id());
     if (h.seed() != m.seed())
       diff += "; the log's seed is " + std::to_string(h.seed()) + ", scheduled " +
               std::to_string(m.seed());
     if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
-      diff += "; the log's seats are " + list(log_seats) + ", scheduled " + list(m.seat_bots());
+      diff += "; the log's seats are " + printable(list(log_seats)) + ", scheduled " +
+              list(m.seat_bots());
     if (end.reason() != e.reason())
       diff += std::string("; reason: the index says ") + v1::MatchEndReason_Name(e.reason()) +
               ", the log " + v1::MatchEndReason_Name(end.reason());
@@ -254,14 +305,81 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
   }
 }
 
+// The tournament folder a log belongs to: the deepest one holding it, or null.
+TournamentFolder* owner_of(std::vector<TournamentFolder>& tournaments, const std::string& log) {
+  const std::string n = normal(log);
+  TournamentFolder* best = nullptr;
+  for (TournamentFolder& t : tournaments) {
+    const std::string prefix = normal(t.dir) + "/";
+    if (n.rfind(prefix, 0) == 0 && (!best || t.dir.size() > best->dir.size())) best = &t;
+  }
+  return best;
+}
+
+// A log of folder `t` that its index does not name. "" if it is one of the tournament's
+// scheduled matches, stopped (or finished but not yet indexed): matches/ID.jsonl for a
+// scheduled ID whose header is that match's (a log copied from elsewhere has another seed or
+// other seats). Otherwise why it is no log of this tournament.
+std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
+  const fs::path rel = fs::path(normal(log)).lexically_relative(normal(t.dir));
+  const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
+  if (rel.parent_path() != "matches" || rel.extension() != ".jsonl")
+    return where + " (its logs are matches/MATCH_ID.jsonl)";
+  const auto* schedule = t.schedule_of(t.def.hash);
+  if (!schedule) return where + " (the definition cannot be read)";
+  const std::string id = rel.stem().string();
+  const auto m = schedule->find(id);
+  if (m == schedule->end()) return where + " ('" + id + "' is no match id of its schedule)";
+  std::string text, why;
+  if (!read_log_file(log, text, &why)) return why;
+  v1::LogRecord first;
+  if (!parse_log_line(std::string_view(text).substr(0, text.find('\n')), first, &why) ||
+      first.kind_case() != v1::LogRecord::kHeader)
+    return "its first line is not a log header" + (why.empty() ? "" : ": " + why);
+  const v1::LogHeader& h = first.header();
+  std::vector<std::string> seats;
+  for (const v1::LogBot& b : h.bots()) seats.push_back(b.display_name());
+  if (h.match_id() != id || h.seed() != m->second.seed() ||
+      !std::equal(seats.begin(), seats.end(), m->second.seat_bots().begin(),
+                  m->second.seat_bots().end()))
+    return "a foreign log: its header's match id, seed or seats are not those of scheduled "
+           "match " +
+           id;
+  return "";
+}
+
+// Whatever DIR/matches holds that is not a log file (*.jsonl): junk that nothing vouches for.
+void scan_matches_folder(TournamentFolder& t) {
+  const fs::path folder = fs::path(t.dir) / "matches";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(folder, ec))) return;
+  if (!fs::is_directory(fs::symlink_status(folder, ec))) {
+    t.failures.push_back(folder.string() + " is not a folder");
+    return;
+  }
+  for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    std::error_code type_ec;
+    const bool log_file = it->path().extension() == ".jsonl" &&
+                          fs::is_regular_file(fs::symlink_status(it->path(), type_ec));
+    if (!log_file)
+      t.failures.push_back(it->path().string() +
+                           ": not a match log (a folder of match logs holds only MATCH_ID.jsonl "
+                           "files)");
+  }
+}
+
 }  // namespace
 
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
-                std::ostream& err, int jobs) {
+                std::ostream& err, int jobs, bool allow_unfinished) {
   std::vector<std::string> logs;
   for (const std::string& p : paths) {
     std::string why;
-    if (!collect_logs(p, logs, &why)) {
+    std::error_code ec;
+    // A tournament folder without logs (nothing finished yet) is still checked as a whole.
+    if (!collect_logs(p, logs, &why) && !(fs::is_directory(p, ec) && is_tournament_folder(p) &&
+                                          why.find("no *.jsonl logs") != std::string::npos)) {
       err << "referee verify: " << why << "\n";
       return 2;
     }
@@ -272,14 +390,7 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
   for (const std::string& p : paths)
     for (const std::string& dir : tournament_folders(p))
       tournaments.push_back(read_tournament_folder(dir));
-  auto unfinished = [&](const std::string& log) -> const TournamentFolder* {
-    const std::string n = normal(log);
-    for (const TournamentFolder& t : tournaments) {
-      const std::string prefix = normal(fs::path(t.dir) / "matches") + "/";
-      if (n.rfind(prefix, 0) == 0 && !t.indexed_logs.count(n)) return &t;
-    }
-    return nullptr;
-  };
+  for (TournamentFolder& t : tournaments) scan_matches_folder(t);
   const auto started = std::chrono::steady_clock::now();
   // Workers take logs in order; the results are printed in order as they come in.
   const size_t n = logs.size();
@@ -311,8 +422,15 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
       cv.wait(lock, [&] { return ready[i] != 0; });
     }
     const Verdict& v = verdicts[i];
-    if (const TournamentFolder* t = unfinished(logs[i])) {
-      // Not a result: a stopped match, or one whose index line never made it (resume replays it).
+    TournamentFolder* t = owner_of(tournaments, logs[i]);
+    if (t && !t->indexed_logs.count(normal(logs[i]))) {
+      // Not a result: a stopped match, or one whose index line never made it (resume replays
+      // it), if it is a scheduled match at all.
+      if (const std::string why = why_not_unfinished(*t, logs[i]); !why.empty()) {
+        ++failed;
+        out << "FAIL " << logs[i] << ": " << why << "\n";
+        continue;
+      }
       ++not_indexed;
       out << "UNFINISHED " << logs[i] << "  (not in " << t->index_path
           << (v.ok ? "" : "; the log itself: " + v.text.substr(5)) << ")\n";
@@ -346,13 +464,16 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
       << " verified: " << n - static_cast<size_t>(failed) - static_cast<size_t>(not_indexed)
       << " OK, " << failed << " failed (" << hands << " hands, " << plays
       << " plays in the logs that are OK) in " << seconds << " s";
-  if (not_indexed > 0) out << "; " << not_indexed << " unfinished (not in an index)";
+  if (not_indexed > 0)
+    out << "; " << not_indexed << " unfinished (not in an index"
+        << (allow_unfinished ? ", accepted by --allow-unfinished)"
+                             : "; a run still in progress? --allow-unfinished accepts them)");
   if (!tournaments.empty())
     out << "; " << tournaments.size() << (tournaments.size() == 1 ? " index" : " indexes")
         << " checked, " << index_failures << " problems";
   out << "\n";
   out.flush();
-  return failed || index_failures ? 1 : 0;
+  return failed || index_failures || (not_indexed > 0 && !allow_unfinished) ? 1 : 0;
 }
 
 }  // namespace allfives::referee

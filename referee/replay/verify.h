@@ -17,12 +17,16 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 // Verifies every log the paths name, printing one line per log ("OK  path  (N hands, M plays)"
 // or "FAIL path:LINE: message"; with `quiet` only failures) and a summary line to `out`.
 // `jobs` logs are verified at once (0: one per core); the output keeps the order of the logs.
-// Every tournament output folder at or under a path (a folder with tournament.txtpb) is also
-// checked as a whole: each index.jsonl line against the schedule tournament.txtpb gives and
-// against its log ("FAIL DIR/index.jsonl:LINE: ..."), and logs its index does not name are
-// printed as "UNFINISHED path" instead of being judged (stopped matches).
+// Every tournament output folder at or under a path (a folder holding tournament.txtpb,
+// index.jsonl or referee.lock) is also checked as a whole, and fails whatever cannot be vouched
+// for: a missing or unreadable definition or index (a FIFO or device included), each
+// index.jsonl line against the schedule of the definition it was played with and against its
+// log ("FAIL DIR/index.jsonl:LINE: ..."), any file under DIR/matches that is not a log of a
+// scheduled match (junk, a copied or foreign log), any other *.jsonl in the folder. A log of a
+// scheduled match that the index does not name (a stopped match) is "UNFINISHED path", which
+// fails too unless `allow_unfinished` (a run still in progress).
 // Returns the exit code: 0 all OK, 1 a log or an index failed, 2 bad arguments (on `err`).
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
-                std::ostream& err, int jobs = 0);
+                std::ostream& err, int jobs = 0, bool allow_unfinished = false);
 
 }  // namespace allfives::referee

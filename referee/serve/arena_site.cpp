@@ -1,295 +1,22 @@
 #include "serve/arena_site.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
-#include <cmath>
-#include <cstdio>
-#include <ctime>
 #include <map>
 #include <optional>
 
-#include "log/json_text.h"
 #include "log/log_reader.h"
-#include "match/match_result.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
-#include "replay/terminal_view.h"
+#include "serve/log_folders.h"
+#include "serve/site_pages.h"
 #include "tournament/index_file.h"
+#include "tournament/sprt.h"
 #include "tournament/standings.h"
 
 namespace allfives::referee::serve {
-namespace {
-
-constexpr size_t kMaxListed = 20000;          // matches listed per folder
-constexpr size_t kMaxSummaryBytes = 8 << 20;  // a log read whole only to list it
-
-// ---------------------------------------------------------------------------------------
-// Files.
-
-bool is_dir(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-bool is_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// Names in a folder, sorted; folders only or .jsonl files only.
-std::vector<std::string> list_names(const std::string& dir, bool folders) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return out;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.empty() || name[0] == '.') continue;
-    const std::string path = dir + "/" + name;
-    if (folders ? is_dir(path)
-                : (ends_with(name, ".jsonl") && name != "index.jsonl" && is_file(path)))
-      out.push_back(name);
-    if (out.size() >= kMaxListed) break;
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// At most `cap` bytes of a file; false if it cannot be read. With `whole_lines` a torn last
-// line (a record being appended right now) is left out.
-bool read_file(const std::string& path, size_t cap, std::string& out, bool whole_lines) {
-  out.clear();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[65536];
-  while (out.size() < cap) {
-    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, cap - out.size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  if (whole_lines) {
-    const size_t nl = out.rfind('\n');
-    out.resize(nl == std::string::npos ? 0 : nl + 1);
-  }
-  return true;
-}
-
-// A folder worth listing: a tournament's output (index.jsonl or matches/) or loose logs.
-struct Folder {
-  int root = 0;
-  std::string rel;   // relative to the root, "" for the root
-  std::string real;  // its real path
-  std::string logs;  // where its logs are: real/matches or real
-};
-
-std::optional<Folder> as_folder(int root, const std::string& rel, const std::string& real) {
-  Folder f{root, rel, real, real};
-  if (is_dir(real + "/matches")) {
-    f.logs = real + "/matches";
-    return f;
-  }
-  if (is_file(real + "/index.jsonl") || !list_names(real, false).empty()) return f;
-  return std::nullopt;
-}
-
-std::vector<Folder> find_folders(const std::vector<ServedRoot>& roots) {
-  std::vector<Folder> out;
-  for (size_t r = 0; r < roots.size(); ++r) {
-    if (auto f = as_folder(static_cast<int>(r), "", roots[r].real)) out.push_back(*f);
-    for (const std::string& name : list_names(roots[r].real, true)) {
-      std::string why;
-      const auto real = resolve_under(roots[r], url_encode_path(name), &why);
-      if (!real) continue;  // a link out of the folder
-      if (auto f = as_folder(static_cast<int>(r), relative_to(roots[r], *real), *real))
-        out.push_back(*f);
-    }
-  }
-  return out;
-}
-
-std::string folder_url(const Folder& f) {
-  return "/t/" + std::to_string(f.root) + "/" + url_encode_path(f.rel) + (f.rel.empty() ? "" : "/");
-}
-
-// ---------------------------------------------------------------------------------------
-// HTML.
-
-const char* kStyle = R"(<style>
-:root{--bg:#0f2219;--panel:#132b20;--text:#eef3ef;--muted:#9db5a7;--accent:#f4b942;--good:#7df09a;--bad:#ff8a80}
-*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;background:var(--bg);color:var(--text)}
-header{background:#0a1912;padding:10px 20px;display:flex;gap:16px;align-items:baseline}header h1{margin:0;font-size:18px}
-header a{color:var(--muted)}main{padding:14px 20px;max-width:1200px}
-a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
-h2{font-size:14px;text-transform:uppercase;letter-spacing:.6px;color:var(--muted);margin:22px 0 8px}
-table{border-collapse:collapse;background:var(--panel);border-radius:10px;overflow:hidden}
-th,td{padding:5px 10px;text-align:right;white-space:nowrap}th{color:var(--muted);font-weight:600;background:#0d2118}
-td.l,th.l{text-align:left}tr:nth-child(even) td{background:rgba(255,255,255,.03)}
-.muted{color:var(--muted)}.live{color:var(--good);font-weight:700}.fault{color:var(--bad)}
-.card{background:var(--panel);border-radius:10px;padding:10px 14px;margin:8px 0}
-.seats a{margin-right:6px;font-size:12px}
-</style>)";
-
-std::string page(const std::string& title, const std::string& crumbs, const std::string& body,
-                 const std::string& head_extra = "") {
-  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
-         "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
-         html_escape(title) + "</title>" + kStyle + head_extra + "</head><body><header><h1>" +
-         html_escape(title) + "</h1>" + crumbs + "</header><main>" + body +
-         "</main></body></html>\n";
-}
-
-// Numbers as `referee standings` prints them (standings.cpp), "-0" shown as "0".
-std::string fixed(double v, int decimals) {
-  if (!std::isfinite(v)) return "0";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  std::string s = buf;
-  if (s[0] == '-' && s.find_first_not_of("0.", 1) == std::string::npos) s.erase(0, 1);
-  return s;
-}
-std::string signed_fixed(double v, int decimals) {
-  std::string s = fixed(v, decimals);
-  return s[0] == '-' || s.find_first_not_of("0.") == std::string::npos ? s : "+" + s;
-}
-
-std::string format_words(v1::Format f) {
-  if (f == v1::FORMAT_TWO_PLAYERS) return format_label(Format::kTwoPlayers);
-  if (f == v1::FORMAT_THREE_PLAYERS) return format_label(Format::kThreePlayers);
-  if (f == v1::FORMAT_FOUR_PLAYERS) return format_label(Format::kFourPlayers);
-  if (f == v1::FORMAT_PARTNERSHIPS) return format_label(Format::kPartnerships);
-  return "mixed formats";
-}
-
-std::string standings_html(const Standings& s) {
-  std::string out =
-      "<table id=\"standings\"><tr><th>Rank</th><th class=\"l\">Bot</th>"
-      "<th>Matches</th><th>W</th><th>L</th><th>D</th><th>Forfeits</th>"
-      "<th>Pts for</th><th>Pts against</th><th>Elo</th></tr>";
-  for (size_t i = 0; i < s.bots.size(); ++i) {
-    const BotStanding& b = s.bots[i];
-    // "=": a statistical tie with a neighbour, as `referee standings` marks it.
-    std::string rank = std::to_string(i + 1);
-    if (b.tied) rank += '=';
-    out += "<tr><td>" + rank + "</td><td class=\"l\">" + html_escape(b.name) + "</td><td>" +
-           std::to_string(b.matches) + "</td><td>" + std::to_string(b.wins) + "</td><td>" +
-           std::to_string(b.losses) + "</td><td>" + std::to_string(b.draws) + "</td><td>" +
-           std::to_string(b.forfeits_total) + "</td><td>" + fixed(b.avg_points_for(), 1) +
-           "</td><td>" + fixed(b.avg_points_against(), 1) + "</td><td>" + signed_fixed(b.elo, 0) +
-           " ± " + fixed(b.elo_ci95, 0) + "</td></tr>";
-  }
-  out += "</table>";
-  std::string forfeits;
-  for (const BotStanding& b : s.bots) {
-    if (b.forfeits_total == 0) continue;
-    forfeits += "<div>" + html_escape(b.name) + ":";
-    const char* sep = " ";
-    for (int k = 0; k < static_cast<int>(b.forfeits.size()); ++k) {
-      if (b.forfeits[k] == 0) continue;
-      forfeits +=
-          sep + describe(static_cast<v1::FaultKind>(k)) + " " + std::to_string(b.forfeits[k]);
-      sep = ", ";
-    }
-    forfeits += "</div>";
-  }
-  if (!forfeits.empty())
-    out += "<h2>Forfeits by kind</h2><div class=\"card\">" + forfeits + "</div>";
-  if (s.bots.size() > 1) {
-    out +=
-        "<h2>Head to head</h2><p class=\"muted\">Row against column, pairwise games: "
-        "wins-losses-draws.</p><table id=\"h2h\"><tr><th></th><th class=\"l\"></th>";
-    for (size_t j = 0; j < s.bots.size(); ++j) out += "<th>" + std::to_string(j + 1) + "</th>";
-    out += "</tr>";
-    for (size_t i = 0; i < s.bots.size(); ++i) {
-      out += "<tr><td>" + std::to_string(i + 1) + "</td><td class=\"l\">" +
-             html_escape(s.bots[i].name) + "</td>";
-      for (size_t j = 0; j < s.bots.size(); ++j) {
-        const HeadToHead& h = s.cross[i][j];
-        out += "<td>" +
-               (i == j      ? std::string("-")
-                : h.games() ? std::to_string(h.wins) + "-" + std::to_string(h.losses) + "-" +
-                                  std::to_string(h.draws)
-                            : std::string(".")) +
-               "</td>";
-      }
-      out += "</tr>";
-    }
-    out += "</table>";
-  }
-  for (const std::string& note : s.notes) out += "<p class=\"muted\">" + html_escape(note) + "</p>";
-  return out;
-}
-
-// What the match list says of a log the index does not (yet) hold.
-struct LogSummary {
-  std::vector<std::string> seats;
-  std::optional<v1::LogMatchEnd> end;
-  std::string format;
-  bool readable = false;
-};
-
-LogSummary summarize_log(const std::string& path) {
-  LogSummary s;
-  std::string text;
-  if (!read_file(path, kMaxSummaryBytes, text, true)) return s;
-  // `referee match` makes its log before the bots start and writes the header once they
-  // answer: an empty log is a match starting.
-  s.readable = text.empty();
-  size_t at = 0;
-  bool first = true;
-  while (at < text.size()) {
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) nl = text.size();
-    const std::string_view line(text.data() + at, nl - at);
-    at = nl + 1;
-    if (!first && line.find("\"match_end\"") == std::string_view::npos) continue;
-    v1::LogRecord rec;
-    if (!parse_log_line(line, rec, nullptr)) {
-      if (first) return s;
-      continue;
-    }
-    if (first) {
-      first = false;
-      if (!rec.has_header()) return s;
-      s.readable = true;
-      for (const auto& b : rec.header().bots()) s.seats.push_back(b.display_name());
-      s.format = v1::Format_Name(rec.header().format());
-    } else if (rec.has_match_end()) {
-      s.end = rec.match_end();
-    }
-  }
-  return s;
-}
-
-std::string join_scores(const google::protobuf::RepeatedField<uint32_t>& v) {
-  std::string out;
-  for (int i = 0; i < v.size(); ++i) out += (i ? "–" : "") + std::to_string(v[i]);
-  return out;
-}
-
-bool seen_recently(const std::string& path, int seconds) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime <= seconds;
-}
-
-std::string seat_links(const std::string& url, size_t seats) {
-  std::string out = "<span class=\"seats\">";
-  for (size_t s = 0; s < seats; ++s)
-    out +=
-        "<a href=\"" + url + "?seat=" + std::to_string(s) + "\">seat " + std::to_string(s) + "</a>";
-  return out + "</span>";
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------
 // Live logs: one follower per (log, viewer), shared by every page watching it, checked on a
@@ -307,6 +34,7 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
     std::vector<std::string> steps;  // each step's JSON
     std::string hands;
     bool finished = false;
+    bool too_large = false;
     std::vector<Watcher> watchers;
     // Re-reading a log costs time in proportion to its length, so a long one is checked less
     // often: after a re-read that took d, not again before 10 d have passed (at most a tenth
@@ -325,6 +53,10 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
     struct stat st {};
     if (::stat(f.path.c_str(), &st) != 0 || st.st_size == f.size) return f.steps.size();
     f.size = st.st_size;
+    if (st.st_size > kMaxPageLogBytes) {  // grown too large to draw: stop following it
+      f.too_large = true;
+      return f.steps.size();
+    }
     const auto started = std::chrono::steady_clock::now();
     struct Throttle {
       Follower& f;
@@ -335,7 +67,8 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
       }
     } throttle{f, started};
     std::string text;
-    if (!read_file(f.path, kMaxLogFileBytes, text, true)) return f.steps.size();
+    if (!read_bounded(f.path, static_cast<size_t>(kMaxPageLogBytes), text, true))
+      return f.steps.size();
     Replay replay;
     LogError error;
     load_replay(text, f.path, replay, error);  // on an error: the steps before it
@@ -374,7 +107,7 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
     if (from < f.steps.size() || f.finished)
       sink->send(std::make_shared<const std::string>(
           EventSink::event_frame("", message(f, std::min(from, f.steps.size())))));
-    if (f.finished) {
+    if (f.finished || f.too_large) {
       sink->close();
     } else {
       f.watchers.push_back({std::move(sink)});
@@ -419,7 +152,7 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
             std::make_shared<const std::string>(EventSink::event_frame("", message(f, from)));
         for (const Watcher& w : f.watchers) w.sink->send(frame);
       }
-      if (f.finished) {
+      if (f.finished || f.too_large) {
         for (const Watcher& w : f.watchers) w.sink->close();
         it = followers.erase(it);
         continue;
@@ -431,7 +164,8 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
 
 // A folder's index.jsonl read and its standings computed once per version of the file (its
 // size and modification time): pages of a tournament are asked for far more often than it
-// changes, and reading an index is most of a page's cost.
+// changes, and reading an index is most of a page's cost. With the index, the folder's
+// tournament.txtpb, for its SPRT.
 struct ArenaSite::Indexes {
   struct Entry {
     off_t size = -1;
@@ -445,7 +179,7 @@ struct ArenaSite::Indexes {
   std::map<std::string, std::shared_ptr<const Entry>> by_path;
 
   // The same for logs the index does not hold (a folder of `referee match` logs, a match
-  // being played): each is read whole, so only once per version.
+  // being played): each is summarised once per version.
   struct Summary {
     off_t size = -1;
     struct timespec mtime {};
@@ -454,13 +188,16 @@ struct ArenaSite::Indexes {
   static constexpr size_t kMaxSummaries = 20000;
   std::map<std::string, Summary> summaries;
 
+  static bool same_version(off_t size, const struct timespec& mtime, const struct stat& st) {
+    return size == st.st_size && mtime.tv_sec == st.st_mtim.tv_sec &&
+           mtime.tv_nsec == st.st_mtim.tv_nsec;
+  }
+
   const LogSummary& summary(const std::string& path) {
     struct stat st {};
     ::stat(path.c_str(), &st);
     auto it = summaries.find(path);
-    if (it != summaries.end() && it->second.size == st.st_size &&
-        it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
-        it->second.mtime.tv_nsec == st.st_mtim.tv_nsec)
+    if (it != summaries.end() && same_version(it->second.size, it->second.mtime, st))
       return it->second.summary;
     if (summaries.size() >= kMaxSummaries) summaries.clear();
     Summary& s = summaries[path];
@@ -470,25 +207,37 @@ struct ArenaSite::Indexes {
     return s.summary;
   }
 
-  std::shared_ptr<const Entry> get(const std::string& path) {
-    struct stat st {};
-    const bool exists = ::stat(path.c_str(), &st) == 0;
-    auto it = by_path.find(path);
-    if (it != by_path.end() && it->second->size == (exists ? st.st_size : -1) &&
-        it->second->mtime.tv_sec == st.st_mtim.tv_sec &&
-        it->second->mtime.tv_nsec == st.st_mtim.tv_nsec)
+  // `index` is a real path inside a served folder, or "" (no index: no entries).
+  std::shared_ptr<const Entry> get(const std::string& index, const std::string& tournament_file) {
+    struct stat st {
+    }, tf{};
+    const bool exists = !index.empty() && ::stat(index.c_str(), &st) == 0;
+    const bool has_file = !tournament_file.empty() && ::stat(tournament_file.c_str(), &tf) == 0;
+    // The key holds both versions: a resumed run rewrites tournament.txtpb.
+    const std::string key = index + "\n" + tournament_file + "\n" +
+                            std::to_string(has_file ? tf.st_mtim.tv_sec : 0) + "." +
+                            std::to_string(has_file ? tf.st_mtim.tv_nsec : 0);
+    auto it = by_path.find(key);
+    if (it != by_path.end() && exists && same_version(it->second->size, it->second->mtime, st))
       return it->second;
     auto e = std::make_shared<Entry>();
-    e->size = exists ? st.st_size : -1;
-    if (exists) e->mtime = st.st_mtim;
-    std::vector<std::string> notes;
-    e->ok = read_index(path, false, e->entries, notes, &e->error);
-    if (e->ok) {
-      e->standings = compute_standings(e->entries);
-      for (const std::string& n : notes) e->standings.notes.push_back(n);
+    e->ok = true;
+    if (exists) {
+      e->size = st.st_size;
+      e->mtime = st.st_mtim;
+      std::vector<std::string> notes;
+      e->ok = read_index(index, false, e->entries, notes, &e->error);
+      if (e->ok) {
+        e->standings = compute_standings(e->entries);
+        for (const std::string& n : notes) e->standings.notes.push_back(n);
+        // The SPRTs' state, from the folder's definition (standings.json's "sprt").
+        std::string why;
+        if (has_file && !add_sprt_from_file(e->standings, tournament_file, e->entries, &why))
+          e->standings.notes.push_back("no SPRT state: " + why);
+      }
     }
     if (by_path.size() >= kMaxFolders) by_path.clear();
-    by_path[path] = e;
+    if (exists) by_path[key] = e;
     return e;
   }
 };
@@ -533,190 +282,208 @@ bool parse_int(const std::string& s, int max, int& out) {
   return out <= max;
 }
 
+HttpResponse html(std::string body) {
+  HttpResponse r;
+  r.body = std::move(body);
+  return r;
+}
+
+std::string folder_url(const Folder& f) {
+  return "/t/" + std::to_string(f.root) + "/" + url_encode_path(f.rel) + (f.rel.empty() ? "" : "/");
+}
+
+std::string folder_name(const std::vector<ServedRoot>& roots, const Folder& f) {
+  const std::string& given = roots[static_cast<size_t>(f.root)].given;
+  return f.rel.empty() ? given : given + "/" + f.rel;
+}
+
+// A log's row from its index entry.
+MatchRow row_of(const v1::IndexEntry& e) {
+  MatchRow m;
+  m.format = e.format();
+  for (const std::string& b : e.match().seat_bots()) m.seats.push_back(b);
+  m.reason = e.reason();
+  m.winner_side = e.winner_side();
+  for (const uint32_t v : e.scores()) m.scores.push_back(static_cast<int>(v));
+  m.hands = static_cast<int>(e.hands_played());
+  m.fault_seat = e.fault_seat();
+  m.fault_kind = e.fault_kind();
+  m.fault_reason = e.fault_reason();
+  return m;
+}
+
+// A log's row from the log itself (the index does not hold it).
+MatchRow row_of(const LogSummary& s, const std::string& path) {
+  MatchRow m;
+  m.seats = s.seats;
+  m.format = s.format;
+  if (!s.readable) {
+    m.status = MatchRow::Status::kNotALog;
+  } else if (s.end) {
+    m.reason = s.end->reason();
+    m.winner_side = s.end->winner_side();
+    for (const uint32_t v : s.end->scores()) m.scores.push_back(static_cast<int>(v));
+    m.hands = static_cast<int>(s.end->hands_played());
+    m.fault_seat = s.end->fault_seat();
+    m.fault_kind = s.end->fault_kind();
+  } else {
+    m.status = seen_recently(path, 60) ? MatchRow::Status::kPlaying : MatchRow::Status::kUnfinished;
+  }
+  return m;
+}
+
 }  // namespace
 
 HttpResponse ArenaSite::handle(const HttpRequest& req) {
-  if (req.method != "GET") return text_response(405, "only GET is served here");
+  if (req.method != "GET") return text_response(405, "only GET (and HEAD) is served here");
   const std::string_view path = target_path(req.target);
   int root = 0;
   std::string_view rel;
-
-  if (path == "/" || path == "/index.html") {
-    std::string body =
-        "<h2>Tournaments and match folders</h2><table id=\"folders\"><tr><th "
-        "class=\"l\">Folder</th><th>Matches logged</th><th>Finished "
-        "(index)</th></tr>";
-    const std::vector<Folder> folders = find_folders(roots_);
-    for (const Folder& f : folders) {
-      const auto index = indexes_->get(f.real + "/index.jsonl");
-      std::string name = roots_[static_cast<size_t>(f.root)].given;
-      if (!f.rel.empty()) name += "/" + f.rel;
-      body += "<tr><td class=\"l\"><a href=\"" + folder_url(f) + "\">" + html_escape(name) +
-              "</a></td><td>" + std::to_string(list_names(f.logs, false).size()) + "</td><td>" +
-              (index->ok ? std::to_string(index->entries.size()) : "unreadable") + "</td></tr>";
-    }
-    body += "</table>";
-    if (folders.empty())
-      body +=
-          "<p class=\"muted\">No tournament output or match log under the served "
-          "folders yet.</p>";
-    return HttpResponse{
-        200, "text/html; charset=utf-8", page("All Fives arena", "", body), {}, nullptr};
-  }
-
-  if (split_root(path, "/t/", roots_.size(), root, rel) ||
-      split_root(path, "/standings/", roots_.size(), root, rel)) {
-    const bool json = path.substr(0, 11) == "/standings/";
-    const ServedRoot& r = roots_[static_cast<size_t>(root)];
-    std::string why;
-    const auto real = resolve_under(r, rel, &why);
-    if (!real) return text_response(why == "no such file" ? 404 : 400, why);
-    const auto folder =
-        is_dir(*real) ? as_folder(root, relative_to(r, *real), *real) : std::nullopt;
-    if (!folder) return text_response(404, "not a tournament folder");
-    const auto index = indexes_->get(*real + "/index.jsonl");
-    if (!index->ok) return text_response(500, "the index cannot be read: " + index->error);
-    const std::vector<v1::IndexEntry>& entries = index->entries;
-    const Standings& standings = index->standings;
-    if (json) {
-      HttpResponse res{200, "application/json", standings_json(standings), {}, nullptr};
-      return res;
-    }
-    const std::string base = "/m/" + std::to_string(root) + "/";
-    std::map<std::string, const v1::IndexEntry*> by_log;
-    for (const auto& e : entries) by_log[e.log_file()] = &e;
-    std::string title = standings.tournament_name.empty()
-                            ? r.given + (folder->rel.empty() ? "" : "/" + folder->rel)
-                            : "Tournament " + standings.tournament_name;
-    std::string body = "<p class=\"muted\">" + html_escape(format_words(standings.format)) + " · " +
-                       std::to_string(standings.matches) + " finished match" +
-                       (standings.matches == 1 ? "" : "es") + " · <a href=\"/standings/" +
-                       std::to_string(root) + "/" + url_encode_path(folder->rel) +
-                       "\">standings as JSON</a></p>";
-    if (!entries.empty()) body += "<h2>Standings</h2>" + standings_html(standings);
-    body +=
-        "<h2>Matches</h2><table id=\"matches\"><tr><th class=\"l\">Match</th><th "
-        "class=\"l\">Seats</th><th class=\"l\">Result</th><th>Hands</th><th "
-        "class=\"l\">Fault</th><th class=\"l\">Views</th></tr>";
-    for (const std::string& name : list_names(folder->logs, false)) {
-      const std::string log_real = folder->logs + "/" + name;
-      const std::string log_rel = relative_to(r, log_real);
-      const std::string url = base + url_encode_path(log_rel);
-      const std::string from_folder = log_real.substr(folder->real.size() + 1);
-      std::string seats, result, hands, fault, status;
-      size_t n_seats = 0;
-      auto it = by_log.find(from_folder);
-      if (it != by_log.end()) {
-        const v1::IndexEntry& e = *it->second;
-        n_seats = static_cast<size_t>(e.match().seat_bots_size());
-        for (int s = 0; s < e.match().seat_bots_size(); ++s)
-          seats += (s ? ", " : "") + html_escape(e.match().seat_bots(s));
-        result = join_scores(e.scores());
-        result += e.winner_side() >= 0 ? " · side " + std::to_string(e.winner_side()) + " won"
-                                       : std::string(" · draw");
-        hands = std::to_string(e.hands_played());
-        if (e.fault_seat() >= 0)
-          fault = "<span class=\"fault\">seat " + std::to_string(e.fault_seat()) + " " +
-                  describe(e.fault_kind()) + ": " + html_escape(e.fault_reason()) + "</span>";
-      } else {
-        const LogSummary& s = indexes_->summary(log_real);
-        n_seats = s.seats.size();
-        for (size_t k = 0; k < s.seats.size(); ++k)
-          seats += (k ? ", " : "") + html_escape(s.seats[k]);
-        if (!s.readable) {
-          result = "<span class=\"muted\">not a match log</span>";
-        } else if (s.end) {
-          result = join_scores(s.end->scores());
-          result += s.end->winner_side() >= 0
-                        ? " · side " + std::to_string(s.end->winner_side()) + " won"
-                        : std::string(" · draw");
-          hands = std::to_string(s.end->hands_played());
-          if (s.end->fault_seat() >= 0)
-            fault = "<span class=\"fault\">seat " + std::to_string(s.end->fault_seat()) + " " +
-                    describe(s.end->fault_kind()) + "</span>";
-        } else if (seen_recently(log_real, 60)) {
-          result = "<span class=\"live\">● playing now</span>";
-        } else {
-          result = "<span class=\"muted\">unfinished</span>";
-        }
-      }
-      body += "<tr><td class=\"l\"><a href=\"" + url + "\">" +
-              html_escape(name.substr(0, name.size() - 6)) + "</a></td><td class=\"l\">" + seats +
-              "</td><td class=\"l\">" + result + "</td><td>" + hands + "</td><td class=\"l\">" +
-              fault + "</td><td class=\"l\">" + seat_links(url, n_seats) + "</td></tr>";
-    }
-    body += "</table>";
-    return HttpResponse{200,
-                        "text/html; charset=utf-8",
-                        page(title, "<a href=\"/\">all folders</a>", body),
-                        {},
-                        nullptr};
-  }
-
-  const bool replay_page = split_root(path, "/m/", roots_.size(), root, rel);
-  const bool live = !replay_page && split_root(path, "/live/", roots_.size(), root, rel);
-  const bool raw = !replay_page && !live && split_root(path, "/log/", roots_.size(), root, rel);
-  if (replay_page || live || raw) {
-    const ServedRoot& r = roots_[static_cast<size_t>(root)];
-    std::string why;
-    const auto real = resolve_under(r, rel, &why);
-    if (!real) return text_response(why == "no such file" ? 404 : 400, why);
-    if (!is_file(*real) || !ends_with(*real, ".jsonl"))
-      return text_response(404, "not a match log");
-    if (raw) {
-      HttpResponse res{200, "application/x-ndjson; charset=utf-8", "", {}, nullptr};
-      if (!read_file(*real, kMaxLogFileBytes, res.body, false))
-        return text_response(404, "cannot be read");
-      return res;
-    }
-    int viewer = -1;
-    const std::string seat = query_value(req.target, "seat");
-    if (!seat.empty() && !parse_int(seat, kMaxPlayers - 1, viewer))
-      return text_response(400, "seat must be a seat number");
-    if (live) {
-      int from = 0;
-      if (!parse_int(query_value(req.target, "from"), 1 << 20, from))
-        return text_response(400, "from must be a step number");
-      HttpResponse res;
-      auto weak = std::weak_ptr<Live>(live_);
-      const std::string file = *real;
-      res.on_event_stream = [weak, file, viewer, from](std::shared_ptr<EventSink> sink) {
-        if (auto l = weak.lock()) l->subscribe(file, viewer, static_cast<size_t>(from), sink);
-      };
-      return res;
-    }
-    std::string text;
-    if (!read_file(*real, kMaxLogFileBytes, text, true))
-      return text_response(404, "cannot be read");
-    Replay replay;
-    LogError error;
-    const bool ok = load_replay(text, *real, replay, error);  // else: the steps before the error
-    if (viewer >= num_players(replay.config.format))
-      return text_response(400, "this match has no seat " + seat);
-    const std::vector<Frame> frames = build_frames(replay, viewer);
-    if (frames.empty()) {
-      if (!ok && !error.message.empty() && replay.header.match_id().empty() && !text.empty())
-        return text_response(422, "not a match log: " + error.describe());
-      return HttpResponse{200,
-                          "text/html; charset=utf-8",
-                          page("Waiting for the first hand", "<a href=\"/\">all folders</a>",
-                               "<p>The match has not dealt its first hand yet; this page "
-                               "reloads every second.</p>",
-                               "<meta http-equiv=\"refresh\" content=\"1\">"),
-                          {},
-                          nullptr};
-    }
-    HtmlOptions h;
-    h.viewer = viewer;
-    h.start = replay.finished ? 0 : static_cast<int>(frames.size()) - 1;
-    // A log without its end is followed: while its match is played it grows.
-    if (!replay.finished)
-      h.live_url = "/live/" + std::to_string(root) + "/" + url_encode_path(relative_to(r, *real)) +
-                   "?seat=" + (viewer >= 0 ? std::to_string(viewer) : "");
-    return HttpResponse{
-        200, "text/html; charset=utf-8", render_html(replay, frames, h), {}, nullptr};
-  }
+  if (path == "/" || path == "/index.html") return folders();
+  if (split_root(path, "/t/", roots_.size(), root, rel)) return tournament(req, root, rel, false);
+  if (split_root(path, "/standings/", roots_.size(), root, rel))
+    return tournament(req, root, rel, true);
+  if (split_root(path, "/m/", roots_.size(), root, rel)) return match(req, root, rel, kReplay);
+  if (split_root(path, "/live/", roots_.size(), root, rel)) return match(req, root, rel, kLive);
+  if (split_root(path, "/log/", roots_.size(), root, rel)) return match(req, root, rel, kRaw);
   return text_response(404, "no such page");
+}
+
+HttpResponse ArenaSite::folders() {
+  std::vector<FolderRow> rows;
+  for (const Folder& f : find_folders(roots_)) {
+    const ServedRoot& r = roots_[static_cast<size_t>(f.root)];
+    FolderRow row;
+    row.name = folder_name(roots_, f);
+    row.url = folder_url(f);
+    row.tournament = f.tournament;
+    const std::vector<std::string> logs = list_names(r, f.logs, false);
+    row.logs = logs.size();
+    const auto index = indexes_->get(f.index, "");
+    if (index->ok) row.finished = index->entries.size();
+    std::map<std::string, bool> indexed;
+    for (const auto& e : index->entries) indexed[e.log_file()] = true;
+    for (const std::string& name : logs) {
+      const std::string log = f.logs + "/" + name;
+      if (indexed.count(log.substr(f.real.size() + 1)) || !seen_recently(log, 60)) continue;
+      row.playing += !indexes_->summary(log).end.has_value();
+    }
+    rows.push_back(std::move(row));
+  }
+  return html(folders_page(rows));
+}
+
+HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string_view rel,
+                                   bool json) {
+  const ServedRoot& r = roots_[static_cast<size_t>(root)];
+  std::string why;
+  const auto real = resolve_under(r, rel, &why);
+  if (!real) return text_response(why == "no such file" ? 404 : 400, why);
+  const auto folder = is_dir(*real) ? as_folder(roots_, root, *real) : std::nullopt;
+  if (!folder) return text_response(404, "not a tournament folder");
+  const auto tournament_file = real_inside(r, folder->real + "/tournament.txtpb");
+  const auto index = indexes_->get(folder->index, tournament_file.value_or(""));
+  if (!index->ok) return text_response(500, "the index cannot be read: " + index->error);
+  if (json) {
+    HttpResponse res;
+    res.content_type = "application/json";
+    res.body = standings_json(index->standings);
+    return res;
+  }
+  std::map<std::string, const v1::IndexEntry*> by_log;
+  for (const auto& e : index->entries) by_log[e.log_file()] = &e;
+  TournamentPage p;
+  p.title = index->standings.tournament_name.empty()
+                ? folder_name(roots_, *folder)
+                : "Tournament " + index->standings.tournament_name;
+  p.crumbs = "<a href=\"/\">all folders</a>";
+  p.standings_url = "/standings/" + std::to_string(root) + "/" + url_encode_path(folder->rel);
+  p.has_index = folder->tournament;
+  p.standings = &index->standings;
+  p.filter.bot = query_value(req.target, "bot");
+  p.filter.fault = query_value(req.target, "fault");
+  // The index is being written to: the page follows it even between two matches' ends.
+  p.live = !folder->index.empty() && seen_recently(folder->index, 10);
+  for (const std::string& name : list_names(r, folder->logs, false)) {
+    const std::string log_real = folder->logs + "/" + name;
+    const auto it = by_log.find(log_real.substr(folder->real.size() + 1));
+    MatchRow m =
+        it != by_log.end() ? row_of(*it->second) : row_of(indexes_->summary(log_real), log_real);
+    m.name = name.substr(0, name.size() - 6);
+    const std::string rel_url =
+        std::to_string(root) + "/" + url_encode_path(relative_to(r, log_real));
+    m.url = "/m/" + rel_url;
+    m.log_url = "/log/" + rel_url;
+    if (const off_t size = file_size(log_real); size > kMaxPageLogBytes)
+      m.too_large = size_words(size);
+    p.matches.push_back(std::move(m));
+  }
+  return html(tournament_page(p));
+}
+
+HttpResponse ArenaSite::match(const HttpRequest& req, int root, std::string_view rel, View view) {
+  const ServedRoot& r = roots_[static_cast<size_t>(root)];
+  std::string why;
+  const auto real = resolve_under(r, rel, &why);
+  if (!real) return text_response(why == "no such file" ? 404 : 400, why);
+  if (!is_file(*real) || !real->ends_with(".jsonl")) return text_response(404, "not a match log");
+  const std::string rel_url = std::to_string(root) + "/" + url_encode_path(relative_to(r, *real));
+  if (view == kRaw) {
+    // Streamed from disk: any size, at a few KiB of memory.
+    HttpResponse res;
+    res.content_type = "application/x-ndjson; charset=utf-8";
+    res.file = *real;
+    return res;
+  }
+  if (const off_t size = file_size(*real); size > kMaxPageLogBytes)
+    return text_response(413, "this log is " + size_words(size) + ", more than the " +
+                                  size_words(kMaxPageLogBytes) + " a page draws. /log/" + rel_url +
+                                  " serves the file itself; `referee replay` steps through it");
+  int viewer = -1;
+  const std::string seat = query_value(req.target, "seat");
+  if (!seat.empty() && !parse_int(seat, kMaxPlayers - 1, viewer))
+    return text_response(400, "seat must be a seat number");
+  if (view == kLive) {
+    int from = 0;
+    if (!parse_int(query_value(req.target, "from"), 1 << 20, from))
+      return text_response(400, "from must be a step number");
+    HttpResponse res;
+    auto weak = std::weak_ptr<Live>(live_);
+    const std::string file = *real;
+    res.on_event_stream = [weak, file, viewer, from](std::shared_ptr<EventSink> sink) {
+      if (auto l = weak.lock()) l->subscribe(file, viewer, static_cast<size_t>(from), sink);
+    };
+    return res;
+  }
+  return replay_page(*real, rel_url, viewer, seat);
+}
+
+HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& rel_url, int viewer,
+                                    const std::string& seat) {
+  std::string text;
+  if (!read_bounded(real, static_cast<size_t>(kMaxPageLogBytes), text, true))
+    return text_response(404, "cannot be read");
+  Replay replay;
+  LogError error;
+  const bool ok = load_replay(text, real, replay, error);  // else: the steps before the error
+  if (viewer >= num_players(replay.config.format))
+    return text_response(400, "this match has no seat " + seat);
+  const std::vector<Frame> frames = build_frames(replay, viewer);
+  if (frames.empty()) {
+    if (!ok && !error.message.empty() && replay.header.match_id().empty() && !text.empty())
+      return text_response(422, "not a match log: " + error.describe());
+    return html(page("Waiting for the first hand", "<a href=\"/\">all folders</a>",
+                     "<p>The match has not dealt its first hand yet; this page reloads every "
+                     "second.</p>",
+                     false, "<meta http-equiv=\"refresh\" content=\"1\">"));
+  }
+  HtmlOptions h;
+  h.viewer = viewer;
+  h.start = replay.finished ? 0 : static_cast<int>(frames.size()) - 1;
+  // A log without its end is followed: while its match is played it grows.
+  if (!replay.finished)
+    h.live_url = "/live/" + rel_url + "?seat=" + (viewer >= 0 ? std::to_string(viewer) : "");
+  return html(render_html(replay, frames, h));
 }
 
 }  // namespace allfives::referee::serve

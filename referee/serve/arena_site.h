@@ -7,8 +7,10 @@
 //   /m/R/PATH.jsonl[?seat=S]   the HTML replay of one log (one seat's view with ?seat=);
 //                              a log still being written follows the match live
 //   /live/R/PATH.jsonl?from=K[&seat=S]  server-sent events: the steps from K on, as the log grows
-//   /log/R/PATH.jsonl          the log itself (application/x-ndjson)
+//   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk
 //   /standings/R/PATH/         the standings as JSON (standings.json's format)
+// A tournament's page takes ?bot=NAME&fault=any|none|KIND to list only some matches. Pages of
+// logs over kMaxPageLogBytes (log_folders.h) are refused (413); /log/ serves any size.
 // R is the folder's position on the command line; PATH is relative to it (see served_paths.h).
 #pragma once
 
@@ -38,6 +40,13 @@ class ArenaSite {
   struct Indexes;  // each folder's index as last read, kept until the file changes
 
  private:
+  enum View { kReplay, kLive, kRaw };
+  HttpResponse folders();
+  HttpResponse tournament(const HttpRequest& req, int root, std::string_view rel, bool json);
+  HttpResponse match(const HttpRequest& req, int root, std::string_view rel, View view);
+  HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
+                           const std::string& seat);
+
   std::vector<ServedRoot> roots_;
   std::shared_ptr<Live> live_;
   std::shared_ptr<Indexes> indexes_;

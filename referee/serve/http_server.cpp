@@ -1,11 +1,16 @@
 #include "serve/http_server.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include <chrono>
 #include <deque>
 #include <optional>
 
@@ -16,35 +21,10 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
+using Clock = std::chrono::steady_clock;
 
-constexpr auto kReadTimeout = std::chrono::seconds(30);  // idle keep-alive and slow requests
 constexpr size_t kHeaderLimit = 16 * 1024;
 constexpr size_t kBodyLimit = 64 * 1024;  // the only bodies are a chosen play
-
-const char* reason_of(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 409:
-      return "Conflict";
-    case 413:
-      return "Payload Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "";
-  }
-}
 
 }  // namespace
 
@@ -52,7 +32,9 @@ HttpResponse text_response(int status, std::string text) {
   HttpResponse r;
   r.status = status;
   r.content_type = "text/plain; charset=utf-8";
-  r.body = std::to_string(status) + " " + reason_of(status) + ": " + std::move(text) + "\n";
+  r.body = std::to_string(status) + " " +
+           std::string(http::obsolete_reason(static_cast<http::status>(status))) + ": " +
+           std::move(text) + "\n";
   return r;
 }
 
@@ -66,33 +48,64 @@ std::string EventSink::event_frame(const std::string& event, const std::string& 
   return out;
 }
 
+namespace {
+class Session;
+}
+
+// The listening socket and the sessions open; touched only on the thread running the
+// io_context.
 struct HttpServer::Impl : std::enable_shared_from_this<HttpServer::Impl> {
-  Impl(asio::io_context& io, HttpHandler h, int max)
-      : ioc(io), acceptor(io), handler(std::move(h)), max_connections(max) {}
+  Impl(asio::io_context& io, HttpHandler h, HttpServerOptions o)
+      : ioc(io), acceptor(io), handler(std::move(h)), options(std::move(o)) {}
   asio::io_context& ioc;
   tcp::acceptor acceptor;
   HttpHandler handler;
-  int max_connections;
-  int connections = 0;  // touched on the io thread only
+  HttpServerOptions options;
+  HostPolicy hosts;
   bool stopped = false;
+  std::vector<std::weak_ptr<Session>> sessions;
+
   void accept();
+  void on_accept(tcp::socket socket);
+  // Closes the longest-waiting idle connection (of `client` only, if given) to let a new one
+  // in; false if every one is busy.
+  bool evict_one(const asio::ip::address* client);
+  int streams_of(const asio::ip::address& client);
 };
 
 namespace {
 
 // One connection: requests one after another (keep-alive), or, once a handler asks for it, a
-// server-sent-events stream until either side closes.
+// server-sent-events stream until either side closes. Everything but send() and close() runs
+// on the session's strand; those two post there.
 class Session final : public EventSink, public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server)
-      : stream_(std::move(socket)), server_(std::move(server)) {
-    ++server_->connections;
+  enum class State { kReading, kAnswering, kStreaming };
+
+  Session(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server, asio::ip::address client)
+      : stream_(std::move(socket)), server_(std::move(server)), client_(std::move(client)) {}
+
+  const asio::ip::address& client() const { return client_; }
+  State state() const { return state_; }
+  Clock::time_point waiting_since() const { return waiting_since_; }
+  // Closed, or about to be: no longer counted against any limit.
+  bool gone() const { return closed_ || evicted_; }
+
+  void start() {
+    asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
   }
-  ~Session() override { --server_->connections; }
-
-  void start() { read_request(); }
-
-  void refuse_busy() { write(text_response(503, "too many connections"), false); }
+  void refuse(int status, std::string why) {
+    asio::dispatch(stream_.get_executor(),
+                   [self = shared_from_this(), status, why = std::move(why)]() mutable {
+                     self->state_ = State::kAnswering;
+                     self->respond(text_response(status, std::move(why)), false, false);
+                   });
+  }
+  // Closed to make room for a newcomer.
+  void evict() {
+    evicted_ = true;
+    asio::post(stream_.get_executor(), [self = shared_from_this()] { self->shut(); });
+  }
 
   void send(std::shared_ptr<const std::string> frame) override {
     if (closed_) return;
@@ -104,35 +117,46 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   void close() override {
     asio::post(stream_.get_executor(), [self = shared_from_this()] {
       self->closing_ = true;
-      if (self->queue_.empty()) self->shut();
+      if (!self->writing_ && self->queue_.empty()) self->shut();
     });
   }
 
  private:
+  const HttpServerOptions& options() const { return server_->options; }
+
   void read_request() {
+    state_ = State::kReading;
+    waiting_since_ = Clock::now();
     parser_.emplace();
     parser_->header_limit(kHeaderLimit);
     parser_->body_limit(kBodyLimit);
-    stream_.expires_after(kReadTimeout);
+    stream_.expires_after(options().request_deadline);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
   }
 
   void on_request(beast::error_code ec) {
+    if (closed_) return;
     if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
         ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
         ec == asio::error::eof) {
       shut();
       return;
     }
+    state_ = State::kAnswering;
     if (ec) {  // a malformed or oversized request: say so, then close
-      write(text_response(ec == http::error::body_limit ? 413 : 400, ec.message()), false);
+      respond(text_response(ec == http::error::body_limit ? 413 : 400, ec.message()), false, false);
       return;
     }
     const auto& req = parser_->get();
+    const bool head = req.method() == http::verb::head;
+    if (auto refusal = check_origin(req)) {
+      respond(std::move(*refusal), false, head);
+      return;
+    }
     HttpRequest r;
-    r.method = std::string(req.method_string());
+    r.method = head ? "GET" : std::string(req.method_string());
     r.target = std::string(req.target());
     r.body = req.body();
     HttpResponse res;
@@ -142,26 +166,113 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
       res = text_response(500, e.what());
     }
     if (res.on_event_stream) {
-      start_stream(res);
+      if (server_->streams_of(client_) >= options().max_streams_per_client)
+        respond(text_response(503, "too many open streams from your address"), false, head);
+      else if (head)
+        respond(stream_head(), false, true);
+      else
+        start_stream(res);
       return;
     }
-    write(std::move(res), req.keep_alive());
+    if (!res.file.empty())
+      send_file(std::move(res), req.keep_alive(), head);
+    else
+      respond(std::move(res), req.keep_alive(), head);
   }
 
-  void write(HttpResponse res, bool keep_alive) {
+  // A Host that is not the address served, or an Origin of another site: 403.
+  std::optional<HttpResponse> check_origin(const http::request<http::string_body>& req) const {
+    const auto view = [](beast::string_view v) { return std::string_view(v.data(), v.size()); };
+    const auto host = req.find(http::field::host);
+    if (host == req.end()) {
+      if (req.version() >= 11) return text_response(400, "an HTTP/1.1 request must send Host");
+    } else if (!host_allowed(view(host->value()), server_->hosts)) {
+      return text_response(403, "this server does not answer to the name '" +
+                                    std::string(host->value()) +
+                                    "' (referee serve --allow-host NAME adds a name)");
+    }
+    const auto origin = req.find(http::field::origin);
+    if (origin != req.end() && !origin_allowed(view(origin->value()), server_->hosts))
+      return text_response(
+          403, "requests from pages of '" + std::string(origin->value()) + "' are refused");
+    return std::nullopt;
+  }
+
+  static HttpResponse stream_head() {
+    HttpResponse r;
+    r.content_type = "text/event-stream; charset=utf-8";
+    return r;
+  }
+
+  template <class Message>
+  void set_headers(Message& msg, const HttpResponse& res, bool keep_alive) {
+    msg.set(http::field::server, "allfives-referee");
+    msg.set(http::field::content_type, res.content_type);
+    msg.set(http::field::cache_control, "no-store");
+    msg.set("X-Content-Type-Options", "nosniff");
+    for (const auto& [k, v] : res.headers) msg.set(k, v);
+    msg.keep_alive(keep_alive);
+  }
+
+  // The head alone, as a HEAD request gets it: the length the body would have.
+  void respond_head(const HttpResponse& res, uint64_t length, bool keep_alive) {
+    auto msg = std::make_shared<http::response<http::empty_body>>(
+        static_cast<http::status>(res.status), 11);
+    set_headers(*msg, res, keep_alive);
+    msg->content_length(length);
+    write_message(std::move(msg));
+  }
+
+  void respond(HttpResponse res, bool keep_alive, bool head) {
+    if (head) {
+      respond_head(res, res.body.size(), keep_alive);
+      return;
+    }
     auto msg = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(res.status), 11);
-    msg->set(http::field::server, "allfives-referee");
-    msg->set(http::field::content_type, res.content_type);
-    msg->set(http::field::cache_control, "no-store");
-    msg->set("X-Content-Type-Options", "nosniff");
-    for (const auto& [k, v] : res.headers) msg->set(k, v);
+    set_headers(*msg, res, keep_alive);
     msg->body() = std::move(res.body);
-    msg->keep_alive(keep_alive);
     msg->prepare_payload();
-    stream_.expires_after(kReadTimeout);
+    write_message(std::move(msg));
+  }
+
+  void send_file(HttpResponse res, bool keep_alive, bool head) {
+    const int fd = ::open(res.file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      if (fd >= 0) ::close(fd);
+      respond(text_response(404, "the file cannot be read"), keep_alive, head);
+      return;
+    }
+    if (head) {
+      ::close(fd);
+      respond_head(res, static_cast<uint64_t>(st.st_size), keep_alive);
+      return;
+    }
+    beast::file_posix file;
+    file.native_handle(fd);  // owned by `file` from here on
+    http::file_body::value_type body;
+    beast::error_code ec;
+    body.reset(std::move(file), ec);
+    if (ec) {
+      respond(text_response(404, "the file cannot be read: " + ec.message()), keep_alive, false);
+      return;
+    }
+    const uint64_t size = body.size();
+    auto msg = std::make_shared<http::response<http::file_body>>(
+        std::piecewise_construct, std::make_tuple(std::move(body)),
+        std::make_tuple(static_cast<http::status>(res.status), 11));
+    set_headers(*msg, res, keep_alive);
+    msg->content_length(size);
+    write_message(std::move(msg));
+  }
+
+  template <class Message>
+  void write_message(std::shared_ptr<Message> msg) {
+    stream_.expires_after(options().write_deadline);
     http::async_write(stream_, *msg,
                       [self = shared_from_this(), msg](beast::error_code ec, size_t) {
+                        if (self->closed_) return;
                         if (ec || !msg->keep_alive())
                           self->shut();
                         else
@@ -171,7 +282,7 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
 
   void start_stream(HttpResponse& res) {
     stream_.expires_never();
-    streaming_ = true;
+    state_ = State::kStreaming;
     enqueue(std::make_shared<const std::string>(
         "HTTP/1.1 200 OK\r\nServer: allfives-referee\r\nContent-Type: text/event-stream; "
         "charset=utf-8\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
@@ -180,10 +291,11 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     res.on_event_stream(shared_from_this());
   }
 
-  // A stream's client sends nothing more; a read ends only when it goes away.
+  // A stream's client sends nothing more; a read ends only when it goes away (or half-closes).
   void watch_close() {
     stream_.async_read_some(asio::buffer(sink_buf_),
                             [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (self->closed_) return;
                               if (ec)
                                 self->shut();
                               else
@@ -199,17 +311,23 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
       return;
     }
     queue_.push_back(std::move(frame));
-    if (queue_.size() == 1) write_next();
+    if (!writing_) write_next();
   }
 
+  // One write at a time; the handler owns the bytes it writes, so closing the session (which
+  // empties the queue) never frees them under a write in flight.
   void write_next() {
-    asio::async_write(stream_, asio::buffer(*queue_.front()),
-                      [self = shared_from_this()](beast::error_code ec, size_t) {
+    writing_ = true;
+    std::shared_ptr<const std::string> frame = queue_.front();
+    asio::async_write(stream_, asio::buffer(*frame),
+                      [self = shared_from_this(), frame](beast::error_code ec, size_t) {
+                        self->writing_ = false;
+                        if (self->closed_) return;
                         if (ec) {
                           self->shut();
                           return;
                         }
-                        self->queued_bytes_ -= self->queue_.front()->size();
+                        self->queued_bytes_ -= frame->size();
                         self->queue_.pop_front();
                         if (!self->queue_.empty())
                           self->write_next();
@@ -221,18 +339,23 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   void shut() {
     if (closed_.exchange(true)) return;
     queue_.clear();
+    queued_bytes_ = 0;
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.socket().close(ignored);
+    stream_.close();
   }
 
   beast::tcp_stream stream_;
   std::shared_ptr<HttpServer::Impl> server_;
+  asio::ip::address client_;
+  std::atomic<State> state_{State::kReading};
+  Clock::time_point waiting_since_ = Clock::now();
+  std::atomic<bool> evicted_{false};
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::deque<std::shared_ptr<const std::string>> queue_;
   size_t queued_bytes_ = 0;
-  bool streaming_ = false;
+  bool writing_ = false;
   bool closing_ = false;
   char sink_buf_[512];
 };
@@ -240,33 +363,60 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
 }  // namespace
 
 void HttpServer::Impl::accept() {
-  acceptor.async_accept([self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
-    if (self->stopped) return;
-    if (!ec) {
-      auto session = std::make_shared<Session>(std::move(socket), self);
-      if (self->connections > self->max_connections)
-        session->refuse_busy();
-      else
-        session->start();
-    }
-    self->accept();
-  });
+  acceptor.async_accept(asio::make_strand(ioc),
+                        [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
+                          if (self->stopped) return;
+                          if (!ec) self->on_accept(std::move(socket));
+                          self->accept();
+                        });
 }
 
-bool split_host_port(const std::string& text, std::string& host, int& port) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos || colon + 1 == text.size()) return false;
-  host = text.substr(0, colon);
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  if (host.empty()) return false;
-  port = 0;
-  for (size_t i = colon + 1; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return false;
-    port = port * 10 + (text[i] - '0');
-    if (port > 65535) return false;
+void HttpServer::Impl::on_accept(tcp::socket socket) {
+  beast::error_code ec;
+  const auto remote = socket.remote_endpoint(ec);
+  if (ec) return;  // already gone
+  std::erase_if(sessions, [](const std::weak_ptr<Session>& w) {
+    const auto s = w.lock();
+    return !s || s->gone();
+  });
+  const asio::ip::address client = remote.address();
+  auto session = std::make_shared<Session>(std::move(socket), shared_from_this(), client);
+  int mine = 0, total = 0;
+  for (const auto& w : sessions)
+    if (const auto s = w.lock(); s && !s->gone()) {
+      ++total;
+      mine += s->client() == client;
+    }
+  const bool room = (mine < options.max_per_client || evict_one(&client)) &&
+                    (total < options.max_connections || evict_one(nullptr));
+  if (!room) {
+    session->refuse(503, "too many connections, all of them busy");
+    return;
   }
+  sessions.push_back(session);
+  session->start();
+}
+
+bool HttpServer::Impl::evict_one(const asio::ip::address* client) {
+  std::shared_ptr<Session> oldest;
+  for (const auto& w : sessions) {
+    const auto s = w.lock();
+    if (!s || s->gone() || s->state() != Session::State::kReading) continue;
+    if (client && s->client() != *client) continue;
+    if (!oldest || s->waiting_since() < oldest->waiting_since()) oldest = s;
+  }
+  if (!oldest) return false;
+  oldest->evict();
   return true;
+}
+
+int HttpServer::Impl::streams_of(const asio::ip::address& client) {
+  int n = 0;
+  for (const auto& w : sessions)
+    if (const auto s = w.lock();
+        s && !s->gone() && s->client() == client && s->state() == Session::State::kStreaming)
+      ++n;
+  return n;
 }
 
 std::unique_ptr<HttpServer> HttpServer::start(asio::io_context& ioc,
@@ -285,7 +435,7 @@ std::unique_ptr<HttpServer> HttpServer::start(asio::io_context& ioc,
     if (error) *error = "'" + host + "' is not an IP address";
     return nullptr;
   }
-  auto impl = std::make_shared<Impl>(ioc, std::move(handler), options.max_connections);
+  auto impl = std::make_shared<Impl>(ioc, std::move(handler), options);
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
@@ -294,6 +444,13 @@ std::unique_ptr<HttpServer> HttpServer::start(asio::io_context& ioc,
   if (ec) {
     if (error) *error = "cannot listen on " + options.listen + ": " + ec.message();
     return nullptr;
+  }
+  impl->hosts.listen_host = address.to_string();
+  impl->hosts.port = impl->acceptor.local_endpoint(ec).port();
+  for (const std::string& name : options.allowed_hosts) {
+    std::string lower = name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    impl->hosts.extra_names.push_back(lower);
   }
   impl->accept();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
@@ -321,90 +478,12 @@ void HttpServer::stop() {
   });
 }
 
-bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
-  out.clear();
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) return false;
-      const int a = hex(in[i + 1]), b = hex(in[i + 2]);
-      if (a < 0 || b < 0) return false;
-      c = static_cast<char>(a * 16 + b);
-      if (c == '\0') return false;
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      c = ' ';
-    }
-    out += c;
-  }
-  return true;
-}
-
-std::string_view target_path(std::string_view target) {
-  const size_t q = target.find('?');
-  return q == std::string_view::npos ? target : target.substr(0, q);
-}
-
-namespace {
-std::optional<std::string> find_query(std::string_view target, std::string_view key) {
-  const size_t q = target.find('?');
-  if (q == std::string_view::npos) return std::nullopt;
-  std::string_view rest = target.substr(q + 1);
-  while (!rest.empty()) {
-    const size_t amp = rest.find('&');
-    const std::string_view pair = rest.substr(0, amp);
-    const size_t eq = pair.find('=');
-    const std::string_view k = pair.substr(0, eq);
-    if (k == key) {
-      std::string v;
-      if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), v, true)) v.clear();
-      return v;
-    }
-    if (amp == std::string_view::npos) break;
-    rest = rest.substr(amp + 1);
-  }
-  return std::nullopt;
-}
-}  // namespace
-
-std::string query_value(std::string_view target, std::string_view key) {
-  return find_query(target, key).value_or("");
-}
-bool query_has(std::string_view target, std::string_view key) {
-  return find_query(target, key).has_value();
-}
-
-std::string html_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+std::string beyond_loopback_warning(const std::string& listen, const std::string& what) {
+  std::string host;
+  int port = 0;
+  if (!split_host_port(listen, host, port) || is_loopback_host(host)) return "";
+  return "warning: " + listen + " is reachable from other machines: anyone who can connect " +
+         what + ". Listen on 127.0.0.1 unless that is what you want.";
 }
 
 }  // namespace allfives::referee::serve

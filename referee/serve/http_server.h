@@ -1,22 +1,43 @@
 // A small HTTP/1.1 server on Boost.Beast for `referee serve` and the human seat's page: one
 // thread runs every connection (Asio's event loop), requests are read with size and time
-// limits, and a handler turns each request into a response or into a server-sent-events
-// stream that others feed from any thread. Nothing here knows about matches.
+// limits, and a handler turns each request into a response, a file streamed from disk, or a
+// server-sent-events stream that others feed from any thread. Nothing here knows about
+// matches.
+//
+// What keeps it up against hostile clients:
+// * each connection is a session whose state (its write queue above all) is touched only on
+//   its own strand; every completion handler holds the session alive and does nothing once
+//   the session is closed, and the bytes being written belong to the write in flight;
+// * a request must arrive whole (head and body) within `request_deadline` of the moment the
+//   connection starts waiting for it, and the head is at most 16 KiB, the body 64 KiB;
+// * a client (one remote address) holds at most `max_per_client` connections and all clients
+//   together `max_connections`; when a new connection finds no room, the connection that has
+//   waited longest for a request (idle or sending one slowly) is closed to make room, so
+//   connections held open by anyone cannot keep a new request out. Only when every
+//   connection is busy answering or streaming is the newcomer refused (503);
+// * at most `max_streams_per_client` event streams per client (503 beyond);
+// * the Host header must name the address served (HostPolicy, http_text.h) and an Origin
+//   header, if sent, must be that address too: 403 otherwise (DNS rebinding, other sites'
+//   pages).
+// HEAD is answered as GET without the body.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "serve/http_text.h"
+
 namespace allfives::referee::serve {
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", ...
+  std::string method;  // "GET", "POST", ... (HEAD arrives as GET)
   std::string target;  // as sent: path and query, still percent-encoded
   std::string body;
 };
@@ -31,9 +52,12 @@ struct HttpResponse {
   // Set to answer with a text/event-stream instead: the connection stays open and this is
   // called once with the sink that feeds it.
   std::function<void(std::shared_ptr<EventSink>)> on_event_stream;
+  // Set to send this file (a real path) as the body instead of `body`: it is streamed from
+  // disk a chunk at a time, so its size costs no memory. 404 if it cannot be opened.
+  std::string file;
 };
 
-// A plain-text response (errors: "404 not found: ...").
+// A plain-text response (errors: "404 Not Found: ...").
 HttpResponse text_response(int status, std::string text);
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
@@ -45,8 +69,9 @@ class EventSink {
  public:
   static constexpr size_t kMaxQueuedBytes = size_t{4} << 20;
   virtual ~EventSink() = default;
-  // `data` is one message's payload (no newlines: JSON); `event` its type ("" for message).
+  // `frame` is a whole message as event_frame() makes it.
   virtual void send(std::shared_ptr<const std::string> frame) = 0;
+  // `data` is one message's payload (no newlines: JSON); `event` its type ("" for message).
   void send_event(const std::string& event, const std::string& data) {
     send(std::make_shared<const std::string>(event_frame(event, data)));
   }
@@ -62,18 +87,24 @@ class EventSink {
 
 struct HttpServerOptions {
   std::string listen = "127.0.0.1:8080";  // host:port; port 0 picks a free one
-  int max_connections = 512;              // more are refused at once (503)
+  int max_connections = 512;
+  int max_per_client = 128;
+  int max_streams_per_client = 64;
+  std::chrono::milliseconds request_deadline{10000};
+  std::chrono::milliseconds write_deadline{30000};  // for a response to be taken by its client
+  std::vector<std::string> allowed_hosts;           // names accepted in Host besides loopback
 };
 
 class HttpServer {
  public:
-  // Binds and starts accepting on `ioc` (which the caller runs). Returns null and says why.
+  // Binds and starts accepting on `ioc` (which the caller runs on one thread). Returns null
+  // and says why.
   static std::unique_ptr<HttpServer> start(boost::asio::io_context& ioc,
                                            const HttpServerOptions& options, HttpHandler handler,
                                            std::string* error);
   ~HttpServer();
   int port() const;
-  std::string host() const;
+  std::string host() const;  // "127.0.0.1", "[::1]"
   // Stops accepting; open connections end as the io_context stops.
   void stop();
 
@@ -84,21 +115,7 @@ class HttpServer {
   std::shared_ptr<Impl> impl_;
 };
 
-// Splits "host:port" (IPv6 as "[::1]:port"). Returns false if it is not one.
-bool split_host_port(const std::string& text, std::string& host, int& port);
-
-// "%2e%2E" -> "..": percent-decoding of a URL path or query value ('+' stays '+' in paths).
-// Returns false for a malformed escape or an encoded NUL.
-bool percent_decode(std::string_view in, std::string& out, bool plus_is_space = false);
-
-// The value of `key` in a query string ("a=1&seat=2"), decoded; empty if absent.
-std::string query_value(std::string_view target, std::string_view key);
-bool query_has(std::string_view target, std::string_view key);
-
-// The path part of a target (before '?').
-std::string_view target_path(std::string_view target);
-
-// Text for HTML: & < > " ' escaped.
-std::string html_escape(std::string_view s);
+// The warning to print when `listen` (HOST:PORT) reaches beyond this machine, or "".
+std::string beyond_loopback_warning(const std::string& listen, const std::string& what);
 
 }  // namespace allfives::referee::serve

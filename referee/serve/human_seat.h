@@ -3,10 +3,17 @@
 // match connects to by address, whose decisions come from a person instead of code:
 // * web: a page served on --serve HOST:PORT, reachable only with a random token in its URL
 //   (403 without). The page receives exactly what the SDK gives this seat (its own tiles,
-//   the line, the others' tile counts, the scores, the legal plays, the time left) as
-//   server-sent events, and sends back the index of the chosen play.
-// * terminal: the table as `referee replay --seat` draws it (rendered from the match's own log
-//   as seen by this seat), the legal plays numbered, and a number typed.
+//   the line, the others' tile counts, the scores, the legal plays, the time left) and the
+//   other seats' names (from the match log's header, never its seed) as server-sent events
+//   (human_table.h), and sends back the chosen play with the number of the table it answers:
+//     GET  /?token=T               the page (human_page.html)
+//     GET  /events?token=T         the table, again after every change
+//     POST /play?token=T           seq=S&play=I: play I of the table numbered S; 409 if that
+//                                  table is not of the decision now waiting (a late click)
+//     GET  /replay?token=T         the finished match's replay, as this seat saw it
+//     POST /rematch?token=T        "play again": another match once this one is over
+//     POST /leave?token=T          done: the referee exits
+// * terminal: human_tty.h.
 // In-process rather than a started program because the seat needs the terminal or an HTTP
 // port of its own, which a bot process (sandboxed, its output captured) does not have.
 #pragma once
@@ -15,6 +22,9 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "match/match_result.h"
 
 namespace allfives::referee::serve {
 
@@ -23,7 +33,6 @@ struct HumanSeatOptions {
   bool web = true;                       // false: the terminal
   std::string serve = "127.0.0.1:8080";  // web: the page's HOST:PORT (port 0 picks one)
   std::string token;                     // web: the secret the page's URL carries
-  std::string log_path;                  // terminal: the match log, to draw the table from
 };
 
 class HumanSeat {
@@ -33,11 +42,23 @@ class HumanSeat {
   ~HumanSeat();
   // web: the page's address with its token.
   std::string url() const;
-  // web: waits until the page is open (or `stop`); so the match's clock starts with a person
-  // at the table. Returns false if stopped. The terminal needs no wait.
-  bool wait_for_person(const std::atomic<bool>& stop);
-  // Keeps the page up for `grace` after the match so it can show the result, then stops.
-  void finish(std::chrono::milliseconds grace);
+
+  // The log of the match about to be played: the terminal draws the table from it, the
+  // page takes the bots' names from its header and, once the match is over, its replay.
+  void set_log(const std::string& path);
+
+  // web: waits until the page is open, so the match's clock starts with a person at the
+  // table. The terminal needs no wait.
+  enum class Arrival { kOpened, kStopped, kTimedOut };
+  Arrival wait_for_person(const std::atomic<bool>& stop, std::chrono::milliseconds limit);
+
+  // How the match ended, from its result (more than the seat hears: the fault's kind): the
+  // page and the terminal say it in words.
+  void match_over(const MatchResult& result);
+
+  // web: after a match, keeps the page up until the person asks for another match (true),
+  // leaves, closes every page for 5 s, or `limit` passes (false). The terminal: false.
+  bool wait_for_rematch(const std::atomic<bool>& stop, std::chrono::milliseconds limit);
 
   struct Impl;
 

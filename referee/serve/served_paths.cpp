@@ -56,15 +56,16 @@ std::optional<std::string> resolve_under(const ServedRoot& root, std::string_vie
     path += '/';
     path += segment;
   }
+  const auto real = real_inside(root, path);
+  if (!real && why) *why = "no such file";  // a link out of the folder: as if absent
+  return real;
+}
+
+std::optional<std::string> real_inside(const ServedRoot& root, const std::string& path) {
   const auto real = real_path(path);
-  if (!real) {
-    if (why) *why = "no such file";
+  if (!real) return std::nullopt;
+  if (*real != root.real && real->compare(0, root.real.size() + 1, root.real + "/") != 0)
     return std::nullopt;
-  }
-  if (*real != root.real && real->compare(0, root.real.size() + 1, root.real + "/") != 0) {
-    if (why) *why = "no such file";  // a link out of the folder: as if absent
-    return std::nullopt;
-  }
   return real;
 }
 

@@ -27,6 +27,10 @@ bool make_roots(const std::vector<std::string>& dirs, std::vector<ServedRoot>& o
 std::optional<std::string> resolve_under(const ServedRoot& root, std::string_view rel,
                                          std::string* why);
 
+// The real path of `path` (a path under the root's real path, links and all) if it exists and
+// lies inside `root`; nullopt for a link that leads out of it, or nothing there.
+std::optional<std::string> real_inside(const ServedRoot& root, const std::string& path);
+
 // `path` (a real path inside `root`) relative to it, "" for the root itself.
 std::string relative_to(const ServedRoot& root, const std::string& path);
 

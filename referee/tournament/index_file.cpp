@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <unordered_set>
 #include <utility>
 
@@ -77,16 +78,15 @@ bool read_index_stream(const std::string& path, bool repair,
     ::close(fd);
     return false;
   };
-  // Complete lines end with '\n'; whatever follows the last one is a torn line. A line that
-  // does not parse is torn only if it is the last one, so its verdict waits for the next line.
+  // Complete lines end with '\n'; whatever follows the last one is a torn line (a kill or crash
+  // mid-write), the only thing ever dropped. A complete line that does not parse is an error,
+  // wherever it is: it may be a result (of a newer referee, say), and dropping it would lose it.
   uint64_t offset = 0;    // bytes read so far
-  uint64_t good_end = 0;  // the byte after the last line kept
+  uint64_t good_end = 0;  // the byte after the last complete line
   uint64_t entries = 0;
-  int line_number = 0;     // complete lines seen
-  std::string line;        // the line being read
-  std::string bad_why;     // why the previous complete line did not parse, if it did not
-  uint64_t bad_begin = 0;  // where that line began
-  std::string stop;        // why the reading stopped before the end, if it did
+  int line_number = 0;  // complete lines seen
+  std::string line;     // the line being read
+  std::string stop;     // why the reading stopped before the end, if it did
   const int err = read_chunks(fd, [&](std::string_view chunk) {
     for (size_t pos = 0; pos < chunk.size();) {
       const size_t nl = chunk.find('\n', pos);
@@ -104,24 +104,21 @@ bool read_index_stream(const std::string& path, bool repair,
       ++pos;
       ++offset;
       ++line_number;
-      if (!bad_why.empty()) {
-        stop = path + ":" + std::to_string(line_number - 1) + ": bad index entry: " + bad_why;
+      v1::IndexEntry e;
+      if (!from_json_line(line, &e, &why)) {
+        stop = path + ":" + std::to_string(line_number) + ": bad index entry: " + why +
+               " (a complete line, so not a torn one: fix or remove it by hand; a line written "
+               "by a newer referee needs that referee)";
         return false;
       }
-      v1::IndexEntry e;
-      if (from_json_line(line, &e, &why)) {
-        if (++entries > kMaxScheduleMatches) {
-          stop = path + ":" + std::to_string(line_number) + ": more than " +
-                 std::to_string(kMaxScheduleMatches) +
-                 " entries; no tournament has that many matches";
-          return false;
-        }
-        good_end = offset;
-        on_entry(std::move(e));
-      } else {
-        bad_why = why;
-        bad_begin = offset - line.size() - 1;
+      if (++entries > kMaxScheduleMatches) {
+        stop = path + ":" + std::to_string(line_number) + ": more than " +
+               std::to_string(kMaxScheduleMatches) +
+               " entries; no tournament has that many matches";
+        return false;
       }
+      good_end = offset;
+      on_entry(std::move(e));
       line.clear();
     }
     return true;
@@ -130,16 +127,9 @@ bool read_index_stream(const std::string& path, bool repair,
   if (!stop.empty()) return fail(stop);
 
   std::string dropped;  // why the torn last line was dropped, if one was
-  if (!line.empty()) {
-    if (!bad_why.empty())
-      return fail(path + ":" + std::to_string(line_number) + ": bad index entry: " + bad_why);
+  if (!line.empty())
     dropped = "line " + std::to_string(line_number + 1) + " (" + std::to_string(line.size()) +
               " bytes without a newline)";
-  } else if (!bad_why.empty()) {
-    // An unparsable last line: torn too (e.g. zeros left by a crash of the machine).
-    good_end = bad_begin;
-    dropped = "line " + std::to_string(line_number) + " (does not parse: " + bad_why + ")";
-  }
   if (!dropped.empty()) {
     if (repair) {
       if (::ftruncate(fd, static_cast<off_t>(good_end)) != 0 || ::fsync(fd) != 0)
@@ -360,6 +350,32 @@ std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::str
 
 FolderLock::~FolderLock() {
   ::close(fd_);
+}
+
+size_t adopt_grown_hashes(std::vector<IndexSource>& sources,
+                          const std::vector<DefinitionHashes>& definitions) {
+  std::map<std::string, std::string> grew_into;
+  for (const DefinitionHashes& d : definitions)
+    for (const std::string& h : d.earlier)
+      if (h != d.hash) grew_into[h] = d.hash;
+  // Follow a chain of growths to its end (each step adds bots, so it cannot loop; the bound
+  // only guards against a hostile set of files).
+  auto final_hash = [&](std::string h) {
+    for (size_t step = 0; step <= grew_into.size(); ++step) {
+      const auto it = grew_into.find(h);
+      if (it == grew_into.end()) break;
+      h = it->second;
+    }
+    return h;
+  };
+  size_t relabelled = 0;
+  for (IndexSource& source : sources)
+    for (v1::IndexEntry& e : source.entries) {
+      if (!grew_into.count(e.tournament_hash())) continue;
+      e.set_tournament_hash(final_hash(e.tournament_hash()));
+      ++relabelled;
+    }
+  return relabelled;
 }
 
 bool merge_indexes(const std::vector<IndexSource>& sources, std::vector<v1::IndexEntry>& merged,

@@ -44,10 +44,11 @@ bool read_index_stream(const std::string& path, bool repair,
                        std::vector<std::string>& notes, std::string* error);
 
 // Reads every line of the index strictly (from_json_line). A missing file is an empty index.
-// The last line is torn if it has no trailing newline or does not parse: it is dropped (the
-// match simply counts as not played) and a note says so. With `repair` the file is also
-// truncated right after the last good line, so appends can follow (also noted). Any other bad
-// line is an error "PATH:LINE: ..." (1-based line number) and nothing is changed on disk.
+// Only bytes after the last newline are a torn line (a kill or a crash mid-write): they are
+// dropped (the match simply counts as not played) and a note says so. With `repair` the file is
+// also truncated right after the last complete line, so appends can follow (also noted). A
+// complete line that does not parse, wherever it is, is an error "PATH:LINE: ..." (1-based
+// line number) and nothing is changed on disk.
 // Returns false only on an error; `entries` then holds nothing meaningful.
 bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry>& entries,
                 std::vector<std::string>& notes, std::string* error);
@@ -129,6 +130,21 @@ struct IndexSource {
   std::string name;  // e.g. the folder
   std::vector<v1::IndexEntry> entries;
 };
+
+// One tournament definition as merging sees it: its hash, and the hashes it had before bots
+// were appended to it (TournamentDef::earlier_hashes).
+struct DefinitionHashes {
+  std::string hash;
+  std::vector<std::string> earlier;
+};
+
+// Entries played before bots were appended carry the hash of the shorter file, yet they are
+// matches of the grown tournament (same ids, seeds and seats): every hash that is an earlier
+// hash of one of `definitions` is replaced, in the entries of `sources`, by the hash of the
+// largest definition it grew into, so that such folders merge (and deduplicate) with a fresh
+// run of the grown file. Returns how many entries were relabelled.
+size_t adopt_grown_hashes(std::vector<IndexSource>& sources,
+                          const std::vector<DefinitionHashes>& definitions);
 
 // Merges the indexes of several folders of the same tournament (e.g. parts run on different
 // machines): entries in source order, deduplicated by match().match_id() (the first copy is

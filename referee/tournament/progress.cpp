@@ -38,7 +38,7 @@ std::string Progress::line(bool final) {
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = secs > 0 ? done_ / secs : 0;
-  const int left = total_ - already_ - done_;
+  const int64_t left = expected_left_ >= 0 ? expected_left_ : total_ - already_ - done_;
   char buf[256];
   std::string leader = "-";
   double best = -1;
@@ -49,13 +49,22 @@ std::string Progress::line(bool final) {
                (pts - static_cast<int>(pts) >= 0.5 ? ".5" : "") + "/" +
                std::to_string(played_[bot]);
     }
-  std::snprintf(buf, sizeof buf, "%s%d/%d matches  %.2f/s  ETA %s  leader %s  faults %d",
-                final ? "done: " : "", already_ + done_, total_, rate,
-                rate > 0 && left > 0
-                    ? (std::to_string(static_cast<int>(left / rate + 0.5)) + "s").c_str()
-                    : "-",
-                leader.c_str(), faults_);
+  const std::string count =
+      expected_left_ >= 0
+          ? std::to_string(already_ + done_) + " matches (at most " + std::to_string(total_) + ")"
+          : std::to_string(already_ + done_) + "/" + std::to_string(total_) + " matches";
+  const std::string eta =
+      rate > 0 && left > 0 && !final
+          ? std::to_string(static_cast<long long>(static_cast<double>(left) / rate + 0.5)) + "s"
+          : "-";
+  std::snprintf(buf, sizeof buf, "%s%s  %.2f/s  ETA %s  leader %s  faults %d",
+                final ? "done: " : "", count.c_str(), rate, eta.c_str(), leader.c_str(), faults_);
   return status_.empty() ? std::string(buf) : std::string(buf) + "  " + status_;
+}
+
+void Progress::set_expected_left(int64_t matches) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  expected_left_ = matches;
 }
 
 void Progress::set_status(std::string status) {

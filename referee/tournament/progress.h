@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -24,6 +25,9 @@ class Progress {
   void finish();
   // Text appended to every line from now on, e.g. the SPRT's LLR and bounds (thread-safe).
   void set_status(std::string status);
+  // The run may end before its total (an SPRT): `total` is then shown as a maximum, and the
+  // ETA counts the matches it is expected to play from now on (thread-safe).
+  void set_expected_left(int64_t matches);
 
  private:
   void tally(const v1::IndexEntry& e);
@@ -36,6 +40,7 @@ class Progress {
   std::map<std::string, double> points_;  // match points: 1 per win, 1/2 per draw
   std::map<std::string, int> played_;
   std::string status_;
+  int64_t expected_left_ = -1;  // -1: the rest of the total
   std::chrono::steady_clock::time_point start_, last_print_;
 };
 

@@ -7,38 +7,39 @@
 
 namespace allfives::referee {
 
-std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
+v1::ScheduledMatch scheduled_match(const TournamentDef& t,
+                                   const std::vector<std::vector<int>>& pairings, uint32_t pairing,
+                                   uint32_t deal, uint32_t rotation) {
   const Format f = t.config.format;
   const int k = bots_per_pairing(f);
-  const int rotations = seat_rotations(f);
-  const int deals = static_cast<int>(t.proto.matches_per_pairing()) / rotations;
+  const auto rotations = static_cast<uint32_t>(seat_rotations(f));
+  v1::ScheduledMatch m;
+  m.set_ordinal((deal * static_cast<uint32_t>(pairings.size()) + pairing) * rotations + rotation);
+  m.set_pairing(pairing);
+  m.set_deal(deal);
+  m.set_rotation(rotation);
+  m.set_seed(derive_seed(t.proto.seed(), deal));
+  const std::vector<int>& members = pairings[pairing];
+  for (int seat = 0; seat < num_players(f); ++seat) {
+    const int member = (seat + static_cast<int>(rotation)) % k;
+    m.add_seat_bots(t.bots[static_cast<size_t>(members[static_cast<size_t>(member)])].display_name);
+  }
+  // Not the ordinal: ids stay the same when bots are appended (the ordinals shift).
+  std::string id;
+  for (int seat = 0; seat < num_players(f); ++seat) id += (seat ? "-" : "") + m.seat_bots(seat);
+  id += "-d" + std::to_string(deal) + "-r" + std::to_string(rotation);
+  m.set_match_id(id);
+  return m;
+}
+
+std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
+  const auto rotations = static_cast<uint32_t>(seat_rotations(t.config.format));
+  const uint32_t deals = t.proto.matches_per_pairing() / rotations;
   const auto pairings = pairings_of(t);
   std::vector<v1::ScheduledMatch> out;
-  for (int d = 0; d < deals; ++d) {
-    const uint64_t seed = derive_seed(t.proto.seed(), static_cast<uint64_t>(d));
-    for (size_t p = 0; p < pairings.size(); ++p) {
-      for (int r = 0; r < rotations; ++r) {
-        v1::ScheduledMatch m;
-        m.set_ordinal(static_cast<uint32_t>(out.size()));
-        m.set_pairing(static_cast<uint32_t>(p));
-        m.set_deal(static_cast<uint32_t>(d));
-        m.set_rotation(static_cast<uint32_t>(r));
-        m.set_seed(seed);
-        for (int seat = 0; seat < num_players(f); ++seat) {
-          const int member = (seat + r) % k;
-          m.add_seat_bots(
-              t.bots[static_cast<size_t>(pairings[p][static_cast<size_t>(member)])].display_name);
-        }
-        // Not the ordinal: ids stay the same when bots are appended (the ordinals shift).
-        std::string id;
-        for (int seat = 0; seat < num_players(f); ++seat)
-          id += (seat ? "-" : "") + m.seat_bots(seat);
-        id += "-d" + std::to_string(d) + "-r" + std::to_string(r);
-        m.set_match_id(id);
-        out.push_back(std::move(m));
-      }
-    }
-  }
+  for (uint32_t d = 0; d < deals; ++d)
+    for (uint32_t p = 0; p < pairings.size(); ++p)
+      for (uint32_t r = 0; r < rotations; ++r) out.push_back(scheduled_match(t, pairings, p, d, r));
   return out;
 }
 

@@ -25,6 +25,14 @@ namespace allfives::referee {
 // the larger one (only ordinals shift). The same holds for a larger matches_per_pairing.
 std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
 
+// Rotation `rotation` of deal sequence `deal` of pairing `pairing` (an index into
+// pairings_of(t), passed in so it is computed once): a pure function of the three, its ordinal
+// (deal * pairings + pairing) * rotations + rotation. make_schedule(t)[i] is this match for
+// the i that its ordinal names.
+v1::ScheduledMatch scheduled_match(const TournamentDef& t,
+                                   const std::vector<std::vector<int>>& pairings, uint32_t pairing,
+                                   uint32_t deal, uint32_t rotation);
+
 // How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the
 // count does not fit), so a file can be refused before anything is allocated.
 uint64_t schedule_size(const TournamentDef& t);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <set>
 
 namespace allfives::referee {
 namespace {
@@ -11,6 +13,66 @@ std::string number(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
+}
+
+// alpha or beta as written: 0 (unset) is 0.05; anything else must lie in (0, 1).
+bool error_rate(double given, const char* name, double& out, std::string& why) {
+  out = given == 0 ? 0.05 : given;
+  if (out > 0 && out < 1) return true;  // false for NaN too
+  why = std::string("sprt ") + name + " must be in (0, 1) (or 0: 0.05), got " + number("%g", given);
+  return false;
+}
+
+// The bots the candidate meets: in a gauntlet every baseline, else every other bot.
+std::vector<int> opponents_of(const TournamentDef& t, int candidate) {
+  std::vector<int> out;
+  const bool gauntlet =
+      std::find(t.candidate.begin(), t.candidate.end(), true) != t.candidate.end();
+  for (int i = 0; i < static_cast<int>(t.bots.size()); ++i)
+    if (i != candidate && !(gauntlet && t.candidate[static_cast<size_t>(i)])) out.push_back(i);
+  return out;
+}
+
+std::string names(const TournamentDef& t, const std::vector<int>& bots) {
+  std::string out;
+  for (int b : bots)
+    out += (out.empty() ? "'" : ", '") + t.bots[static_cast<size_t>(b)].display_name + "'";
+  return out;
+}
+
+// The references: `against` (each an opponent of the candidate, once), or the only opponent.
+bool read_references(TournamentDef& t, TournamentDef::SprtSetup& setup, std::string& why) {
+  const v1::Sprt& s = t.proto.sprt();
+  const std::string& candidate = t.bots[static_cast<size_t>(setup.candidate)].display_name;
+  const std::vector<int> opponents = opponents_of(t, setup.candidate);
+  if (s.against_size() == 0) {
+    if (opponents.size() == 1) {
+      setup.against = opponents;
+      return true;
+    }
+    why = "sprt tests '" + candidate + "' against one reference, and it meets " +
+          std::to_string(opponents.size()) + " bots (" + names(t, opponents) +
+          "): name the one the question is about, e.g. against: \"" +
+          t.bots[static_cast<size_t>(opponents.front())].display_name +
+          "\" (the others are played for information)";
+    return false;
+  }
+  for (const std::string& name : s.against()) {
+    const auto it = std::find_if(opponents.begin(), opponents.end(), [&](int b) {
+      return t.bots[static_cast<size_t>(b)].display_name == name;
+    });
+    if (it == opponents.end()) {
+      why = "sprt against '" + name + "' is not a bot that '" + candidate + "' meets (" +
+            names(t, opponents) + ")";
+      return false;
+    }
+    if (std::find(setup.against.begin(), setup.against.end(), *it) != setup.against.end()) {
+      why = "sprt against '" + name + "' is named twice";
+      return false;
+    }
+    setup.against.push_back(*it);
+  }
+  return true;
 }
 
 }  // namespace
@@ -31,18 +93,21 @@ bool read_sprt(TournamentDef& t, const FieldLocator& at, std::string& why) {
   TournamentDef::SprtSetup setup;
   setup.params.elo0 = s.elo0();
   setup.params.elo1 = s.elo1();
-  setup.params.alpha = s.alpha() > 0 ? s.alpha() : 0.05;
-  setup.params.beta = s.beta() > 0 ? s.beta() : 0.05;
   setup.max_pairs = s.max_pairs();
   const SprtParams& q = setup.params;
   if (!std::isfinite(q.elo0) || !std::isfinite(q.elo1) || !(q.elo0 < q.elo1))
-    return fail("sprt needs elo0 < elo1, got elo0 " + number("%g", q.elo0) + " and elo1 " +
+    return fail("sprt needs finite elo0 < elo1, got elo0 " + number("%g", q.elo0) + " and elo1 " +
                 number("%g", q.elo1));
-  if (!(q.alpha > 0 && q.alpha < 1 && q.beta > 0 && q.beta < 1 && q.alpha + q.beta < 1))
-    return fail("sprt needs 0 < alpha < 1, 0 < beta < 1 and alpha + beta < 1, got alpha " +
-                number("%g", q.alpha) + " and beta " + number("%g", q.beta));
+  std::string text;
+  if (!error_rate(s.alpha(), "alpha", setup.params.alpha, text) ||
+      !error_rate(s.beta(), "beta", setup.params.beta, text))
+    return fail(text);
+  if (!(q.alpha + q.beta < 1))
+    return fail("sprt needs alpha + beta < 1, got alpha " + number("%g", q.alpha) + " and beta " +
+                number("%g", q.beta));
   if (setup.max_pairs > kMaxSprtPairs)
-    return fail("sprt max_pairs must be at most " + std::to_string(kMaxSprtPairs));
+    return fail("sprt max_pairs must be 0.." + std::to_string(kMaxSprtPairs) +
+                " (0: until the schedule ends), got " + std::to_string(setup.max_pairs));
   const auto candidates = std::count(t.candidate.begin(), t.candidate.end(), true);
   if (candidates == 1) {
     setup.candidate = static_cast<int>(std::find(t.candidate.begin(), t.candidate.end(), true) -
@@ -54,78 +119,88 @@ bool read_sprt(TournamentDef& t, const FieldLocator& at, std::string& why) {
                 std::to_string(candidates) + " candidates and " + std::to_string(t.bots.size()) +
                 " bots), or give exactly two bots");
   }
+  if (!read_references(t, setup, text)) return fail(text);
   t.sprt = setup;
   return true;
 }
 
-SprtMonitor::SprtMonitor(const TournamentDef::SprtSetup& setup, std::string candidate)
-    : setup_(setup), candidate_(std::move(candidate)) {}
+SprtMonitor::SprtMonitor(const TournamentDef::SprtSetup& setup, std::string candidate,
+                         std::string against) {
+  summary_.candidate = std::move(candidate);
+  summary_.against = std::move(against);
+  summary_.params = setup.params;
+  summary_.max_pairs = setup.max_pairs;
+}
+
+bool SprtMonitor::counts(const v1::ScheduledMatch& m) const {
+  bool candidate = false, against = false, other = false;
+  for (const std::string& bot : m.seat_bots()) {
+    candidate |= bot == summary_.candidate;
+    against |= bot == summary_.against;
+    other |= bot != summary_.candidate && bot != summary_.against;
+  }
+  return candidate && against && !other;
+}
 
 bool SprtMonitor::add(const v1::IndexEntry& e) {
+  if (!counts(e.match())) return over();
   const auto pairing = book_.add(e);
-  if (!pairing || (pairing->first != candidate_ && pairing->second != candidate_)) return over_;
-  pairs_ = book_.of(candidate_);
-  llr_ = sprt_llr_exact(pairs_, setup_.params.elo0, setup_.params.elo1);
-  if (over_) return true;
-  decision_ = sprt_decide(llr_, setup_.params);
-  if (decision_ != SprtDecision::kContinue ||
-      (setup_.max_pairs > 0 && pairs_.pairs() >= static_cast<int64_t>(setup_.max_pairs))) {
-    over_ = true;
-    pairs_at_end_ = pairs_.pairs();
-    llr_at_end_ = llr_;
+  if (!pairing) return over();
+  const Pentanomial& p = book_.pairings().at(*pairing);
+  SprtSummary& s = summary_;
+  s.pairs = pairing->first == s.candidate ? p : p.mirrored();
+  s.llr = sprt_llr_exact(s.pairs, s.params.elo0, s.params.elo1);
+  if (over()) return true;
+  const SprtDecision d = sprt_decide(s.llr, s.params);
+  if (d == SprtDecision::kAcceptH0) s.state = SprtSummary::State::kAcceptH0;
+  if (d == SprtDecision::kAcceptH1) s.state = SprtSummary::State::kAcceptH1;
+  if (d == SprtDecision::kContinue && s.max_pairs > 0 &&
+      s.pairs.pairs() >= static_cast<int64_t>(s.max_pairs))
+    s.state = SprtSummary::State::kMaxPairs;
+  if (over()) {
+    s.pairs_at_end = s.pairs.pairs();
+    s.llr_at_end = s.llr;
   }
-  return over_;
+  return over();
 }
 
-std::string SprtMonitor::status() const {
-  const SprtParams& q = setup_.params;
-  std::string out = "LLR ";
-  out += number("%+.2f", llr_);
-  out += " (";
-  out += number("%+.2f", q.lower_bound());
-  out += ", ";
-  out += number("%+.2f", q.upper_bound());
-  out += ") ";
-  out += std::to_string(pairs());
-  out += " pairs";
-  if (over_) {
-    out += ' ';
-    out += decision_ == SprtDecision::kContinue ? std::string("max reached") : describe(decision_);
+SprtDecision SprtMonitor::decision() const {
+  switch (summary_.state) {
+    case SprtSummary::State::kAcceptH0:
+      return SprtDecision::kAcceptH0;
+    case SprtSummary::State::kAcceptH1:
+      return SprtDecision::kAcceptH1;
+    default:
+      return SprtDecision::kContinue;
   }
+}
+
+std::vector<SprtMonitor> make_sprt_monitors(const TournamentDef& t) {
+  std::vector<SprtMonitor> out;
+  if (!t.sprt) return out;
+  const std::string& candidate = t.bots[static_cast<size_t>(t.sprt->candidate)].display_name;
+  for (int b : t.sprt->against)
+    out.emplace_back(*t.sprt, candidate, t.bots[static_cast<size_t>(b)].display_name);
   return out;
 }
 
-std::string SprtMonitor::report() const {
-  const SprtParams& q = setup_.params;
-  std::string out = "SPRT of " + candidate_ + ": H0 nElo = " + number("%g", q.elo0) +
-                    ", H1 nElo = " + number("%g", q.elo1) + ", alpha " + number("%g", q.alpha) +
-                    ", beta " + number("%g", q.beta) + "\n";
-  const Pentanomial& n = pairs_;
-  out += "  pairs " + std::to_string(n.pairs()) +
-         " (pair scores 0/0.5/1/1.5/2: " + std::to_string(n.n[0]) + "/" + std::to_string(n.n[1]) +
-         "/" + std::to_string(n.n[2]) + "/" + std::to_string(n.n[3]) + "/" +
-         std::to_string(n.n[4]) + ")\n";
-  out += "  LLR " + number("%+.3f", llr_) + " in (" + number("%+.3f", q.lower_bound()) + ", " +
-         number("%+.3f", q.upper_bound()) + ")\n";
-  const EloEstimate e = estimate(n);
-  out += "  nElo " + number("%+.1f", e.nelo) + " +/- " + number("%.1f", e.nelo_ci95) + ", LOS " +
-         number("%.1f", 100 * e.los) + "%\n";
-  if (!over_) {
-    out += "  result: undecided (the schedule ended or the run stopped first)\n";
-  } else if (decision_ == SprtDecision::kContinue) {
-    out += "  result: undecided, the maximum of " + std::to_string(setup_.max_pairs) +
-           " pairs was reached\n";
-  } else {
-    out += "  result: " + describe(decision_) + " after " + std::to_string(pairs_at_end_) +
-           " pairs (LLR " + number("%+.3f", llr_at_end_) + ")" +
-           (decision_ == SprtDecision::kAcceptH1 ? ": " + candidate_ + " is stronger by about elo1"
-                                                 : ": " + candidate_ + " is not stronger by elo1") +
-           "\n";
-  }
-  if (over_ && pairs() > pairs_at_end_)
-    out += "  (" + std::to_string(pairs() - pairs_at_end_) +
-           " more pairs finished after the test ended, from matches already under way)\n";
-  return out;
+bool add_sprt_from_folder(Standings& s, const std::string& dir,
+                          const std::vector<v1::IndexEntry>& entries, std::string* why) {
+  const std::string file = (std::filesystem::path(dir) / "tournament.txtpb").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return true;
+  return add_sprt_from_file(s, file, entries, why);
+}
+
+bool add_sprt_from_file(Standings& s, const std::string& file,
+                        const std::vector<v1::IndexEntry>& entries, std::string* why) {
+  TournamentDef def;
+  if (!load_tournament(file, def, why, {}, LoadOptions{.check_programs = false})) return false;
+  std::vector<SprtMonitor> monitors = make_sprt_monitors(def);
+  for (const v1::IndexEntry& e : entries)
+    for (SprtMonitor& m : monitors) m.add(e);
+  for (const SprtMonitor& m : monitors) s.sprt.push_back(m.summary());
+  return true;
 }
 
 }  // namespace allfives::referee

@@ -1,5 +1,6 @@
 #include "tournament/standings.h"
 
+#include "allfives/core/types.h"
 #include "log/json_text.h"
 #include "match/match_result.h"
 
@@ -249,9 +250,100 @@ long long elo_key(double elo) {
   return std::llround(elo * 1e6);
 }
 
+std::string list_text(const google::protobuf::RepeatedField<uint32_t>& values) {
+  std::string out = "[";
+  for (int i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+// The seats, sides and bots of an entry against its format and the tournament's bots.
+std::string seats_problem(const v1::IndexEntry& e, const EntryExpectations& x, Shape shape) {
+  const auto& seats = e.match().seat_bots();
+  if (seats.size() != shape.seats || e.scores_size() != shape.sides ||
+      (e.placements_size() != 0 && e.placements_size() != shape.sides))
+    return "its format " + v1::Format_Name(e.format()) + " has " + std::to_string(shape.seats) +
+           " seats and " + std::to_string(shape.sides) + " sides, but the line has " +
+           std::to_string(seats.size()) + " seat bots, " + std::to_string(e.scores_size()) +
+           " scores and " + std::to_string(e.placements_size()) + " placements";
+  std::map<std::string, int> side_of_bot;
+  for (int seat = 0; seat < shape.seats; ++seat) {
+    const std::string& bot = seats[seat];
+    if (bot.empty()) return "seat " + std::to_string(seat) + " has no bot";
+    if (!x.bots.empty() && !x.bots.count(bot))
+      return "seat " + std::to_string(seat) + ": '" + bot + "' is not a bot of the tournament";
+    const auto [it, fresh] = side_of_bot.emplace(bot, side_of(e.format(), seat));
+    if (!fresh && it->second != side_of(e.format(), seat))
+      return "bot '" + bot + "' sits on two sides";
+  }
+  return "";
+}
+
+// The scores, the fault, the placements and the winner against each other and the rules.
+std::string result_problem(const v1::IndexEntry& e, const EntryExpectations& x, Shape shape) {
+  const int target = x.target > 0 ? x.target : kMaxTarget;
+  const int most = target - 1 + kMaxPointsAtOnce;
+  int at_target = 0;
+  for (int side = 0; side < shape.sides; ++side) {
+    const auto score = static_cast<int64_t>(e.scores(side));
+    if (score > most)
+      return "side " + std::to_string(side) + " scored " + std::to_string(score) +
+             ", more than a match can score (" + std::to_string(most) + ": the target " +
+             std::to_string(target) + " - 1 + " + std::to_string(kMaxPointsAtOnce) + ")";
+    at_target += score >= target ? 1 : 0;
+  }
+  if (x.target > 0 && at_target != (e.reason() == v1::MATCH_END_REASON_TARGET ? 1 : 0))
+    return "its scores " + list_text(e.scores()) + " do not fit its end " +
+           v1::MatchEndReason_Name(e.reason()) + " at the target " + std::to_string(x.target);
+  if ((e.fault_seat() >= 0) != (e.reason() == v1::MATCH_END_REASON_FAULT))
+    return "a fault and the end reason FAULT go together, but fault_seat is " +
+           std::to_string(e.fault_seat()) + " and the reason " +
+           v1::MatchEndReason_Name(e.reason());
+  if (e.fault_seat() < -1 || e.fault_seat() >= shape.seats)
+    return "fault_seat " + std::to_string(e.fault_seat()) + " is not a seat";
+  if (e.fault_seat() >= 0 &&
+      (!v1::FaultKind_IsValid(e.fault_kind()) || e.fault_kind() == v1::FAULT_KIND_UNSPECIFIED))
+    return "fault_kind " + std::to_string(e.fault_kind()) + " is not a fault kind";
+  const int faulting_side = e.fault_seat() >= 0 ? side_of(e.format(), e.fault_seat()) : -1;
+  const std::vector<int> place =
+      placements(std::vector<int>(e.scores().begin(), e.scores().end()), faulting_side);
+  if (e.placements_size() > 0 &&
+      !std::equal(place.begin(), place.end(), e.placements().begin(), e.placements().end()))
+    return "placements " + list_text(e.placements()) + " do not follow from the scores " +
+           list_text(e.scores()) +
+           (faulting_side >= 0 ? " and the fault of side " + std::to_string(faulting_side) : "");
+  const auto firsts = std::count(place.begin(), place.end(), 1);
+  const int winner =
+      firsts == 1 ? static_cast<int>(std::find(place.begin(), place.end(), 1) - place.begin()) : -1;
+  if (e.placements_size() > 0 && e.winner_side() != winner)
+    return "winner_side " + std::to_string(e.winner_side()) + " does not follow from the scores " +
+           list_text(e.scores()) + " (side " + std::to_string(winner) + ")";
+  const int max_hands = x.max_hands > 0 ? x.max_hands : kMaxHandLimit;
+  if (e.hands_played() > static_cast<uint32_t>(max_hands))
+    return "hands_played " + std::to_string(e.hands_played()) + " is beyond the limit of " +
+           std::to_string(max_hands);
+  return "";
+}
+
 }  // namespace
 
+std::string entry_problem(const v1::IndexEntry& e, const EntryExpectations& x) {
+  if (e.reason() == v1::MATCH_END_REASON_ABORTED ||
+      e.reason() == v1::MATCH_END_REASON_UNSPECIFIED || !v1::MatchEndReason_IsValid(e.reason()))
+    return "its end reason " + std::to_string(e.reason()) + " is no result";
+  const Shape shape = shape_of(e.format());
+  if (shape.seats == 0) return "format " + std::to_string(e.format()) + " is not a format";
+  if (x.format != v1::FORMAT_UNSPECIFIED && e.format() != x.format)
+    return "its format " + v1::Format_Name(e.format()) + " is not the tournament's, " +
+           v1::Format_Name(x.format);
+  if (std::string why = seats_problem(e, x, shape); !why.empty()) return why;
+  return result_problem(e, x, shape);
+}
+
 void StandingsAccumulator::add(const v1::IndexEntry& e) {
+  if (const std::string why = entry_problem(e); !why.empty()) {
+    s_.notes.push_back("skipped match '" + e.match().match_id() + "': " + why);
+    return;
+  }
   const Match m = reduce(e);
   if (!m.why.empty()) {
     s_.notes.push_back("skipped match '" + e.match().match_id() + "': " + m.why);
@@ -367,7 +459,8 @@ Standings StandingsAccumulator::finish() const {
     return a.name < b.name;
   });
   for (size_t i = 0; i + 1 < s.bots.size(); ++i)
-    if (tied(s.bots[i].name, s.bots[i + 1].name)) s.bots[i].tied = s.bots[i + 1].tied = true;
+    if (tied(s.bots[i].name, s.bots[i + 1].name))
+      s.bots[i].tied = s.bots[i].tied_with_next = s.bots[i + 1].tied = true;
   if (!fit.covariance.empty()) {
     s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
     for (size_t i = 0; i < s.bots.size(); ++i)

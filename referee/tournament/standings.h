@@ -42,6 +42,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,12 +66,13 @@ struct BotStanding {
   int forfeits_total = 0;
   double points_for = 0;
   double points_against = 0;
-  int games = 0;          // pairwise games (see above)
-  double game_score = 0;  // pairwise wins + draws / 2
-  double elo = 0;         // mean over the bots is 0
-  double elo_ci95 = 0;    // half width of the 95% interval
-  bool tied = false;      // cannot be told apart from a neighbour in the ranking (see above)
-  DecisionTiming timing;  // over every seat it held (entries' SeatTiming; see below)
+  int games = 0;                // pairwise games (see above)
+  double game_score = 0;        // pairwise wins + draws / 2
+  double elo = 0;               // mean over the bots is 0
+  double elo_ci95 = 0;          // half width of the 95% interval
+  bool tied = false;            // cannot be told apart from a neighbour in the ranking (see above)
+  bool tied_with_next = false;  // ... namely from the bot ranked just below it
+  DecisionTiming timing;        // over every seat it held (entries' SeatTiming; see below)
   double avg_points_for() const { return matches ? points_for / matches : 0; }
   double avg_points_against() const { return matches ? points_against / matches : 0; }
 };
@@ -91,6 +93,27 @@ struct PairingStats {
   EloEstimate estimate;      // from pairs if pentanomial, else from games
 };
 
+// The state of one SPRT of a tournament (sprt.h): the candidate's pairs against its reference
+// and the test's log-likelihood ratio over them.
+struct SprtSummary {
+  std::string candidate, against;
+  SprtParams params;
+  uint32_t max_pairs = 0;  // 0: none
+  Pentanomial pairs;       // every finished pair so far, from the candidate's side
+  double llr = 0;          // over `pairs`
+  enum class State {
+    kRunning,   // no bound crossed yet: the run goes on, was stopped, or its schedule ended
+    kAcceptH0,  // the LLR reached the lower bound
+    kAcceptH1,  // the LLR reached the upper bound
+    kMaxPairs,  // max_pairs pairs were counted first: undecided
+  };
+  State state = State::kRunning;
+  // When the test ended (not kRunning): the pairs and LLR at that moment; pairs finished later
+  // (matches already under way) are in `pairs` but do not change the decision.
+  int64_t pairs_at_end = 0;
+  double llr_at_end = 0;
+};
+
 struct Standings {
   std::string tournament_name;                 // of the first entry
   std::string tournament_hash;                 // of the first entry
@@ -105,12 +128,71 @@ struct Standings {
   // Covariance of the ratings (Elo^2), in the order of `bots`: for intervals of differences.
   std::vector<std::vector<double>> elo_covariance;
   std::string anchor;  // "NAME = ELO" if anchor_ratings() was applied, else ""
+  // The tournament's SPRTs, if its definition has one (filled by whoever knows the definition:
+  // the runner, or add_sprt_from_folder in sprt.h).
+  std::vector<SprtSummary> sprt;
 };
+
+// The SPRT in one line: "LLR +1.23 in (-2.94, +2.94), 40 pairs" while it runs, "LLR +2.96 >=
+// +2.94: H1 accepted after 52 pairs" once over (the progress line; with several tests each is
+// prefixed with "vs REFERENCE").
+std::string sprt_status(const SprtSummary& s);
+
+// A few lines: the question, the hypotheses, the pairs, the LLR against its bounds, the verdict
+// in words, and nElo with its interval.
+std::string sprt_report(const SprtSummary& s);
+
+// An SPRT's verdict in words once it is over: the answer ("new is stronger than old",
+// "undecided: the maximum of 1000 pairs came before either bound") and what backs it ("the
+// pairs favour nElo 5 over nElo 0; were it nElo 0, this verdict had a chance of alpha = 0.05",
+// "" when undecided). Both "" while the test runs.
+struct SprtVerdictWords {
+  std::string answer, why;
+};
+SprtVerdictWords sprt_verdict_words(const SprtSummary& s);
+
+// A pairing's figures in words, as its line in the text and on the pages shows them: counts
+// ("3/10/20/8/2" pair scores, or games "14-6-3" W-L-D); Elo with its 95% interval ("+54 [+15,
+// +96]", an open end "(+442, +inf)"), nElo ± 95% ("+74 ± 57"), LOS ("99.6%"); without an
+// interval (too few samples, no spread) the estimates alone ("+inf", "undefined") and no LOS;
+// the verdict ("stronger", "cannot be told apart", "too few pairs to tell", ...).
+std::string pairing_counts_text(const PairingStats& p);
+std::string pair_scores_text(const Pentanomial& n);  // "3/10/20/8/2"
+struct EstimateWords {
+  std::string elo, nelo, los, verdict;
+};
+EstimateWords estimate_words(const EloEstimate& e, bool pairs);
+
+// One sentence on why the ranking's =, the pairing lines and the SPRTs may disagree, when they
+// can (an SPRT, or a = that a pairing line contradicts); "" otherwise. Wrapped for a terminal.
+std::string why_verdicts_may_differ(const Standings& s);
 
 // Shifts the ratings so that bot `name` has `elo` (instead of a mean of 0), and makes every
 // interval the interval of the difference to that bot (the anchor's own is 0). False with the
 // reason if there is no such bot.
 bool anchor_ratings(Standings& s, const std::string& name, double elo, std::string* error);
+
+// What an index entry of a tournament must be to count as a result. Unknown parts (the
+// default) allow anything a tournament file could have set.
+struct EntryExpectations {
+  v1::Format format = v1::FORMAT_UNSPECIFIED;  // UNSPECIFIED: any format
+  int target = 0;                              // 0: any target a file may set
+  int max_hands = 0;                           // 0: any hand limit a file may set
+  std::set<std::string> bots;                  // empty: any bot name
+};
+
+// The most points one event can score (the points for going out or a blocked hand: the set's
+// 168 pips rounded to five): no final score exceeds target - 1 + this.
+inline constexpr int kMaxPointsAtOnce = 170;
+
+// Why `e` cannot be a result of a tournament as `x` describes it: a reason that is not a
+// result (ABORTED), a format other than the tournament's, the wrong number of seats, scores or
+// placements for its format, a bot that is not the tournament's (or not a valid name), a bot
+// on two sides, scores outside 0..target - 1 + kMaxPointsAtOnce (the winner's) or not below the
+// target (the others'), placements or a winner that do not follow from the scores and the
+// fault, a fault without its reason FAULT (or the reverse), more hands than the limit. "" if
+// none.
+std::string entry_problem(const v1::IndexEntry& e, const EntryExpectations& x = {});
 
 // Standings built one finished match at a time, so a long tournament needs memory for its
 // bots and pairs only, not for its matches. The result does not depend on the order of add().

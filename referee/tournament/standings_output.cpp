@@ -68,8 +68,9 @@ std::string json_string(const std::string& s) {
   return out;
 }
 
-// An Elo figure: signed, "+inf" / "-inf" for a score of 1 or 0.
+// An Elo figure: signed, "+inf" / "-inf" when infinite, "undefined" when it does not exist.
 std::string elo_text(double v) {
+  if (std::isnan(v)) return "undefined";
   if (std::isinf(v)) return v > 0 ? "+inf" : "-inf";
   return signed_fixed(v, 0);
 }
@@ -77,6 +78,12 @@ std::string elo_text(double v) {
 // A number for JSON, null when it is not finite.
 std::string json_number(double v, int decimals) {
   return std::isfinite(v) ? fixed_text(v, decimals) : "null";
+}
+
+// An estimate for JSON: null when it does not exist, "+inf" / "-inf" when infinite.
+std::string json_estimate(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "\"+inf\"" : "\"-inf\"";
+  return json_number(v, decimals);
 }
 
 std::string timing_csv(const DecisionTiming& t) {
@@ -105,23 +112,37 @@ std::string timing_json(const DecisionTiming& t) {
   return out;
 }
 
-std::string counts_text(const PairingStats& p) {
-  if (!p.pentanomial)
-    return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
-           std::to_string(p.games.draws);
-  std::string out;
-  for (size_t k = 0; k < 5; ++k) {
-    if (k) out += '/';
-    out += std::to_string(p.pairs.n[k]);
-  }
-  return out;
+// An end of an interval: an unbounded one is "-inf" or "+inf" (the bracket is then open).
+std::string interval_text(const EloEstimate& e) {
+  return (std::isinf(e.elo_lower) ? "(" : "[") + elo_text(e.elo_lower) + ", " +
+         elo_text(e.elo_upper) + (std::isinf(e.elo_upper) ? ")" : "]");
 }
 
-// "+54 [+15, +96]  nElo +74 ± 54  LOS 99.6%" and the verdict.
-std::string estimate_text(const EloEstimate& e) {
-  return elo_text(e.elo) + " [" + elo_text(e.elo_lower) + ", " + elo_text(e.elo_upper) +
-         "]  nElo " + signed_fixed(e.nelo, 0) + " ± " + fixed_text(e.nelo_ci95, 0) + "  LOS " +
-         fixed_text(100 * e.los, 1) + "%";
+// "Elo +54 [+15, +96]", "nElo +74 ± 57", "LOS 99.6%" and the verdict: the columns of a pairing
+// line (estimate_words with their labels).
+std::vector<std::string> estimate_cells(const EloEstimate& e, bool pairs) {
+  const EstimateWords w = estimate_words(e, pairs);
+  return {"Elo " + w.elo, "nElo " + w.nelo, w.los.empty() ? "" : "LOS " + w.los, w.verdict};
+}
+
+// A number for CSV: "inf" / "-inf" when infinite, "" when it does not exist.
+std::string csv_number(double v, int decimals) {
+  if (std::isnan(v)) return "";
+  return std::isfinite(v) ? fixed_text(v, decimals) : std::string(v > 0 ? "inf" : "-inf");
+}
+
+// The verdict as a word for the files.
+std::string verdict_word(EloEstimate::Verdict v) {
+  switch (v) {
+    case EloEstimate::Verdict::kTooFew:
+      return "too_few";
+    case EloEstimate::Verdict::kCannotTell:
+      return "cannot_tell";
+    case EloEstimate::Verdict::kFirstStronger:
+      return "bot_stronger";
+    default:
+      return "opponent_stronger";
+  }
 }
 
 std::string h2h_text(const HeadToHead& h) {
@@ -129,6 +150,38 @@ std::string h2h_text(const HeadToHead& h) {
 }
 
 }  // namespace
+
+std::string pair_scores_text(const Pentanomial& n) {
+  std::string out;
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) out += '/';
+    out += std::to_string(n.n[k]);
+  }
+  return out;
+}
+
+std::string pairing_counts_text(const PairingStats& p) {
+  if (!p.pentanomial)
+    return std::to_string(p.games.wins) + "-" + std::to_string(p.games.losses) + "-" +
+           std::to_string(p.games.draws);
+  return pair_scores_text(p.pairs);
+}
+
+EstimateWords estimate_words(const EloEstimate& e, bool pairs) {
+  EstimateWords w;
+  w.elo = elo_text(e.elo);
+  w.nelo = elo_text(e.nelo);
+  if (e.has_interval()) {
+    w.elo += " " + interval_text(e);
+    w.nelo += " ± " + fixed_text(e.nelo_ci95, 0);
+    w.los = fixed_text(100 * e.los, 1) + "%";
+  }
+  w.verdict = describe(e.verdict(), pairs);
+  if (!e.has_interval() && e.samples >= kMinSamplesForInterval)
+    w.verdict += std::string(" (every ") + (pairs ? "pair" : "game") + " scored " +
+                 fixed_text(e.score * (pairs ? 2 : 1), 1) + ": no spread, no interval)";
+  return w;
+}
 
 std::string fixed_text(double v, int decimals) {
   if (!std::isfinite(v)) return "0";
@@ -139,7 +192,168 @@ std::string fixed_text(double v, int decimals) {
   return s;
 }
 
-std::string format_standings_table(const Standings& s) {
+namespace {
+
+std::string g_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string llr_text(double v, int decimals) {
+  return signed_fixed(v, decimals);
+}
+
+// "LLR +2.96 >= +2.94: H1" / "LLR -1.20 in (-2.94, +2.94)": the value against its bounds in
+// the words that fit it.
+std::string llr_against_bounds(double llr, const SprtParams& p, int decimals) {
+  const std::string v = "LLR " + llr_text(llr, decimals);
+  if (llr >= p.upper_bound()) return v + " ≥ " + llr_text(p.upper_bound(), decimals) + ": H1";
+  if (llr <= p.lower_bound()) return v + " ≤ " + llr_text(p.lower_bound(), decimals) + ": H0";
+  return v + " in (" + llr_text(p.lower_bound(), decimals) + ", " +
+         llr_text(p.upper_bound(), decimals) + ")";
+}
+
+// The verdict in words, or "" while the test is running.
+std::string sprt_verdict(const SprtSummary& s) {
+  const SprtVerdictWords w = sprt_verdict_words(s);
+  return w.why.empty() ? w.answer : w.answer + " (" + w.why + ")";
+}
+
+}  // namespace
+
+SprtVerdictWords sprt_verdict_words(const SprtSummary& s) {
+  const std::string& x = s.candidate;
+  const std::string& y = s.against;
+  const std::string e0 = g_text(s.params.elo0), e1 = g_text(s.params.elo1);
+  switch (s.state) {
+    case SprtSummary::State::kAcceptH1:
+      return {s.params.elo0 >= 0
+                  ? x + " is stronger than " + y
+                  : x + " is not weaker than " + y + " by nElo " + g_text(-s.params.elo0),
+              "the pairs favour nElo " + e1 + " over nElo " + e0 + "; were it nElo " + e0 +
+                  ", this verdict had a chance of alpha = " + g_text(s.params.alpha)};
+    case SprtSummary::State::kAcceptH0:
+      return {s.params.elo1 <= 0 ? x + " is weaker than " + y
+                                 : x + " is not stronger than " + y + " by nElo " + e1,
+              "the pairs favour nElo " + e0 + " over nElo " + e1 + "; were it nElo " + e1 +
+                  ", this verdict had a chance of beta = " + g_text(s.params.beta)};
+    case SprtSummary::State::kMaxPairs:
+      return {"undecided: the maximum of " + std::to_string(s.max_pairs) +
+                  " pairs came before either bound",
+              ""};
+    default:
+      return {};
+  }
+}
+
+std::string sprt_status(const SprtSummary& s) {
+  if (s.state == SprtSummary::State::kRunning)
+    return llr_against_bounds(s.llr, s.params, 2) + ", " + std::to_string(s.pairs.pairs()) +
+           " pairs";
+  if (s.state == SprtSummary::State::kMaxPairs)
+    return llr_against_bounds(s.llr_at_end, s.params, 2) + ": undecided at the maximum of " +
+           std::to_string(s.max_pairs) + " pairs";
+  return llr_against_bounds(s.llr_at_end, s.params, 2) + " accepted after " +
+         std::to_string(s.pairs_at_end) + " pairs";
+}
+
+std::string sprt_report(const SprtSummary& s) {
+  const SprtParams& q = s.params;
+  std::string out =
+      "SPRT: is " + s.candidate + " stronger than " + s.against + "? H0 nElo " + g_text(q.elo0) +
+      ", H1 nElo " + g_text(q.elo1) + ", alpha " + g_text(q.alpha) + ", beta " + g_text(q.beta) +
+      (s.max_pairs > 0 ? ", at most " + std::to_string(s.max_pairs) + " pairs" : "") + "\n";
+  const Pentanomial& n = s.pairs;
+  out += "  " + std::to_string(n.pairs()) + " pairs of " + s.candidate + " against " + s.against +
+         " (pair scores 0/½/1/1½/2: " + std::to_string(n.n[0]) + "/" + std::to_string(n.n[1]) +
+         "/" + std::to_string(n.n[2]) + "/" + std::to_string(n.n[3]) + "/" +
+         std::to_string(n.n[4]) + "); pairs against any other bot are not part of this test\n";
+  if (s.state == SprtSummary::State::kRunning) {
+    out += "  " + llr_against_bounds(s.llr, q, 3) + "\n";
+    out +=
+        "  verdict: none yet, neither bound reached (the run goes on, was stopped, or its "
+        "schedule ended first)\n";
+  } else {
+    const bool decided = s.state != SprtSummary::State::kMaxPairs;
+    out += "  " + llr_against_bounds(s.llr_at_end, q, 3) + (decided ? " accepted" : "") +
+           " after " + std::to_string(s.pairs_at_end) + " pairs\n";
+    out += "  verdict: " + sprt_verdict(s) + "\n";
+    if (n.pairs() > s.pairs_at_end)
+      out += "  (" + std::to_string(n.pairs() - s.pairs_at_end) +
+             " more pairs finished after the test ended, from matches already under way; "
+             "LLR now " +
+             llr_text(s.llr, 3) + "; the verdict stands)\n";
+  }
+  const EloEstimate e = estimate(n);
+  if (n.pairs() > 0) {
+    const std::vector<std::string> cells = estimate_cells(e, true);
+    out += "  over these pairs: " + cells[1] + ", " + cells[0] +
+           (cells[2].empty() ? "" : ", " + cells[2]) + ": " + cells[3] + "\n";
+  }
+  const EloEstimate::Verdict v = e.verdict();
+  const bool yes = v == EloEstimate::Verdict::kFirstStronger;
+  if ((s.state == SprtSummary::State::kAcceptH1 && !yes) ||
+      (s.state == SprtSummary::State::kAcceptH0 && yes))
+    out +=
+        "  why the interval and the SPRT differ: the SPRT chooses between its two hypotheses "
+        "at error rates alpha and beta; the 95% interval asks whether the pairs exclude a "
+        "difference of 0\n";
+  return out;
+}
+
+namespace {
+
+// Whether a bot's `=` with the bot below it and their pairing line's verdict disagree.
+bool ranking_disagrees(const Standings& s) {
+  for (size_t i = 0; i + 1 < s.bots.size(); ++i)
+    for (const PairingStats& p : s.pairings) {
+      if (p.bot != s.bots[i].name || p.opponent != s.bots[i + 1].name) continue;
+      const EloEstimate::Verdict v = p.estimate.verdict();
+      const bool apart =
+          v == EloEstimate::Verdict::kFirstStronger || v == EloEstimate::Verdict::kSecondStronger;
+      if (v != EloEstimate::Verdict::kTooFew && apart == s.bots[i].tied_with_next) return true;
+    }
+  return false;
+}
+
+}  // namespace
+
+std::string why_verdicts_may_differ(const Standings& s) {
+  if (s.sprt.empty() && !ranking_disagrees(s)) return "";
+  return "Why these may differ: the ranking's = comes from one Bradley-Terry fit over single "
+         "games of\nevery bot (blind to the shared deals of mirrored pairs), a pairing line "
+         "from that pairing's own\npairs (a 95% interval), an SPRT from its pairs' LLR "
+         "against bounds set by alpha and beta\n(a sequential choice between two "
+         "hypotheses, not an interval).";
+}
+
+namespace {
+
+// The standings with every text that came from an index made printable (json_text.h).
+Standings printable_copy(const Standings& s) {
+  Standings t = s;
+  t.tournament_name = printable(t.tournament_name);
+  t.anchor = printable(t.anchor);
+  for (BotStanding& b : t.bots) b.name = printable(b.name);
+  for (PairingStats& p : t.pairings) {
+    p.bot = printable(p.bot);
+    p.opponent = printable(p.opponent);
+  }
+  for (std::string& note : t.notes) note = printable(note);
+  for (SprtSummary& x : t.sprt) {
+    x.candidate = printable(x.candidate);
+    x.against = printable(x.against);
+  }
+  return t;
+}
+
+}  // namespace
+
+std::string format_standings_table(const Standings& raw) {
+  // Names come from index lines, which anyone can edit: no newline or escape sequence in one
+  // may reach the terminal.
+  const Standings s = printable_copy(raw);
   std::ostringstream out;
   out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
       << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");
@@ -250,10 +464,12 @@ std::string format_standings_table(const Standings& s) {
     std::vector<std::vector<std::string>> rows;
     for (const PairingStats& p : s.pairings) {
       const EloEstimate& e = p.estimate;
-      rows.push_back({p.bot + " vs " + p.opponent,
-                      std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
-                      counts_text(p), estimate_text(e),
-                      e.indistinguishable() ? "cannot be told apart" : ""});
+      std::vector<std::string> row = {
+          p.bot + " vs " + p.opponent,
+          std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
+          pairing_counts_text(p)};
+      for (std::string& cell : estimate_cells(e, p.pentanomial)) row.push_back(std::move(cell));
+      rows.push_back(std::move(row));
     }
     std::vector<size_t> pw(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -268,6 +484,8 @@ std::string format_standings_table(const Standings& s) {
       out << line << "\n";
     }
   }
+
+  for (const SprtSummary& t : s.sprt) out << "\n" << sprt_report(t);
 
   out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
          "Pts for/against: average per match of the bot's side's score / of the opposing "
@@ -288,8 +506,13 @@ std::string format_standings_table(const Standings& s) {
   if (!s.pairings.empty())
     out << "Pairings: over mirrored pairs (the same deals, seats swapped), counted by the first "
            "bot's\npair score 0/½/1/1½/2, or over pairwise games (W-L-D) where there are no "
-           "pairs;\n\"cannot be told apart\": the 95% interval of the Elo difference includes "
-           "0. Formulas: docs/STATISTICS.md.\n";
+           "pairs. The verdict\nfollows the Elo interval (\"cannot be told apart\": it "
+           "includes 0); nElo's ± also carries the\nuncertainty of the spread, so it is wider "
+           "for lopsided pairings. Below "
+        << kMinSamplesForInterval
+        << " pairs (or\ngames) no interval is given. Formulas: docs/STATISTICS.md.\n";
+  const std::string differ = why_verdicts_may_differ(s);
+  if (!differ.empty()) out << differ << "\n";
   for (const std::string& note : s.notes) out << "Note: " << note << "\n";
   return out.str();
 }
@@ -320,6 +543,41 @@ std::string standings_csv(const Standings& s) {
   }
   return out;
 }
+
+namespace {
+
+std::string sprt_state_word(SprtSummary::State state) {
+  switch (state) {
+    case SprtSummary::State::kAcceptH0:
+      return "h0_accepted";
+    case SprtSummary::State::kAcceptH1:
+      return "h1_accepted";
+    case SprtSummary::State::kMaxPairs:
+      return "max_pairs";
+    default:
+      return "running";
+  }
+}
+
+std::string sprt_json(const SprtSummary& t) {
+  const SprtParams& q = t.params;
+  std::string out =
+      "{\"candidate\": " + json_string(t.candidate) + ", \"against\": " + json_string(t.against) +
+      ", \"elo0\": " + json_number(q.elo0, 4) + ", \"elo1\": " + json_number(q.elo1, 4) +
+      ", \"alpha\": " + json_number(q.alpha, 6) + ", \"beta\": " + json_number(q.beta, 6) +
+      ", \"max_pairs\": " + std::to_string(t.max_pairs) +
+      ", \"lower_bound\": " + json_number(q.lower_bound(), 6) +
+      ", \"upper_bound\": " + json_number(q.upper_bound(), 6) + ", \"pairs\": [";
+  for (size_t k = 0; k < 5; ++k) out += (k ? ", " : "") + std::to_string(t.pairs.n[k]);
+  out += "], \"llr\": " + json_number(t.llr, 6) + ", \"state\": \"" + sprt_state_word(t.state) +
+         "\", \"pairs_at_end\": " + std::to_string(t.pairs_at_end) +
+         ", \"llr_at_end\": " + json_number(t.llr_at_end, 6) +
+         ", \"status\": " + json_string(sprt_status(t)) +
+         ", \"verdict\": " + json_string(sprt_verdict(t)) + "}";
+  return out;
+}
+
+}  // namespace
 
 std::string standings_json(const Standings& s) {
   std::string out = "{\n";
@@ -381,17 +639,24 @@ std::string standings_json(const Standings& s) {
       if (k) out += ", ";
       out += std::to_string(p.pairs.n[k]);
     }
-    out +=
-        "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
-        ", \"draws\": " + std::to_string(p.games.draws) +
-        ", \"losses\": " + std::to_string(p.games.losses) +
-        "}, \"samples\": " + std::to_string(e.samples) + ", \"score\": " + fixed_text(e.score, 6) +
-        ", \"elo\": " + json_number(e.elo, 2) + ", \"elo_lower\": " + json_number(e.elo_lower, 2) +
-        ", \"elo_upper\": " + json_number(e.elo_upper, 2) + ", \"nelo\": " + fixed_text(e.nelo, 2) +
-        ", \"nelo_ci95\": " + fixed_text(e.nelo_ci95, 2) + ", \"los\": " + fixed_text(e.los, 6) +
-        ", \"indistinguishable\": " + (e.indistinguishable() ? "true" : "false") + "}";
+    out += "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
+           ", \"draws\": " + std::to_string(p.games.draws) +
+           ", \"losses\": " + std::to_string(p.games.losses) +
+           "}, \"samples\": " + std::to_string(e.samples) +
+           ", \"score\": " + json_number(e.score, 6) + ", \"elo\": " + json_estimate(e.elo, 2) +
+           ", \"interval\": " + (e.has_interval() ? "true" : "false") +
+           ", \"elo_lower\": " + json_estimate(e.elo_lower, 2) +
+           ", \"elo_upper\": " + json_estimate(e.elo_upper, 2) +
+           ", \"nelo\": " + json_estimate(e.nelo, 2) +
+           ", \"nelo_ci95\": " + json_number(e.nelo_ci95, 2) +
+           ", \"los\": " + json_number(e.los, 6) + ", \"verdict\": \"" + verdict_word(e.verdict()) +
+           "\"}";
   }
   out += s.pairings.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"sprt\": [";
+  for (size_t i = 0; i < s.sprt.size(); ++i)
+    out += (i ? ",\n    " : "\n    ") + sprt_json(s.sprt[i]);
+  out += s.sprt.empty() ? "],\n" : "\n  ],\n";
   out += "  \"notes\": [";
   for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
   out += "]\n}\n";
@@ -409,10 +674,7 @@ std::string timing_csv(const Standings& s) {
 std::string pairings_csv(const Standings& s) {
   std::string out =
       "bot,opponent,model,pairs_0,pairs_half,pairs_1,pairs_1half,pairs_2,wins,draws,losses,"
-      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,indistinguishable\n";
-  auto num = [](double v, int d) {
-    return std::isfinite(v) ? fixed_text(v, d) : std::string(v > 0 ? "inf" : "-inf");
-  };
+      "samples,score,elo,elo_lower,elo_upper,nelo,nelo_ci95,los,verdict\n";
   for (const PairingStats& p : s.pairings) {
     const EloEstimate& e = p.estimate;
     out += csv_field(p.bot) + "," + csv_field(p.opponent) + "," +
@@ -424,9 +686,10 @@ std::string pairings_csv(const Standings& s) {
     out += ',';
     out += std::to_string(p.games.wins) + "," + std::to_string(p.games.draws) + "," +
            std::to_string(p.games.losses) + "," + std::to_string(e.samples) + "," +
-           fixed_text(e.score, 6) + "," + num(e.elo, 2) + "," + num(e.elo_lower, 2) + "," +
-           num(e.elo_upper, 2) + "," + fixed_text(e.nelo, 2) + "," + fixed_text(e.nelo_ci95, 2) +
-           "," + fixed_text(e.los, 6) + "," + (e.indistinguishable() ? "1" : "0") + "\n";
+           csv_number(e.score, 6) + "," + csv_number(e.elo, 2) + "," + csv_number(e.elo_lower, 2) +
+           "," + csv_number(e.elo_upper, 2) + "," + csv_number(e.nelo, 2) + "," +
+           csv_number(e.nelo_ci95, 2) + "," + csv_number(e.los, 6) + "," +
+           verdict_word(e.verdict()) + "\n";
   }
   return out;
 }

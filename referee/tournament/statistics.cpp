@@ -1,5 +1,6 @@
 #include "tournament/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,63 +9,109 @@ namespace {
 
 constexpr double kZ95 = 1.959963984540054;
 constexpr double kNeloScale = 800.0 / 2.302585092994045684;  // 800 / ln 10
-constexpr double kEmpty = 1e-3;  // pairs counted for an outcome never seen (LLR only)
+constexpr double kEmpty = 1e-3;  // pairs counted for an outcome never seen (fishtest, fastchess)
 
-// Mean and variance of one sample's score, from counts of the scores `values`.
+// The first four moments of one sample's score, from counts of the scores `values`.
+struct Moments {
+  double total = 0, mean = 0.5, variance = 0, skewness = 0, excess_kurtosis = 0;
+};
+
 template <size_t N>
-void moments(const std::array<double, N>& counts, const std::array<double, N>& values,
-             double& total, double& mean, double& variance) {
-  total = 0;
-  mean = 0;
+Moments moments(const std::array<double, N>& counts, const std::array<double, N>& values) {
+  Moments m;
+  double sum = 0;
   for (size_t i = 0; i < N; ++i) {
-    total += counts[i];
-    mean += counts[i] * values[i];
+    m.total += counts[i];
+    sum += counts[i] * values[i];
   }
-  variance = 0;
-  if (total <= 0) {
-    mean = 0.5;
-    return;
+  if (m.total <= 0) return m;
+  m.mean = sum / m.total;
+  double m2 = 0, m3 = 0, m4 = 0;
+  for (size_t i = 0; i < N; ++i) {
+    const double d = values[i] - m.mean;
+    m2 += counts[i] * d * d;
+    m3 += counts[i] * d * d * d;
+    m4 += counts[i] * d * d * d * d;
   }
-  mean /= total;
-  for (size_t i = 0; i < N; ++i) variance += counts[i] * (values[i] - mean) * (values[i] - mean);
-  variance /= total;
+  m.variance = m2 / m.total;
+  if (m.variance > 0) {
+    m.skewness = m3 / m.total / std::pow(m.variance, 1.5);
+    m.excess_kurtosis = m4 / m.total / (m.variance * m.variance) - 3;
+  }
+  return m;
+}
+
+// Every outcome never seen counted as kEmpty samples (fishtest's results_to_pdf).
+template <size_t N>
+std::array<double, N> regularized(std::array<double, N> counts) {
+  for (double& c : counts)
+    if (c <= 0) c = kEmpty;
+  return counts;
 }
 
 // `per_game` is the number of games one sample stands for (2 for a pair): nElo is measured in
 // standard deviations of one game, and a pair's score / 2 has 1/2 of a game's variance when
-// the two games are independent.
-EloEstimate from_moments(int64_t samples, double mean, double variance, double per_game) {
+// the two games are independent. The formulas are fishtest's (docs/STATISTICS.md): the point
+// estimates, the intervals and LOS from the regularized counts, whether they exist from the
+// counts as observed.
+template <size_t N>
+EloEstimate from_counts(const std::array<double, N>& counts, const std::array<double, N>& values,
+                        double per_game) {
   EloEstimate e;
-  e.samples = samples;
-  e.score = mean;
-  e.variance = variance;
-  if (samples <= 0) return e;
-  e.elo = elo_of_score(mean);
-  e.elo_lower = elo_of_score(e.score_lower());
-  e.elo_upper = elo_of_score(e.score_upper());
-  const double se = std::sqrt(variance / static_cast<double>(samples));
-  if (se > 0) {
-    e.los = 0.5 * std::erfc(-(mean - 0.5) / (se * std::sqrt(2.0)));
-    const double game_sd = std::sqrt(per_game * variance);
-    e.nelo = (mean - 0.5) / game_sd * kNeloScale;
-    e.nelo_ci95 = kZ95 * se / game_sd * kNeloScale;
-  } else {
-    // Every sample scored the same: no spread to measure a distance in.
-    e.los = mean > 0.5 ? 1.0 : mean < 0.5 ? 0.0 : 0.5;
+  const Moments raw = moments(counts, values);
+  e.samples = std::llround(raw.total);
+  if (e.samples <= 0) return e;
+  e.score = raw.mean;
+  e.variance = raw.variance;
+  if (raw.variance <= 0) {
+    // Every sample scored the same: no spread to measure a distance or an interval in.
+    e.elo = elo_of_score(raw.mean);
+    if (raw.mean != 0.5) e.nelo = raw.mean > 0.5 ? HUGE_VAL : -HUGE_VAL;
+    return e;
   }
+  const Moments m = moments(regularized(counts), values);
+  const double sd = std::sqrt(m.variance);
+  const double t = (m.mean - 0.5) / sd;  // normalized score, per sample
+  const double scale = kNeloScale / std::sqrt(per_game);
+  e.elo = elo_of_score(m.mean);
+  e.nelo = t * scale;
+  if (e.samples < kMinSamplesForInterval) return e;
+  const double se = sd / std::sqrt(m.total);
+  const double lower = m.mean - kZ95 * se, upper = m.mean + kZ95 * se;
+  e.elo_lower = lower <= 0 ? -HUGE_VAL : elo_of_score(lower);
+  e.elo_upper = upper >= 1 ? HUGE_VAL : elo_of_score(upper);
+  e.los = 0.5 * std::erfc(-(m.mean - 0.5) / (se * std::sqrt(2.0)));
+  // The delta method: the variance of t's estimate per sample (fishtest's t_conf).
+  const double var_t = std::max(1 - t * m.skewness + 0.25 * t * t * (m.excess_kurtosis + 2), 0.0);
+  e.nelo_ci95 = kZ95 * std::sqrt(var_t / m.total) * scale;
   return e;
 }
 
 }  // namespace
 
-double EloEstimate::score_lower() const {
-  if (samples <= 0) return 0;
-  return std::max(0.0, score - kZ95 * std::sqrt(variance / static_cast<double>(samples)));
+EloEstimate::Verdict EloEstimate::verdict() const {
+  if (samples < kMinSamplesForInterval) return Verdict::kTooFew;
+  if (!has_interval()) {
+    return score > 0.5   ? Verdict::kFirstStronger
+           : score < 0.5 ? Verdict::kSecondStronger
+                         : Verdict::kCannotTell;
+  }
+  if (elo_lower > 0) return Verdict::kFirstStronger;
+  if (elo_upper < 0) return Verdict::kSecondStronger;
+  return Verdict::kCannotTell;
 }
 
-double EloEstimate::score_upper() const {
-  if (samples <= 0) return 1;
-  return std::min(1.0, score + kZ95 * std::sqrt(variance / static_cast<double>(samples)));
+std::string describe(EloEstimate::Verdict v, bool pairs) {
+  switch (v) {
+    case EloEstimate::Verdict::kTooFew:
+      return std::string("too few ") + (pairs ? "pairs" : "games") + " to tell";
+    case EloEstimate::Verdict::kCannotTell:
+      return "cannot be told apart";
+    case EloEstimate::Verdict::kFirstStronger:
+      return "stronger";
+    default:
+      return "weaker";
+  }
 }
 
 double elo_of_score(double score) {
@@ -76,17 +123,13 @@ double elo_of_score(double score) {
 EloEstimate estimate(const Pentanomial& p) {
   std::array<double, 5> counts{};
   for (size_t k = 0; k < 5; ++k) counts[k] = static_cast<double>(p.n[k]);
-  double total = 0, mean = 0, variance = 0;
-  moments(counts, {0.0, 0.25, 0.5, 0.75, 1.0}, total, mean, variance);
-  return from_moments(p.pairs(), mean, variance, 2.0);
+  return from_counts(counts, {0.0, 0.25, 0.5, 0.75, 1.0}, 2.0);
 }
 
 EloEstimate estimate(const Trinomial& t) {
   const std::array<double, 3> counts = {static_cast<double>(t.losses), static_cast<double>(t.draws),
                                         static_cast<double>(t.wins)};
-  double total = 0, mean = 0, variance = 0;
-  moments(counts, {0.0, 0.5, 1.0}, total, mean, variance);
-  return from_moments(t.games(), mean, variance, 1.0);
+  return from_counts(counts, {0.0, 0.5, 1.0}, 1.0);
 }
 
 double SprtParams::lower_bound() const {
@@ -100,13 +143,12 @@ double SprtParams::upper_bound() const {
 double sprt_llr(const Pentanomial& p, double elo0, double elo1) {
   if (p.pairs() == 0) return 0;
   std::array<double, 5> counts{};
-  for (size_t k = 0; k < 5; ++k) counts[k] = p.n[k] > 0 ? static_cast<double>(p.n[k]) : kEmpty;
-  double total = 0, mean = 0, variance = 0;
-  moments(counts, {0.0, 0.25, 0.5, 0.75, 1.0}, total, mean, variance);
-  const double sd = std::sqrt(2.0 * variance);
+  for (size_t k = 0; k < 5; ++k) counts[k] = static_cast<double>(p.n[k]);
+  const Moments m = moments(regularized(counts), {0.0, 0.25, 0.5, 0.75, 1.0});
+  const double sd = std::sqrt(2.0 * m.variance);
   const double s0 = 0.5 + elo0 * sd / kNeloScale;
   const double s1 = 0.5 + elo1 * sd / kNeloScale;
-  return total * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance);
+  return m.total * (s1 - s0) * (2 * m.mean - s0 - s1) / (2 * m.variance);
 }
 
 namespace {
@@ -185,6 +227,29 @@ SprtDecision sprt_decide(double llr, const SprtParams& params) {
   if (llr >= params.upper_bound()) return SprtDecision::kAcceptH1;
   if (llr <= params.lower_bound()) return SprtDecision::kAcceptH0;
   return SprtDecision::kContinue;
+}
+
+double sprt_expected_pairs_left(const Pentanomial& p, const SprtParams& q, double llr) {
+  const double t0 = std::sqrt(2.0) * q.elo0 / kNeloScale;
+  const double t1 = std::sqrt(2.0) * q.elo1 / kNeloScale;
+  double t = (t0 + t1) / 2;
+  if (p.pairs() >= kMinSamplesForInterval) {
+    const EloEstimate e = estimate(p);
+    // Pairs that all split have no nElo (no spread) but show no difference: t = 0.
+    t = std::isnan(e.nelo) ? 0 : std::clamp(std::sqrt(2.0) * e.nelo / kNeloScale, -10.0, 10.0);
+  }
+  const double a = q.lower_bound(), b = q.upper_bound();
+  const double x = std::clamp(llr, a, b);
+  const double mu = (t1 - t0) * (t - (t0 + t1) / 2);
+  const double var = (t1 - t0) * (t1 - t0);
+  const double theta = 2 * mu / var;
+  if (std::abs(theta) * (b - a) < 1e-9) return (b - x) * (x - a) / var;
+  // P(the upper bound first) = (1 - e^(-theta (x - a))) / (1 - e^(-theta (b - a))), written so
+  // that neither exponential overflows.
+  const double k = std::abs(theta);
+  double upper_first = std::expm1(-k * (x - a)) / std::expm1(-k * (b - a));
+  if (theta < 0) upper_first *= std::exp(-k * (b - x));
+  return (upper_first * (b - x) - (1 - upper_first) * (x - a)) / mu;
 }
 
 std::string describe(SprtDecision d) {

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace allfives::referee {
@@ -35,23 +37,51 @@ struct Trinomial {
   int64_t games() const { return wins + draws + losses; }
 };
 
-// What a set of results says about the difference between two bots, from the first bot's side.
+// The fewest samples (pairs, or games where there are no pairs) over which an interval, a
+// likelihood of superiority or a verdict is given: below it the normal approximation behind
+// them means little (one pair won 2-0 would otherwise be "+191 [+191, +191], LOS 100%").
+inline constexpr int64_t kMinSamplesForInterval = 10;
+
+// What a set of results says about the difference between two bots, from the first bot's side
+// (docs/STATISTICS.md). A value that does not exist is NaN (printed as such, never as 0): no
+// samples, an interval below kMinSamplesForInterval samples or when every sample scored the
+// same; an infinite estimate (every sample won) is +/-infinity.
 struct EloEstimate {
   int64_t samples = 0;  // pairs (pentanomial) or games (trinomial)
-  double score = 0.5;   // mean score per game, 0..1
-  double variance = 0;  // of the score of one sample, scaled to 0..1 (a pair's score / 2)
-  // Logistic Elo: -400 log10(1 / score - 1), and the Elo of the ends of the score's 95%
-  // interval (score +/- 1.96 standard errors). +/-infinity when a score is 0 or 1.
-  double elo = 0, elo_lower = 0, elo_upper = 0;
-  // Normalized Elo (as fishtest and fastchess): the score's distance from 1/2 in standard
-  // deviations of a game, times 800 / ln 10; and the half width of its 95% interval.
-  double nelo = 0, nelo_ci95 = 0;
-  double los = 0.5;  // likelihood of superiority: P(the first bot is the stronger)
-  // The 95% interval of the score includes 1/2: the results cannot tell the bots apart.
-  bool indistinguishable() const { return !(score_lower() > 0.5 || score_upper() < 0.5); }
-  double score_lower() const;
-  double score_upper() const;
+  double score = std::numeric_limits<double>::quiet_NaN();     // mean score per game, 0..1
+  double variance = std::numeric_limits<double>::quiet_NaN();  // of one sample's score, 0..1
+  // Logistic Elo, -400 log10(1 / score - 1), and the Elo of the ends of the score's 95%
+  // interval (score +/- 1.96 standard errors); an end is +/-infinity where the score's interval
+  // reaches 1 or 0 (unbounded on that side).
+  double elo = std::numeric_limits<double>::quiet_NaN();
+  double elo_lower = std::numeric_limits<double>::quiet_NaN();
+  double elo_upper = std::numeric_limits<double>::quiet_NaN();
+  // Normalized Elo (fishtest): the score's distance from 1/2 in standard deviations of a game,
+  // times 800 / ln 10 (NaN when every sample scored exactly 1/2: no spread, no distance); the
+  // half width of its 95% interval by the delta method, from the measured spread.
+  double nelo = std::numeric_limits<double>::quiet_NaN();
+  double nelo_ci95 = std::numeric_limits<double>::quiet_NaN();
+  // Likelihood of superiority: P(the first bot is the stronger), in the normal approximation.
+  double los = std::numeric_limits<double>::quiet_NaN();
+
+  // An interval, LOS and verdict exist: enough samples, and a spread to measure them with.
+  bool has_interval() const { return !std::isnan(los); }
+
+  enum class Verdict {
+    kTooFew,          // fewer than kMinSamplesForInterval samples
+    kCannotTell,      // the score's 95% interval includes 1/2 (or every sample scored 1/2)
+    kFirstStronger,   // the interval lies above 1/2 (or every sample scored more)
+    kSecondStronger,  // below
+  };
+  Verdict verdict() const;
+  // kCannotTell or kTooFew.
+  bool indistinguishable() const {
+    return verdict() == Verdict::kCannotTell || verdict() == Verdict::kTooFew;
+  }
 };
+
+// "too few pairs", "cannot be told apart", "stronger", "weaker" (the first bot's side).
+std::string describe(EloEstimate::Verdict v, bool pairs);
 
 EloEstimate estimate(const Pentanomial& p);
 EloEstimate estimate(const Trinomial& t);
@@ -85,6 +115,14 @@ double sprt_llr(const Pentanomial& p, double elo0, double elo1);
 double sprt_llr_exact(const Pentanomial& p, double elo0, double elo1);
 
 SprtDecision sprt_decide(double llr, const SprtParams& params);
+
+// How many more pairs the test is expected to need from an LLR of `llr` after the pairs `p`: the
+// LLR taken as a Brownian motion with the drift and variance per pair of the normal
+// approximation, (t1 - t0)(t - (t0 + t1) / 2) and (t1 - t0)^2 with t_i = sqrt 2 elo_i ln 10 /
+// 800, t the pairs' normalized score (the midpoint of the hypotheses below
+// kMinSamplesForInterval pairs, where a test takes longest), run until it leaves the bounds
+// (Wald's expected sample number; docs/STATISTICS.md). For a progress line's ETA.
+double sprt_expected_pairs_left(const Pentanomial& p, const SprtParams& params, double llr);
 
 // "H0 accepted", "H1 accepted", "continue".
 std::string describe(SprtDecision d);

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -16,6 +17,7 @@
 #include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
+#include "process/limit_ranges.h"
 #include "tournament/file_typos.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
@@ -183,9 +185,12 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
       return fail(where + "bot '" + b.name() + "' needs exactly one of command or address");
     BotSpec spec;
     if (!b.address().empty()) {
+      why.clear();
       if (!parse_bot_spec(b.address(), spec, &why) || spec.started())
-        return fail(where + "bot '" + b.name() +
-                    "': address must be unix:PATH or host:port, not '" + b.address() + "'");
+        return fail(where + "bot '" + b.name() + "': " +
+                    (why.empty() || spec.started()
+                         ? "address must be unix:PATH or host:port, not '" + b.address() + "'"
+                         : why));
       if (b.has_sandbox() || b.has_limits() || b.read_only_dirs_size() > 0)
         return fail(where + "bot '" + b.name() +
                     "': sandbox, limits and read_only_dirs apply only to a bot the referee "
@@ -210,6 +215,17 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
       for (size_t w = 1; w < spec.command.size(); ++w)
         spec.command[w] = resolve_argument(spec.command[w], base);
       for (const std::string& a : b.args()) spec.command.push_back(resolve_argument(a, base));
+      const v1::BotLimits& l = b.limits();
+      for (const std::string& problem :
+           {limit_problem(kMemoryMibRange, l.memory_mib(), "limits.memory_mib",
+                          "the referee's --memory-mib"),
+            limit_problem(kProcessesRange, l.processes(), "limits.processes",
+                          "the referee's --max-processes"),
+            limit_problem(kOpenFilesRange, l.open_files(), "limits.open_files",
+                          "the referee's --max-open-files"),
+            limit_problem(kFileSizeMibRange, l.file_size_mib(), "limits.file_size_mib",
+                          "the referee's --max-file-size-mib")})
+        if (!problem.empty()) return fail(where + "bot '" + b.name() + "': " + problem);
       Confinement& c = spec.confinement;
       c.sandbox = !b.has_sandbox() || b.sandbox();
       if (b.limits().memory_mib() != 0) c.limits.memory_mib = b.limits().memory_mib();
@@ -219,12 +235,17 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
       for (const std::string& dir : b.read_only_dirs()) {
         const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
         std::error_code ec;
-        if (!fs::is_directory(full, ec))
+        if (options.check_programs && !fs::is_directory(full, ec))
           return fail(where + "bot '" + b.name() + "': read_only_dirs entry '" + dir +
                       "' is not a folder (" + full.string() + ")");
         c.read_only_dirs.push_back(full.lexically_normal().string());
       }
     }
+    if (b.move_time_ms() > kMaxMoveTimeMs || b.time_bank_ms() > kMaxTimeBankMs)
+      return fail(where + "bot '" + b.name() + "': move_time_ms must be 1.." +
+                  std::to_string(kMaxMoveTimeMs) + " and time_bank_ms 1.." +
+                  std::to_string(kMaxTimeBankMs) + " (or 0: the tournament's), got " +
+                  std::to_string(b.move_time_ms()) + " and " + std::to_string(b.time_bank_ms()));
     spec.display_name = b.name();
     spec.named = true;
     t.bots.push_back(spec);
@@ -270,7 +291,12 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.startup_timeout_ms() == 0) p.set_startup_timeout_ms(ms_u32(wire::kDefaultStartupTimeout));
   if (p.max_hands() == 0) p.set_max_hands(static_cast<uint32_t>(kDefaultMaxHands));
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
-  if (p.name().empty()) p.set_name(fs::path(path).stem().string());
+  const bool named = !p.name().empty();
+  if (!named) p.set_name(fs::path(path).stem().string());
+  if (!check_safe_name(p.name(), "the tournament name", kMaxTournamentNameLength, &why))
+    return fail(at("name") + why +
+                (named ? std::string(" (it names the output folder tournaments-out/NAME)")
+                       : "; it comes from the file's name when `name` is not given: give one"));
 
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
@@ -303,6 +329,23 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   set_hashes(t);
   out = std::move(t);
   return true;
+}
+
+std::optional<TournamentDef> earlier_definition(const TournamentDef& t, const std::string& hash) {
+  const auto it = std::find(t.earlier_hashes.begin(), t.earlier_hashes.end(), hash);
+  if (it == t.earlier_hashes.end()) return std::nullopt;
+  // earlier_hashes[i] is the definition of the first bots_per_pairing + i bots (set_hashes).
+  const size_t k = static_cast<size_t>(bots_per_pairing(t.config.format)) +
+                   static_cast<size_t>(it - t.earlier_hashes.begin());
+  TournamentDef fewer = t;
+  fewer.bots.resize(k);
+  fewer.candidate.resize(k);
+  fewer.bot_time.resize(k);
+  fewer.proto.mutable_bots()->DeleteSubrange(static_cast<int>(k),
+                                             fewer.proto.bots_size() - static_cast<int>(k));
+  fewer.sprt.reset();
+  set_hashes(fewer);
+  return fewer;
 }
 
 void set_seed(TournamentDef& t, uint64_t seed) {

@@ -35,8 +35,9 @@ struct TournamentDef {
   // The SPRT (sprt.h), if the file has an sprt block.
   struct SprtSetup {
     SprtParams params;
-    uint32_t max_pairs = 0;  // 0: no maximum but the schedule's end
-    int candidate = 0;       // index in bots of the bot under test
+    uint32_t max_pairs = 0;    // 0: no maximum but the schedule's end
+    int candidate = 0;         // index in bots of the bot under test
+    std::vector<int> against;  // indexes in bots of its references, one test each
   };
   std::optional<SprtSetup> sprt;
   // The hashes of this definition with only its first k bots, for every k below bots.size()
@@ -53,10 +54,14 @@ inline constexpr uint32_t kMaxMoveTimeMs = 600'000;     // 10 minutes per decisi
 inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;  // a day per match
 inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
 inline constexpr uint32_t kMaxConcurrency = 1024;
+// A tournament's name names its default output folder (tournaments-out/NAME) and is in every
+// index line: the characters of a bot name (check_safe_name), at most this many.
+inline constexpr size_t kMaxTournamentNameLength = 64;
 
 struct LoadOptions {
-  // false: bot programs are neither looked up nor checked (`referee verify` reads the copy of
-  // the file in an output folder, whose relative commands start elsewhere).
+  // false: bot programs and read_only_dirs are neither looked up nor checked (`referee verify`
+  // and `referee standings` read the copy of the file in an output folder, whose relative
+  // paths start elsewhere).
   bool check_programs = true;
 };
 
@@ -70,6 +75,12 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
 // Sets the base seed of a loaded definition whose file gives none (see settle_seed in
 // tournament_runner.h) and recomputes its hashes, which depend on the seed.
 void set_seed(TournamentDef& t, uint64_t seed);
+
+// The definition with only its first bots whose hash is `hash` (one of t.earlier_hashes): the
+// tournament a folder played before bots were appended. Its schedule holds the matches played
+// then, each with the id, seed, seats and ordinal it was played with. Nothing if no earlier
+// definition has that hash.
+std::optional<TournamentDef> earlier_definition(const TournamentDef& t, const std::string& hash);
 
 // Seat rotations in one deal group: k for k individual players, 2 for partnerships.
 int seat_rotations(Format f);

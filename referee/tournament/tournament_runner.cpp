@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "match/match_runner.h"
 #include "match/match_terms.h"
 #include "process/private_dir.h"
+#include "tournament/gauntlet.h"
 #include "tournament/index_file.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
@@ -165,30 +167,40 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   return index_entry(run, m, r, log_file);
 }
 
-// Names the bots of the definition last run in the output folder (its tournament.txtpb)
-// that this file no longer has or has elsewhere in its list, if any.
+// What changed in the bot list since the definition last run in the output folder (its
+// tournament.txtpb), bot by bot by name: removed, inserted before the end, moved, changed.
 std::string removed_bots_hint(const TournamentRun& run) {
   std::ifstream in(fs::path(run.out_dir) / "tournament.txtpb");
   std::stringstream text;
   text << in.rdbuf();
   v1::Tournament before;
   if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &before)) return "";
+  const v1::Tournament& now = run.def.proto;
+  auto position = [](const v1::Tournament& t, const std::string& name) {
+    for (int i = 0; i < t.bots_size(); ++i)
+      if (t.bots(i).name() == name) return i;
+    return -1;
+  };
   std::string hint;
   for (int i = 0; i < before.bots_size(); ++i) {
     const std::string& name = before.bots(i).name();
-    if (i >= static_cast<int>(run.def.bots.size())) {
+    const int j = position(now, name);
+    if (j < 0) {
       hint += " Bot '" + name + "' was removed.";
-    } else if (run.def.bots[static_cast<size_t>(i)].display_name != name) {
-      hint += " Bot " + std::to_string(i + 1) + " was '" + name + "', now '" +
-              run.def.bots[static_cast<size_t>(i)].display_name + "'.";
-    } else {
-      v1::TournamentBot a = before.bots(i), b = run.def.proto.bots(i);
-      a.clear_candidate();
-      b.clear_candidate();
-      if (a.SerializeAsString() != b.SerializeAsString())
-        hint += " Bot '" + name + "' was changed.";
+      continue;
     }
+    if (j != i)
+      hint += " Bot '" + name + "' moved from position " + std::to_string(i + 1) + " to " +
+              std::to_string(j + 1) + ".";
+    v1::TournamentBot a = before.bots(i), b = now.bots(j);
+    a.clear_candidate();
+    b.clear_candidate();
+    if (a.SerializeAsString() != b.SerializeAsString()) hint += " Bot '" + name + "' was changed.";
   }
+  for (int j = 0; j < std::min(now.bots_size(), before.bots_size()); ++j)
+    if (position(before, now.bots(j).name()) < 0)
+      hint += " Bot '" + now.bots(j).name() + "' was inserted at position " +
+              std::to_string(j + 1) + " (a new bot goes at the end of the list).";
   return hint;
 }
 
@@ -280,6 +292,137 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
   }
   return true;
 }
+
+// The tournament's SPRTs during a run (one per reference). Each test is followed twice over the
+// same results in the same order (the index's): as results arrive, to stop handing out matches
+// the moment a test is over, and as they are committed, for what is shown and reported (the
+// progress line then counts the same matches as the standings). Both reach the same decision
+// at the same pair.
+class SprtRun {
+ public:
+  SprtRun(const TournamentDef& def, size_t done, size_t total)
+      : arrived_(make_sprt_monitors(def)),
+        committed_(arrived_),
+        pairings_(pairings_of(def).size()),
+        done_(done),
+        total_(total) {}
+
+  bool active() const { return !arrived_.empty(); }
+  // Every test is over (false without an SPRT).
+  bool over() const {
+    return active() && std::all_of(arrived_.begin(), arrived_.end(),
+                                   [](const SprtMonitor& m) { return m.over(); });
+  }
+  // A match of a pairing whose test is over.
+  bool skips(const v1::ScheduledMatch& m) const {
+    return std::any_of(arrived_.begin(), arrived_.end(),
+                       [&](const SprtMonitor& t) { return t.over() && t.counts(m); });
+  }
+  // A result already in the index, one that arrived from a worker, one committed.
+  void add_earlier(const v1::IndexEntry& e) {
+    add_arrived(e);
+    for (SprtMonitor& m : committed_) m.add(e);
+  }
+  void add_arrived(const v1::IndexEntry& e) {
+    for (SprtMonitor& m : arrived_) m.add(e);
+  }
+  void add_committed(const v1::IndexEntry& e) {
+    ++done_;
+    for (SprtMonitor& m : committed_) m.add(e);
+  }
+  // The committed tests on the progress line, and the matches they are expected to need.
+  void show(Progress& progress) const {
+    std::string status;
+    int64_t pairs_left = 0;
+    size_t over = 0;
+    for (const SprtMonitor& m : committed_) {
+      if (!status.empty()) status += "; ";
+      if (committed_.size() > 1) status += "vs " + m.summary().against + ": ";
+      status += m.status();
+      if (m.over()) {
+        ++over;
+        continue;
+      }
+      const SprtSummary& s = m.summary();
+      double left = sprt_expected_pairs_left(s.pairs, s.params, s.llr);
+      if (s.max_pairs > 0)
+        left = std::min(left, static_cast<double>(s.max_pairs) - static_cast<double>(m.pairs()));
+      pairs_left = std::max(pairs_left, static_cast<int64_t>(std::ceil(std::max(left, 0.0))));
+    }
+    progress.set_status(status);
+    // Deal-major: each deal, every pairing still playing plays a pair (two matches).
+    const int64_t scheduled_left = static_cast<int64_t>(total_ - std::min(done_, total_));
+    const int64_t playing = static_cast<int64_t>(pairings_ - std::min(over, pairings_));
+    progress.set_expected_left(std::min(scheduled_left, 2 * pairs_left * playing));
+  }
+  std::vector<SprtSummary> summaries() const {
+    std::vector<SprtSummary> out;
+    for (const SprtMonitor& m : committed_) out.push_back(m.summary());
+    return out;
+  }
+
+ private:
+  std::vector<SprtMonitor> arrived_, committed_;
+  size_t pairings_;
+  size_t done_, total_;
+};
+
+// Bots that have not started once in this run. A start-up fault of such a bot is held back
+// instead of recorded: if the bot starts in a later match its held faults are real forfeits
+// and are recorded then; if it fails kTries times without ever starting (or the run ends with
+// its faults held), the run stops: a bot that never played gets no verdict, and its matches
+// are left unrecorded for a resume after the fix.
+class StartupWatch {
+ public:
+  static constexpr size_t kTries = 3;
+
+  // Bots of the index's entries (a resume) that started there.
+  void add_earlier(const v1::IndexEntry& e) {
+    if (!startup_fault(e))
+      for (const std::string& bot : e.match().seat_bots()) started_.insert(bot);
+  }
+  // The entries to record now, in order: none while `e` is held back.
+  std::vector<v1::IndexEntry> take(v1::IndexEntry e) {
+    std::vector<v1::IndexEntry> out;
+    if (startup_fault(e)) {
+      const std::string& bot = e.match().seat_bots(e.fault_seat());
+      if (!started_.count(bot)) {
+        held_[bot].push_back(std::move(e));
+        return out;
+      }
+    } else {
+      for (const std::string& bot : e.match().seat_bots()) {
+        if (!started_.insert(bot).second) continue;
+        auto it = held_.find(bot);
+        if (it == held_.end()) continue;
+        for (v1::IndexEntry& h : it->second) out.push_back(std::move(h));
+        held_.erase(it);
+      }
+    }
+    out.push_back(std::move(e));
+    return out;
+  }
+  // "bot 'X' never started: ..." once a bot has failed kTries times (or, at the end, at all)
+  // without ever starting; "" otherwise.
+  std::string never_started(bool at_end) const {
+    for (const auto& [bot, faults] : held_)
+      if (faults.size() >= kTries || (at_end && !faults.empty()))
+        return "bot '" + bot + "' never started: its " + std::to_string(faults.size()) +
+               " match(es) of this run all ended at its start-up (the first: " +
+               faults.front().fault_reason() +
+               "). The run stops without a verdict, and those matches are not recorded; fix the "
+               "bot (try it alone with `referee match`), then resume";
+    return "";
+  }
+
+ private:
+  static bool startup_fault(const v1::IndexEntry& e) {
+    return e.fault_seat() >= 0 && e.fault_seat() < e.match().seat_bots_size() &&
+           e.fault_kind() == v1::FAULT_KIND_STARTUP_FAILURE;
+  }
+  std::set<std::string> started_;
+  std::map<std::string, std::vector<v1::IndexEntry>> held_;
+};
 
 }  // namespace
 
@@ -406,22 +549,23 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
-  std::optional<SprtMonitor> sprt;
-  if (def.sprt)
-    sprt.emplace(*def.sprt, def.bots[static_cast<size_t>(def.sprt->candidate)].display_name);
+  SprtRun sprt(def, mine.size() - todo.size(), mine.size());
+  StartupWatch startups;
   for (const v1::IndexEntry& e : earlier) {
     progress.add_earlier(e);
     standings.add(e);
-    if (sprt) sprt->add(e);
+    sprt.add_earlier(e);
+    startups.add_earlier(e);
   }
   earlier = {};
-  if (sprt) {
-    progress.set_status(sprt->status());
-    // A resumed test that was already decided plays nothing more.
-    if (sprt->over()) {
+  if (sprt.active()) {
+    sprt.show(progress);
+    // A resumed test that was already decided plays nothing more of its pairing.
+    if (sprt.over()) {
       std::cerr << "the SPRT was already over in " << index_path << "; nothing left to play\n";
       todo.clear();
     }
+    std::erase_if(todo, [&](const v1::ScheduledMatch* m) { return sprt.skips(*m); });
   }
 
   std::unique_ptr<IndexWriter> index =
@@ -432,11 +576,16 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   }
   index->sync_with_next_commit((out / "tournament.txtpb").string());
   bool failed = false;
-  // Results count once IndexWriter has their log and index line on disk.
+  // Results count once IndexWriter has their log and index line on disk: the standings, the
+  // SPRT and the progress line all count the same matches.
   auto count_committed = [&] {
     for (const v1::IndexEntry& e : index->take_committed()) {
       standings.add(e);
-      if (!run.quiet) progress.add(e);
+      sprt.add_committed(e);
+      if (!run.quiet) {
+        if (sprt.active()) sprt.show(progress);
+        progress.add(e);
+      }
     }
   };
   long peak_kib = peak_rss_kib();
@@ -461,21 +610,23 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       failed = true;
       return false;
     }
-    bool more = true;
-    if (sprt) {
-      // The test is over: no new match is handed out; matches under way finish and are kept.
-      // It decides on results as they arrive; standings count them once they are on disk.
-      more = !sprt->add(e);
-      progress.set_status(sprt->status());
+    for (v1::IndexEntry& x : startups.take(std::move(e))) {
+      sprt.add_arrived(x);
+      index->submit(std::move(x));
     }
-    index->submit(std::move(e));
     count_committed();
-    return more && index->failed().empty();
+    // Once every test is over no new match is handed out; matches under way finish and are kept.
+    return !sprt.over() && index->failed().empty() && startups.never_started(false).empty();
   };
   const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
   const WorkerOutcome outcome = run_workers(
-      todo.empty() ? 0 : n, todo.size(), [&](size_t i) { return to_json_line(*todo[i]); },
+      todo.empty() ? 0 : n, todo.size(),
+      [&](size_t i) -> std::optional<std::string> {
+        // A pairing whose test is over gets no new match.
+        if (sprt.skips(*todo[i])) return std::nullopt;
+        return to_json_line(*todo[i]);
+      },
       [&](int worker, int jobs_fd, int results_fd) {
         if (run.affinity && !cpus.empty())
           pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
@@ -507,21 +658,30 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     resume_hint("");
     return 1;
   }
+  if (const std::string never = startups.never_started(true); !never.empty() && !stop.load()) {
+    std::cerr << "referee tournament: " << never << ".\n";
+    resume_hint("");
+    return 1;
+  }
   if (stop.load()) {
     resume_hint("stopped. ");
     return 130;
   }
 
-  const Standings table = standings.finish();
+  Standings table = standings.finish();
+  table.sprt = sprt.summaries();
   std::cout << format_standings_table(table);
   if (!write_standings_files(run.out_dir, table, &error)) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  if (sprt) {
-    const std::string report = sprt->report();
-    std::cout << "\n" << report;
-    std::ofstream(out / "sprt.txt") << report;
+  if (sprt.active()) {
+    std::string report;
+    for (const SprtSummary& t : table.sprt) report += sprt_report(t);
+    if (!write_file_checked((out / "sprt.txt").string(), report, &error)) {
+      std::cerr << "referee tournament: " << error << "\n";
+      return 1;
+    }
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
   peak_kib = std::max(peak_kib, peak_rss_kib());

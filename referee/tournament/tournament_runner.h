@@ -49,7 +49,8 @@ void settle_seed(TournamentRun& run);
 // (the definition as run, its seed included), referee.lock (held for the whole run: FolderLock),
 // and at the end standings.txt / .csv / .json. Returns the process exit code: 0 done, 1 an error of
 // the referee or the folder, a failed write included (explained on stderr, naming the file; resume
-// continues once it is fixed), 130/143 stopped by a signal (resume continues).
+// continues once it is fixed), or a bot that never started (its start-up faults are then not
+// recorded and no standings are printed), 130/143 stopped by a signal (resume continues).
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
 
 // The paths of a run that no bot may see (sandbox.h): the output folder and each file and

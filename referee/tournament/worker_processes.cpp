@@ -34,7 +34,8 @@ void close_fd(int& fd) {
 }  // namespace
 
 WorkerOutcome run_workers(int workers, size_t job_count,
-                          const std::function<std::string(size_t)>& job, const WorkerMain& work,
+                          const std::function<std::optional<std::string>(size_t)>& job,
+                          const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
                           const std::atomic<bool>& stop) {
   WorkerOutcome outcome;
@@ -92,9 +93,10 @@ WorkerOutcome run_workers(int workers, size_t job_count,
   size_t next = 0;
   bool handing_out = outcome.ok;
   auto give = [&](Worker& w) {
-    if (handing_out && !stop.load() && next < job_count && w.jobs >= 0 &&
-        write_fully(w.jobs, job(next) + "\n")) {
-      ++next;
+    while (handing_out && !stop.load() && next < job_count && w.jobs >= 0) {
+      const std::optional<std::string> line = job(next++);
+      if (!line) continue;  // skipped
+      if (!write_fully(w.jobs, *line + "\n")) break;
       w.busy = true;
       return;
     }

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace allfives::referee {
@@ -31,12 +32,13 @@ struct WorkerOutcome {
 };
 
 // Forks `workers` processes running `work` and hands out jobs 0 .. job_count - 1 (`job(i)` is
-// its line, without '\n', made when it is handed out) one at a time to whichever worker is
-// free. Calls `on_result(line)` in this process, in the order the
+// its line, without '\n', made when it is handed out; nothing: job i is skipped) one at a
+// time to whichever worker is free. Calls `on_result(line)` in this process, in the order the
 // results arrive, and stops handing out jobs once it returns false or `stop` is raised (then
 // the workers are sent SIGTERM). Waits for every worker to exit before returning.
 WorkerOutcome run_workers(int workers, size_t job_count,
-                          const std::function<std::string(size_t)>& job, const WorkerMain& work,
+                          const std::function<std::optional<std::string>(size_t)>& job,
+                          const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
                           const std::atomic<bool>& stop);
 

@@ -95,7 +95,7 @@ Spec parse_spec(const std::string& text) {
       spec.config.utility =
           value == "points" ? strong::Utility::kPoints : strong::Utility::kWinProbability;
     } else if (key == "voids") {
-      spec.config.use_tracker = value != "0";
+      spec.config.use_knowledge = value != "0";
     } else if (key == "threads") {
       spec.config.threads = std::stoi(value);
     } else {

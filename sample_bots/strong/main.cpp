@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
                    "(points difference over the rest of the hand)")
         ->check(CLI::IsMember({"win", "points"}));
     app.add_flag(
-        "--no-voids", [&](int64_t) { config.use_tracker = false; },
+        "--no-voids", [&](int64_t) { config.use_knowledge = false; },
         "Sample hidden tiles from hand sizes only, ignoring what draws and passes "
         "showed (for comparison)");
   };

@@ -13,241 +13,6 @@
 namespace allfives::strong {
 
 // ---------------------------------------------------------------------------------------------
-// Tracker
-
-void Tracker::start_match(int seat, Format format) {
-  seat_ = seat;
-  format_ = format;
-  line_ = Line{};
-  groups_ = {};
-  num_groups_ = {};
-  drew_last_ = {};
-}
-
-namespace {
-
-// The tiles no seat held at the deal, as the open rule tells (docs/RULES.md §4 "Who opens a hand").
-TileSet not_dealt_to_anyone(const bot::HandStartInfo& info) {
-  TileSet out;
-  if (info.open_rule == OpenRule::kWinnerChooses) return out;
-  const Tile open = info.open_with;
-  for (int i = 0; i < kNumTiles; ++i) {
-    const Tile t = Tile::from_index(i);
-    if (info.open_rule == OpenRule::kHighestDouble) {
-      if (t.is_double() && t.pips() > open.pips()) out.add(t);
-    } else {  // kHeaviestTile: nobody held a double, nor a heavier tile
-      const bool heavier =
-          t.pips() > open.pips() || (t.pips() == open.pips() && t.hi() > open.hi());
-      if (t.is_double() || heavier) out.add(t);
-    }
-  }
-  return out;
-}
-
-TileSet end_suits(const Line& line) {
-  if (line.empty()) return TileSet{};
-  return TileSet::suit(line.end(End::kLeft).value) | TileSet::suit(line.end(End::kRight).value);
-}
-
-}  // namespace
-
-void Tracker::on_hand_start(const bot::HandStartInfo& info) {
-  line_ = Line{};
-  num_groups_ = {};
-  drew_last_ = {};
-  const TileSet forbidden = not_dealt_to_anyone(info);
-  for (int s = 0; s < num_players(format_); ++s)
-    if (s != seat_) add_group(s, hand_size(format_), forbidden);
-}
-
-void Tracker::on_event(const Event& e) {
-  const int s = e.seat;
-  if (s < 0 || s >= num_players(format_)) return;
-  switch (e.kind) {
-    case EventKind::kPlay: {
-      if (s != seat_) {
-        if (drew_last_[s] && num_groups_[s] > 0) {
-          // The tile that ended a draw: the newest group's last tile.
-          Group& g = groups_[s][num_groups_[s] - 1];
-          if (--g.count == 0) --num_groups_[s];
-        } else {
-          remove_tile(s, e.play.tile);
-        }
-        drew_last_[s] = false;
-      }
-      if (line_.empty() || line_.fits(e.play.tile, e.play.end))
-        line_.place(e.play.tile, e.play.end, s);
-      break;
-    }
-    case EventKind::kDraw: {
-      if (s == seat_ || e.count <= 0) break;
-      const TileSet suits = end_suits(line_);
-      forbid_all(s, suits);
-      add_group(s, e.count, suits);
-      drew_last_[s] = true;
-      break;
-    }
-    case EventKind::kPass: {
-      if (s == seat_) break;
-      forbid_all(s, end_suits(line_));
-      drew_last_[s] = false;
-      break;
-    }
-    default:
-      break;
-  }
-}
-
-int Tracker::tracked_size(int seat) const {
-  int n = 0;
-  for (int i = 0; i < num_groups_[seat]; ++i) n += groups_[seat][i].count;
-  return n;
-}
-
-TileSet Tracker::forbidden_for_all(int seat) const {
-  if (num_groups_[seat] == 0) return TileSet{};
-  TileSet all = TileSet::all();
-  for (int i = 0; i < num_groups_[seat]; ++i)
-    all = TileSet::from_bits(all.bits() & groups_[seat][i].forbidden.bits());
-  return all;
-}
-
-void Tracker::add_group(int seat, int count, TileSet forbidden) {
-  int& n = num_groups_[seat];
-  if (n == kMaxGroups) {
-    // Out of room (never in a real hand): merge into the newest group, keeping only what
-    // both groups forbid, which is looser than the truth.
-    Group& g = groups_[seat][n - 1];
-    g.count += count;
-    g.forbidden = TileSet::from_bits(g.forbidden.bits() & forbidden.bits());
-    return;
-  }
-  groups_[seat][n++] = Group{count, forbidden};
-}
-
-void Tracker::forbid_all(int seat, TileSet tiles) {
-  for (int i = 0; i < num_groups_[seat]; ++i) groups_[seat][i].forbidden |= tiles;
-}
-
-void Tracker::remove_tile(int seat, Tile tile) {
-  int& n = num_groups_[seat];
-  if (n == 0) return;
-  int from = -1;
-  for (int i = 0; i < n && from < 0; ++i)
-    if (groups_[seat][i].count > 0 && !groups_[seat][i].forbidden.contains(tile)) from = i;
-  if (from < 0) {
-    // The seat played a tile we thought it could not hold: our facts are wrong somewhere, so
-    // forget what we believed of its hand rather than sample from a wrong belief.
-    for (int i = 0; i < n; ++i) groups_[seat][i].forbidden = TileSet{};
-    from = n - 1;
-  }
-  if (--groups_[seat][from].count == 0) {
-    for (int i = from; i + 1 < n; ++i) groups_[seat][i] = groups_[seat][i + 1];
-    --n;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sampling
-
-namespace {
-
-// The k-th (0-based) tile of a set in index order.
-Tile nth_tile(uint32_t bits, int k) {
-  for (; k > 0; --k) bits &= bits - 1;
-  return Tile::from_index(std::countr_zero(bits));
-}
-
-bool same_line(const Line& a, const Line& b) {
-  if (a.size() != b.size()) return false;
-  for (int i = 0; i < a.size(); ++i)
-    if (a[i].tile != b[i].tile) return false;
-  return true;
-}
-
-struct Slot {
-  int seat = 0;
-  int count = 0;
-  TileSet allowed;
-};
-
-}  // namespace
-
-bool sample_world(const View& view, const Tracker* tracker, SplitMix64& rng, Position& out) {
-  const int n = view.num_players();
-  const int me = view.seat();
-  const TileSet unseen = view.unseen();
-  if (tracker && (tracker->seat() != me || !same_line(tracker->line(), view.line())))
-    tracker = nullptr;
-
-  std::array<Slot, kMaxPlayers * Tracker::kMaxGroups> slots{};
-  int num_slots = 0;
-  for (int s = 0; s < n; ++s) {
-    if (s == me) continue;
-    if (tracker && tracker->tracked_size(s) == view.hand_size(s)) {
-      for (int g = 0; g < tracker->num_groups(s); ++g) {
-        const Tracker::Group& group = tracker->group(s, g);
-        if (group.count > 0) slots[num_slots++] = Slot{s, group.count, unseen - group.forbidden};
-      }
-    } else {
-      slots[num_slots++] = Slot{s, view.hand_size(s), unseen};
-    }
-  }
-  // Most constrained first: the least slack between the tiles allowed and the tiles needed.
-  std::sort(slots.begin(), slots.begin() + num_slots, [](const Slot& a, const Slot& b) {
-    const int sa = a.allowed.size() - a.count, sb = b.allowed.size() - b.count;
-    if (sa != sb) return sa < sb;
-    return a.seat < b.seat;
-  });
-
-  std::array<TileSet, kMaxPlayers> hands{};
-  TileSet left;
-  bool strict = true;
-  for (int attempt = 0;; ++attempt) {
-    if (attempt == kStrictTries) {
-      strict = false;
-      for (int i = 0; i < num_slots; ++i) slots[i].allowed = unseen;
-    }
-    hands = {};
-    left = unseen;
-    bool ok = true;
-    for (int i = 0; i < num_slots && ok; ++i) {
-      uint32_t avail = slots[i].allowed.bits() & left.bits();
-      int size = std::popcount(avail);
-      if (size < slots[i].count) {
-        ok = false;
-        break;
-      }
-      for (int k = 0; k < slots[i].count; ++k) {
-        const Tile t = nth_tile(avail, static_cast<int>(rng.below(static_cast<uint32_t>(size))));
-        avail &= ~(1u << t.index());
-        --size;
-        hands[slots[i].seat].add(t);
-        left.remove(t);
-      }
-    }
-    if (ok || attempt >= kStrictTries) break;
-  }
-
-  out = Position{};
-  out.config = view.config();
-  out.hand_index = view.hand_index();
-  out.hands = hands;
-  out.hands[me] = view.hand();
-  out.boneyard_size = 0;
-  for (Tile t : left) out.boneyard[out.boneyard_size++] = t;
-  shuffle(out.boneyard.data(), out.boneyard_size, rng);
-  const Line& line = view.line();
-  out.line_size = line.size();
-  for (int i = 0; i < line.size(); ++i) out.line[i] = line[i];
-  for (int side = 0; side < num_sides(view.config().format); ++side)
-    out.scores[side] = view.score(side);
-  out.seat_to_move = me;
-  out.open_rule = view.open_rule();
-  return strict;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Rollouts
 
 Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille) {
@@ -361,8 +126,8 @@ struct Totals {
 
 class Searcher {
  public:
-  Searcher(const View& view, const Tracker* tracker, const SearchConfig& config, uint64_t seed)
-      : view_(view), tracker_(tracker), config_(config), seed_(seed) {
+  Searcher(const View& view, const Knowledge* knowledge, const SearchConfig& config, uint64_t seed)
+      : view_(view), sampler_(view, knowledge), config_(config), seed_(seed) {
     const Format f = view.config().format;
     side_ = view.side();
     sides_ = num_sides(f);
@@ -375,7 +140,7 @@ class Searcher {
   void world(uint64_t index, Totals& totals) const {
     SplitMix64 rng(derive_seed(seed_, index));
     Position pos;
-    const bool strict = sample_world(view_, tracker_, rng, pos);
+    if (!sampler_.sample(rng, pos)) return;
     State base = blank_;
     if (!State::from_position(pos, rng.next(), base, nullptr)) return;
     const uint64_t rollout_seed = rng.next();
@@ -390,7 +155,7 @@ class Searcher {
       totals.sums[c] += std::llround(utility(s) * kScale);
     }
     ++totals.worlds;
-    if (strict) ++totals.strict;
+    if (sampler_.exact()) ++totals.strict;
   }
 
  private:
@@ -416,7 +181,7 @@ class Searcher {
   const View& view_;
   // State has no public constructor: worlds are built by from_position into a copy of this.
   const State blank_ = State::new_match(Config::standard(Format::kTwoPlayers), 0);
-  const Tracker* tracker_;
+  const WorldSampler sampler_;  // built once per decision, sampled once per world
   const SearchConfig& config_;
   uint64_t seed_;
   int side_ = 0;
@@ -427,7 +192,7 @@ class Searcher {
 
 }  // namespace
 
-SearchResult search(const View& view, const Tracker* tracker, const SearchConfig& config,
+SearchResult search(const View& view, const Knowledge* knowledge, const SearchConfig& config,
                     uint64_t seed, std::chrono::steady_clock::time_point stop,
                     std::chrono::steady_clock::time_point hard_stop) {
   using Clock = std::chrono::steady_clock;
@@ -442,7 +207,7 @@ SearchResult search(const View& view, const Tracker* tracker, const SearchConfig
     return result;
   }
 
-  const Searcher searcher(view, config.use_tracker ? tracker : nullptr, config, seed);
+  const Searcher searcher(view, config.use_knowledge ? knowledge : nullptr, config, seed);
   const bool fixed = config.simulations > 0;
   const uint64_t limit = fixed ? static_cast<uint64_t>(config.simulations) : (1ull << 40);
   const Clock::time_point end = fixed ? hard_stop : std::min(stop, hard_stop);
@@ -489,7 +254,7 @@ SearchResult search(const View& view, const Tracker* tracker, const SearchConfig
 
 StrongBot::StrongBot(const bot::MatchInfo& info, const SearchConfig& config)
     : config_(config), seed_(info.seed) {
-  tracker_.start_match(info.seat, info.config.format);
+  knowledge_ = Knowledge(info.config.format, info.seat);
   // Build the win table now (tens of milliseconds, once per process), not on the clock of the
   // first decision.
   if (config.utility == Utility::kWinProbability && num_sides(info.config.format) == 2)
@@ -513,7 +278,7 @@ Play StrongBot::choose_play(const View& view, const bot::Clock& clock) {
   } else {
     hard_stop = clock.received + 4 * config_.budget + seconds(1);
   }
-  last_ = search(view, &tracker_, config_, seed, stop, hard_stop);
+  last_ = search(view, &knowledge_, config_, seed, stop, hard_stop);
   return last_.play;
 }
 

@@ -1,10 +1,10 @@
 // The strong sample bot's search: determinized Monte Carlo over the hidden tiles.
 //
 // On each decision the bot
-//   1. samples the unseen tiles (the other hands and the boneyard's order) consistently with
-//      what it has observed: the hand sizes, the boneyard size, the tiles the open rule says
-//      nobody held, and the suits a seat could not have held when it drew or passed
-//      (Tracker + sample_world);
+//   1. samples the unseen tiles (the other hands and the boneyard's order) uniformly among
+//      those consistent with what it has observed: the hand sizes, the boneyard size, the
+//      tiles the open rule says nobody held, and the suits a seat could not have held when it
+//      drew or passed (the core's Knowledge and WorldSampler, allfives/core/resample.h);
 //   2. plays every candidate play in that world and finishes the hand with a fast greedy-ish
 //      rollout (rollout_pick), the same world for every candidate (common random numbers);
 //   3. scores the hand's end by the estimated probability of winning the match from the
@@ -14,7 +14,7 @@
 //
 // Everything here uses only the public SDK headers (the rules core and bot.h), as an
 // out-of-tree bot would. With a fixed number of worlds the result depends only on the view,
-// the tracker and the seed: world i draws its randomness from derive_seed(seed, i), and the
+// the knowledge and the seed: world i draws its randomness from derive_seed(seed, i), and the
 // utilities are summed as integers, so neither the thread count nor the machine's speed
 // changes the choice.
 #pragma once
@@ -26,70 +26,12 @@
 
 #include "allfives/bot/bot.h"
 #include "allfives/core/greedy.h"
+#include "allfives/core/knowledge.h"
+#include "allfives/core/resample.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
 
 namespace allfives::strong {
-
-// What this seat knows of the tiles every other seat holds during a hand.
-//
-// A seat's hand is a list of groups of tiles that arrived together (the deal, then each
-// draw), oldest first, each with the tiles it cannot contain:
-//   - the deal's group: the tiles the open rule says nobody held (with the highest-double
-//     rule, every higher double; with the heaviest-tile rule, every double and every heavier
-//     tile);
-//   - when the seat draws or passes, every group it holds gains both open ends' suits (it had
-//     no tile matching either end), and a draw of k tiles adds a group of k tiles that lack
-//     those suits too, except the last one if the seat then plays it (the tile that ended the
-//     draw). Tiles drawn later may hold suits the seat once lacked: they are a newer group.
-// Forbidden sets only grow with age (an older group saw every event a newer one saw), so when
-// a seat plays a tile that did not end a draw, it is taken from the oldest group that may hold
-// it: the remaining constraints are then never stricter than the truth.
-class Tracker {
- public:
-  struct Group {
-    int count = 0;
-    TileSet forbidden;
-  };
-  static constexpr int kMaxGroups = 24;
-
-  // A new match: this seat and the format.
-  void start_match(int seat, Format format);
-  void on_hand_start(const bot::HandStartInfo& info);
-  void on_event(const Event& event);
-
-  int seat() const { return seat_; }
-  Format format() const { return format_; }
-  // Tiles on the line as the tracker saw them played (checked against the view).
-  const Line& line() const { return line_; }
-  int num_groups(int seat) const { return num_groups_[seat]; }
-  const Group& group(int seat, int i) const { return groups_[seat][i]; }
-  // Tiles held by `seat` according to the tracker (the sum of its groups).
-  int tracked_size(int seat) const;
-  // Suits `seat` is known to lack in every tile it holds now (its oldest group's).
-  TileSet forbidden_for_all(int seat) const;
-
- private:
-  void add_group(int seat, int count, TileSet forbidden);
-  void forbid_all(int seat, TileSet tiles);
-  void remove_tile(int seat, Tile tile);
-
-  int seat_ = 0;
-  Format format_ = Format::kTwoPlayers;
-  Line line_;
-  std::array<std::array<Group, kMaxGroups>, kMaxPlayers> groups_{};
-  std::array<int, kMaxPlayers> num_groups_{};
-  std::array<bool, kMaxPlayers> drew_last_{};  // the seat's last event was a draw
-};
-
-// Builds a full position from the view: this seat's hand and the line as they are, the other
-// hands and the boneyard (in a random order) drawn from the unseen tiles. With a tracker, each
-// group of a seat's tiles avoids its forbidden tiles; groups are filled most constrained first
-// and an unlucky fill is retried, and after `kStrictTries` failures the constraints are
-// dropped (the tracker may disagree with the view only if events were missed). Returns
-// whether the constraints were kept.
-inline constexpr int kStrictTries = 32;
-bool sample_world(const View& view, const Tracker* tracker, SplitMix64& rng, Position& out);
 
 // The rollout policy: with probability epsilon_permille/1000 a uniformly random legal play,
 // else the greedy play (allfives/core/greedy.h: the most points now, the heavier tile between
@@ -124,14 +66,14 @@ struct SearchConfig {
   std::chrono::milliseconds budget{200};  // else: search until this long after the request
   int threads = 1;
   int epsilon_permille = 100;  // rollout randomness
-  bool use_tracker = true;     // sample with the observed voids (false: only hand sizes)
+  bool use_knowledge = true;   // sample with the observed voids (false: only the view)
   Utility utility = Utility::kWinProbability;
 };
 
 struct SearchResult {
   Play play;
   int worlds = 0;             // worlds searched
-  int strict_worlds = 0;      // of which sampled with every constraint kept
+  int strict_worlds = 0;      // of which sampled with every fact of the knowledge kept
   std::vector<double> means;  // per legal play, in legal order
 };
 
@@ -139,18 +81,20 @@ struct SearchResult {
 // or (without a count) when `stop` passes; in every case it stops at `hard_stop` (a safety
 // net: the answer must never be late). Searches at least one world unless hard_stop has
 // passed, in which case it answers the greedy play.
-SearchResult search(const View& view, const Tracker* tracker, const SearchConfig& config,
+SearchResult search(const View& view, const Knowledge* knowledge, const SearchConfig& config,
                     uint64_t seed, std::chrono::steady_clock::time_point stop,
                     std::chrono::steady_clock::time_point hard_stop);
 
-// The bot: a tracker fed by the SDK's hooks and a search per decision.
+// The bot: the seat's Knowledge fed by the SDK's hooks and a search per decision.
 class StrongBot final : public bot::Bot {
  public:
   StrongBot(const bot::MatchInfo& info, const SearchConfig& config);
 
   Play choose_play(const View& view, const bot::Clock& clock) override;
-  void on_hand_start(const bot::HandStartInfo& info) override { tracker_.on_hand_start(info); }
-  void on_event(const Event& event) override { tracker_.on_event(event); }
+  void on_hand_start(const bot::HandStartInfo& info) override {
+    knowledge_.start_hand(info.hand_index, info.open_rule, info.open_with);
+  }
+  void on_event(const Event& event) override { knowledge_.observe(event); }
 
   // The last decision's search (for tests and tools).
   const SearchResult& last_result() const { return last_; }
@@ -159,7 +103,7 @@ class StrongBot final : public bot::Bot {
   SearchConfig config_;
   uint64_t seed_;
   uint64_t decisions_ = 0;
-  Tracker tracker_;
+  Knowledge knowledge_;
   SearchResult last_;
 };
 

@@ -3,7 +3,7 @@
 // engines idea).
 //
 //   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--delay-ms N]
-//                   [--record FILE] [--pid-file FILE]
+//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE]
 // Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
 // decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
 // malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
@@ -31,6 +31,8 @@
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
 // --pid-file FILE appends "PID PGID" of this process (and of its spawned child) at startup,
 // for the no-orphans tests.
+// --fail-starts N --count-file FILE: the first N starts (counted by lines appended to FILE, so
+// the bot must run unsandboxed) exit 7 at once, as exit-at-startup; later ones run MODE.
 #include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/util/json_util.h>
 #include <grpcpp/grpcpp.h>
@@ -61,6 +63,8 @@ struct Options {
   int delay_ms = 0;
   std::string record;
   std::string pid_file;
+  int fail_starts = 0;
+  std::string count_file;
 };
 
 Options g_opt;
@@ -205,9 +209,26 @@ int main(int argc, char** argv) {
       g_opt.record = v;
     else if (k == "--pid-file")
       g_opt.pid_file = v;
+    else if (k == "--fail-starts")
+      g_opt.fail_starts = std::atoi(v.c_str());
+    else if (k == "--count-file")
+      g_opt.count_file = v;
     else {
       std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
       return 2;
+    }
+  }
+  if (g_opt.fail_starts > 0 && !g_opt.count_file.empty()) {
+    int starts = 0;
+    {
+      std::ifstream in(g_opt.count_file);
+      for (std::string line; std::getline(in, line);) ++starts;
+    }
+    std::ofstream(g_opt.count_file, std::ios::app) << getpid() << "\n";
+    if (starts < g_opt.fail_starts) {
+      std::cerr << "misbehaving_bot: failing start " << starts + 1 << " of " << g_opt.fail_starts
+                << " as asked\n";
+      return 7;
     }
   }
   if (g_opt.mode == "exit-at-startup") {

@@ -5,6 +5,7 @@
 // mistakes exit 2.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,11 +55,12 @@ RunResult tournament(const std::string& file, const std::string& out,
   return run(argv, std::chrono::seconds(240));
 }
 
-// Every line of the index is complete, and every log it names verifies.
+// Every line of the index is complete, and every log it names verifies (the logs of the
+// matches the stopped run did not index are unfinished: a resume plays them again).
 void expect_index_and_logs_whole(const std::string& out) {
   const std::string index = read_file(out + "/index.jsonl");
   EXPECT_TRUE(index.empty() || index.back() == '\n') << "the index ends with a torn line";
-  const RunResult v = run({kReferee, "verify", "-q", out});
+  const RunResult v = run({kReferee, "verify", "-q", "--allow-unfinished", out});
   EXPECT_EQ(v.exit_code, 0) << v.output;
 }
 
@@ -297,6 +299,31 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
       {{"tournament"}, "file is required"},
       {{"nonsense"}, "A subcommand is required"},
       {{"match", "--no-such-flag", kGreedy, kRandom}, "--no-such-flag"},
+      // Seat names are names as a tournament's bot names are.
+      {{"match", "a/b=" + kGreedy, kRandom}, "the seat name 'a/b' contains '/'"},
+      {{"match", "..=" + kGreedy, kRandom}, "must start with a letter or a digit"},
+      {{"match", "x\ny=" + kGreedy, kRandom}, "contains the byte 10"},
+      {{"match", std::string(250, 'n') + "=" + kGreedy, kRandom}, "250 characters long"},
+      {{"match", "x\ny=human", kRandom}, "contains the byte 10"},
+      // Limits and times in their ranges, the same as a tournament file's, never wrapped.
+      {{"match", "--memory-mib", "-1", kGreedy, kRandom},
+       "--memory-mib must be 32..1048576 MiB (or 0: no limit), got -1"},
+      {{"match", "--max-open-files", "1", kGreedy, kRandom}, "--max-open-files must be 32.."},
+      {{"match", "--max-processes", "-3", kGreedy, kRandom}, "--max-processes must be 8.."},
+      {{"match", "--max-file-size-mib", "99999999", kGreedy, kRandom},
+       "--max-file-size-mib must be 1..1048576 MiB"},
+      {{"match", "--move-time-ms", "700000", kGreedy, kRandom}, "--move-time-ms must be 1..600000"},
+      {{"match", "--time-bank-ms", "-1", kGreedy, kRandom}, "--time-bank-ms 0..86400000"},
+      // A program that cannot be run is refused before anything starts.
+      {{"match", "/no/such/bot", kRandom}, "seat 0 (/no/such/bot): cannot run '/no/such/bot'"},
+      {{"match", kGreedy, "/tmp"}, "seat 1 (/tmp): cannot run '/tmp': it is a directory"},
+      {{"match", "127.0.0.1:99999", kRandom}, "must be 1..65535"},
+      // An empty value never silently means the default.
+      {{"match", "--log", "", kGreedy, kRandom}, "argument 3 is empty"},
+      {{"match", "--log=", kGreedy, kRandom}, "argument 2 (--log=) is empty"},
+      {{"tournament", "t.txtpb", "-j", ""}, "argument 4 is empty"},
+      {{"tournament", "t.txtpb", "--out", ""}, "argument 4 is empty"},
+      {{"verify", "-j", "5000", "x.jsonl"}, "--jobs must be 0..1024"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {kReferee};
@@ -307,6 +334,73 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
   }
   EXPECT_EQ(run({kReferee, "--help"}).exit_code, 0);
   EXPECT_EQ(run({kReferee, "tournament", "--help"}).exit_code, 0);
+  const RunResult help = run({kReferee, "match", "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("Exit status: 0 the match was played"), std::string::npos)
+      << help.output;
+}
+
+// The same mistakes in a tournament's flags and file: exit 2 with the range, before anything
+// runs. A FIFO given as a bot's program is refused by `referee match` as by the file.
+TEST(RefereeCliErrors, TournamentFlagsAndFileValuesOutOfRangeExit2) {
+  const std::string d = temp_dir("cli-ranges");
+  const std::string file = d + "/t.txtpb";
+  struct Case {
+    std::string extra;  // appended to the file
+    std::vector<std::string> flags;
+    std::string words;
+  };
+  const Case cases[] = {
+      {"sprt { elo1: 10 }\n",
+       {"--sprt-max-pairs", "-5"},
+       "--sprt-max-pairs must be 0..1000000 (0: until the schedule ends), not -5"},
+      {"", {"--max-file-size-mib", "-1"}, "--max-file-size-mib must be 1.."},
+      {"name: \"../../etc\"\n", {}, "the tournament name '../../etc'"},
+      {"name: \"" + std::string(300, 't') + "\"\n", {}, "is 300 characters long; at most 64"},
+      {"sprt { elo1: 10 alpha: nan }\n", {}, "sprt alpha must be in (0, 1)"},
+      {"bots { name: \"far\" address: \"127.0.0.1:99999\" }\n",
+       {},
+       "the port of address '127.0.0.1:99999' must be 1..65535"},
+      {"bots { name: \"big\" command: \"" + kGreedy + "\" move_time_ms: 4294967295 }\n",
+       {},
+       "bot 'big': move_time_ms must be 1..600000"},
+      {"bots { name: \"tiny\" command: \"" + kGreedy + "\" limits { open_files: 1 } }\n",
+       {},
+       "bot 'tiny': limits.open_files must be 32..1048576 (or 0: the referee's --max-open-files)"},
+  };
+  for (const Case& c : cases) {
+    std::ofstream(file, std::ios::trunc)
+        << (c.extra.rfind("name:", 0) == 0 ? "" : "name: \"ranges\"\n")
+        << "format: FORMAT_TWO_PLAYERS\n"
+        << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+        << "bots { name: \"random\" command: \"" << kRandom << "\" }\n"
+        << c.extra;
+    std::vector<std::string> argv = {kReferee, "tournament", file, "--out", d + "/out"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
+    const RunResult r = run(argv);
+    EXPECT_EQ(r.exit_code, 2) << c.words << ": " << r.output;
+    EXPECT_NE(r.output.find(c.words), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(d + "/out")) << c.words;
+  }
+  ASSERT_EQ(::mkfifo((d + "/fifo").c_str(), 0700), 0);
+  const RunResult fifo = run({kReferee, "match", d + "/fifo", kRandom, "--log", d + "/m.jsonl"});
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.output;
+  EXPECT_NE(fifo.output.find("it is not a regular file"), std::string::npos) << fifo.output;
+  EXPECT_FALSE(fs::exists(d + "/m.jsonl"));
+}
+
+// A limit the machine itself prevents (the referee's own hard RLIMIT_FSIZE below the bots'
+// file-size limit) is named as such, not reported as a missing bubblewrap.
+TEST(RefereeCliErrors, ALimitTheMachinePreventsIsNamed) {
+  const std::string d = temp_dir("hard-limit");
+  const RunResult r = run({"/usr/bin/prlimit", "--fsize=1048576:1048576", kReferee, "match",
+                           kGreedy, kRandom, "--log", d + "/m.jsonl"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("this machine's hard limit on file size for the referee and what it "
+                          "starts (ulimit -Hf) is 1 MiB"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("install bubblewrap"), std::string::npos) << r.output;
 }
 
 }  // namespace

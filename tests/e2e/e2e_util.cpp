@@ -1,9 +1,14 @@
 #include "e2e/e2e_util.h"
 
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,6 +45,55 @@ RunResult run(const std::vector<std::string>& argv, std::chrono::milliseconds de
   }
   const auto st = p->exit_status();
   r.exit_code = st && !st->signaled ? st->code : 128 + (st ? st->signal : 0);
+  return r;
+}
+
+RunResult run_in_terminal(const std::vector<std::string>& argv,
+                          std::chrono::milliseconds deadline) {
+  RunResult r;
+  winsize ws{};
+  ws.ws_row = 50;
+  ws.ws_col = 200;
+  int fd = -1;
+  const pid_t pid = ::forkpty(&fd, nullptr, nullptr, &ws);
+  if (pid < 0) {
+    ADD_FAILURE() << "forkpty: " << std::strerror(errno);
+    return r;
+  }
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    if (::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 100))) <= 0) continue;
+    char buf[65536];
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the program and its children closed the terminal
+    r.output.append(buf, static_cast<size_t>(n));
+  }
+  int status = 0;
+  bool exited = false;
+  while (!(exited = ::waitpid(pid, &status, WNOHANG) == pid) &&
+         std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ADD_FAILURE() << argv[0] << " did not finish within " << deadline.count() << " ms; output:\n"
+                  << r.output;
+    ::close(fd);
+    return r;
+  }
+  ::close(fd);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
 

@@ -22,6 +22,11 @@ struct RunResult {
 RunResult run(const std::vector<std::string>& argv,
               std::chrono::milliseconds deadline = std::chrono::seconds(60));
 
+// The same with the program's standard output and error on a pseudo-terminal (as a person at
+// a terminal sees it: a progress line redrawn in place); output holds every byte written.
+RunResult run_in_terminal(const std::vector<std::string>& argv,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(60));
+
 // A fresh empty folder for one test, removed at the end of the test program.
 std::string temp_dir(const std::string& name);
 

@@ -148,7 +148,8 @@ TEST(ProtocolAbuse, WhenOneSeatFailsToStartOnlyItIsReported) {
 
 TEST(ProtocolAbuse, InATournamentABotThatCannotStartIsTheOnlyOneReported) {
   // "broken" exits at once in every match; "honest" starts fine and must never hear of a match
-  // that cannot begin, nor be blamed or replaced.
+  // that cannot begin, nor be blamed or replaced. A bot that never starts stops the run (exit
+  // 1, naming it), and none of its matches is recorded.
   const std::string d = temp_dir("quiet-tournament");
   const std::string file = d + "/t.txtpb";
   std::ofstream(file) << "name: \"quiet\"\nformat: FORMAT_TWO_PLAYERS\n"
@@ -159,19 +160,47 @@ TEST(ProtocolAbuse, InATournamentABotThatCannotStartIsTheOnlyOneReported) {
                       << "matches_per_pairing: 2\nseed: 1\n";
   const RunResult r = run({kReferee, "tournament", file, "--out", d + "/out", "-j", "1"},
                           std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("bot 'broken' never started"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("exited with code 7"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("'honest'"), std::string::npos) << r.output;
+  std::vector<v1::IndexEntry> entries;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(referee::read_index(d + "/out/index.jsonl", false, entries, notes, &error)) << error;
+  EXPECT_TRUE(entries.empty());
+  EXPECT_FALSE(std::filesystem::exists(d + "/honest")) << "honest was sent a message";
+  EXPECT_EQ(r.output.find("bot honest:"), std::string::npos) << r.output;
+}
+
+// A bot whose first start fails but which then starts: its start-up fault is a real forfeit,
+// recorded once the bot has shown it can start, and the run finishes normally.
+TEST(ProtocolAbuse, AStartUpFaultOfABotThatStartsLaterIsAForfeit) {
+  const std::string d = temp_dir("flaky-start");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"flaky\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"flaky\" sandbox: false command: \"" << kBadBot
+                      << "\" args: \"--fail-starts\" args: \"1\" args: \"--count-file\" args: \""
+                      << d << "/starts\" }\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "matches_per_pairing: 4\nseed: 1\n";
+  const RunResult r = run({kReferee, "tournament", file, "--out", d + "/out", "-j", "1"},
+                          std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;
   std::string error;
   ASSERT_TRUE(referee::read_index(d + "/out/index.jsonl", false, entries, notes, &error)) << error;
-  ASSERT_EQ(entries.size(), 2u);
-  for (const auto& e : entries) {
-    EXPECT_EQ(e.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << e.fault_reason();
-    EXPECT_EQ(e.match().seat_bots(e.fault_seat()), "broken");
-    EXPECT_NE(e.fault_reason().find("exited with code 7"), std::string::npos) << e.fault_reason();
-  }
-  EXPECT_FALSE(std::filesystem::exists(d + "/honest")) << "honest was sent a message";
-  EXPECT_EQ(r.output.find("bot honest:"), std::string::npos) << r.output;
+  ASSERT_EQ(entries.size(), 4u);
+  int startup = 0;
+  for (const auto& e : entries)
+    if (e.fault_kind() == v1::FAULT_KIND_STARTUP_FAILURE) {
+      ++startup;
+      EXPECT_EQ(e.match().seat_bots(e.fault_seat()), "flaky");
+      EXPECT_NE(e.fault_reason().find("failing start 1 of 1"), std::string::npos)
+          << e.fault_reason();
+    }
+  EXPECT_EQ(startup, 1) << r.output;
 }
 
 }  // namespace

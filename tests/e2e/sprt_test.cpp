@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <regex>
 #include <sstream>
 
 #include "e2e/e2e_util.h"
+#include "log/match_log.h"
 #include "tournament/index_file.h"
 
 namespace allfives::e2e {
@@ -92,6 +95,133 @@ TEST(Sprt, IdenticalGreedyBotsAcceptH0) {
   EXPECT_NE(read_file(d + "/out/standings.txt").find("cannot be told apart"), std::string::npos);
 }
 
+// The defect this guards against: with a reference and a weak bot in one gauntlet, pooling the
+// candidate's pairs against both made "is it better than the reference?" answer yes from the
+// weak bot's pairs alone. Here the candidate is identical to its reference (every pair splits)
+// and crushes random: the test must answer about the reference only, and random's pairs get a
+// pairing line of their own. Without `against`, the question is ambiguous and refused.
+TEST(Sprt, TestsTheCandidateAgainstItsReferenceOnly) {
+  const std::string d = temp_dir("sprt-reference");
+  auto file = [&](const std::string& against) {
+    const std::string path = d + "/t.txtpb";
+    std::ofstream(path) << "name: \"sprt-reference\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"new\" candidate: true command: \"" << ALLFIVES_GREEDY_BOT
+                        << "\" }\n"
+                        << "bots { name: \"old\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                        << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                        << "\" args: \"--seed\" args: \"5\" }\n"
+                        << "seed: 13\ntarget_score: 61\n"
+                        << "sprt { elo0: 0 elo1: 40 max_pairs: 3000 " << against << "}\n";
+    return path;
+  };
+  const RunResult ambiguous = tournament(file(""), d + "/refused");
+  EXPECT_EQ(ambiguous.exit_code, 2) << ambiguous.output;
+  EXPECT_NE(ambiguous.output.find("sprt tests 'new' against one reference, and it meets 2 bots "
+                                  "('old', 'random')"),
+            std::string::npos)
+      << ambiguous.output;
+  EXPECT_FALSE(fs::exists(d + "/refused/index.jsonl"));
+
+  const RunResult r = tournament(file("against: \"old\" "), d + "/out", {"--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("SPRT: is new stronger than old?"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("H0 accepted after"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("H1 accepted"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("verdict: new is not stronger than old by nElo 40"), std::string::npos)
+      << r.output;
+  // Every pair against the reference split; the pairs against random are on their own line.
+  const std::string report = read_file(d + "/out/sprt.txt");
+  EXPECT_NE(report.find("pair scores 0/½/1/1½/2: 0/0/"), std::string::npos) << report;
+  const std::string table = read_file(d + "/out/standings.txt");
+  EXPECT_NE(table.find("new vs random"), std::string::npos) << table;
+  EXPECT_NE(table.find("Why these may differ"), std::string::npos) << table;
+  const std::string json = read_file(d + "/out/standings.json");
+  EXPECT_NE(json.find("\"candidate\": \"new\", \"against\": \"old\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"state\": \"h0_accepted\""), std::string::npos) << json;
+  // `referee standings` on the folder tells the same story, from its tournament.txtpb.
+  const RunResult again = run({kReferee, "standings", d + "/out"});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find(report.substr(0, report.find('\n'))), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("H0 accepted after"), std::string::npos) << again.output;
+}
+
+// The progress line as a person at a terminal sees it, every redraw: the SPRT's pairs never run
+// ahead of the matches counted (both count committed results), and the ETA is for the matches
+// the test is expected to need, not for the schedule's maximum (2 x max_pairs matches).
+TEST(Sprt, ProgressLineCountsPairsWithMatchesAndEstimatesTheTestsEnd) {
+  const std::string d = temp_dir("sprt-progress");
+  const std::string file = d + "/t.txtpb";
+  std::ofstream(file) << "name: \"sprt-progress\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"greedy2\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "seed: 12\ntarget_score: 61\n"
+                      << "sprt { elo0: 0 elo1: 20 max_pairs: 5000 }\n";
+  const RunResult r = run_in_terminal(
+      {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "--sync-interval-ms", "20"},
+      std::chrono::seconds(240));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::regex line_re(
+      "(\\d+) matches \\(at most (\\d+)\\)  ([0-9.]+)/s  ETA (\\S+) .*LLR [-+0-9.]+ .*[ ,] (\\d+) "
+      "pairs");
+  int lines = 0;
+  bool checked_eta = false;
+  for (const std::string& text : {r.output}) {
+    std::string part;
+    std::istringstream in(text);
+    while (std::getline(in, part, '\r')) {
+      std::smatch m;
+      if (!std::regex_search(part, m, line_re)) continue;
+      ++lines;
+      const long matches = std::stol(m[1]), most = std::stol(m[2]), pairs = std::stol(m[5]);
+      EXPECT_LE(2 * pairs, matches) << part;
+      EXPECT_EQ(most, 10000) << part;
+      if (!checked_eta && m[4] != "-" && matches > 20) {
+        checked_eta = true;
+        const double rate = std::stod(m[3]);
+        const double eta = std::stod(m[4].str().substr(0, m[4].str().size() - 1));
+        // About 1,300 pairs (2,600 matches) are expected from LLR 0 for nElo [0, 20]; the
+        // schedule's maximum would be 10,000 - matches.
+        EXPECT_LT(eta * rate, 0.5 * static_cast<double>(most - matches)) << part;
+        EXPECT_GT(eta * rate, 1000) << part;
+      }
+    }
+  }
+  EXPECT_GT(lines, 10) << r.output;
+  EXPECT_TRUE(checked_eta) << r.output;
+}
+
+// A candidate that never starts (its every match a start-up fault) gave "H0 accepted" after
+// 71 pairs of forfeits. Now the run stops after a few tries, names the bot and its first
+// error, exits 1, prints no verdict and records none of those matches (a resume after the fix
+// plays them). The same in a plain round robin.
+TEST(Sprt, ABotThatNeverStartsStopsTheRunWithoutAVerdict) {
+  const std::string d = temp_dir("sprt-never-starts");
+  for (const bool with_sprt : {true, false}) {
+    const std::string file = d + "/t.txtpb";
+    std::ofstream(file) << "name: \"never\"\nformat: FORMAT_TWO_PLAYERS\n"
+                        << "bots { name: \"broken\" candidate: true command: \""
+                        << ALLFIVES_MISBEHAVING_BOT
+                        << "\" args: \"--mode\" args: \"exit-at-startup\" }\n"
+                        << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                        << "seed: 21\ntarget_score: 61\n"
+                        << (with_sprt ? "sprt { elo0: 0 elo1: 20 max_pairs: 500 }\n"
+                                      : "matches_per_pairing: 40\n");
+    const std::string out = d + (with_sprt ? "/sprt" : "/plain");
+    const RunResult r = tournament(file, out, {"--quiet"});
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("bot 'broken' never started"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("exiting at startup as asked"), std::string::npos)
+        << "the first error, with the bot's own words: " << r.output;
+    for (const char* verdict : {"accepted", "verdict:", "Rank", "nElo"})
+      EXPECT_EQ(r.output.find(verdict), std::string::npos) << verdict << ": " << r.output;
+    EXPECT_FALSE(fs::exists(out + "/standings.txt"));
+    EXPECT_FALSE(fs::exists(out + "/sprt.txt"));
+    for (const v1::IndexEntry& e : index_of(out))
+      EXPECT_NE(e.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << e.match().match_id();
+  }
+}
+
 std::string grow_file(const std::string& dir, const std::vector<std::string>& bots) {
   const std::string file = dir + "/t.txtpb";
   std::ofstream out(file);
@@ -123,10 +253,26 @@ TEST(Tournament, AppendedBotsPlayOnlyTheirNewPairings) {
     EXPECT_EQ(read_file(out + "/matches/" + id + ".jsonl"), text) << id << " was played again";
   EXPECT_NE(read_file(out + "/standings.txt").find("random_b"), std::string::npos);
 
-  // Removing a bot is refused, and says which.
+  // The grown folder verifies: each line against the schedule of the definition it was played
+  // with (the earlier lines' ordinals are those of the two-bot schedule).
+  const RunResult verified = run({kReferee, "verify", out, "-q"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  // Merged with a fresh run of the grown file, every match counts once: 12, not 16.
+  const std::string fresh = d + "/fresh";
+  ASSERT_EQ(tournament(grow_file(d, {"greedy", "random", "random_b"}), fresh).exit_code, 0);
+  const RunResult merged = run({kReferee, "standings", out, fresh});
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  EXPECT_NE(merged.output.find("grow: 2 players, 12 matches"), std::string::npos) << merged.output;
+  EXPECT_NE(merged.output.find("12 duplicate match(es) ignored"), std::string::npos)
+      << merged.output;
+  EXPECT_EQ(merged.output.find("rated 2 tournament definitions"), std::string::npos)
+      << merged.output;
+
+  // Removing a bot is refused, and names the bot removed.
   r = tournament(grow_file(d, {"greedy", "random_b"}), out, {"--resume"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("Bot 2 was 'random', now 'random_b'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Bot 'random' was removed."), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("Bot 'random_b' was removed"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("appended"), std::string::npos) << r.output;
   EXPECT_EQ(index_of(out).size(), 12u);
 }
@@ -168,8 +314,61 @@ TEST(Standings, DifferentTournamentsRateTogetherWithAnAnchor) {
   const RunResult mixed = run({kReferee, "standings", d + "/w1", d + "/p"});
   EXPECT_EQ(mixed.exit_code, 1) << mixed.output;
   EXPECT_NE(mixed.output.find("different formats"), std::string::npos) << mixed.output;
-  const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", "nobody=3"});
-  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  // A mistake in --anchor is a command-line mistake: exit 2, the range in the message.
+  for (const char* anchor : {"nobody=3", "random=nan", "random=inf", "random=1e9", "=4"}) {
+    const RunResult bad = run({kReferee, "standings", d + "/w1", "--anchor", anchor});
+    EXPECT_EQ(bad.exit_code, 2) << anchor << ": " << bad.output;
+  }
+  EXPECT_NE(run({kReferee, "standings", d + "/w1", "--anchor", "random=nan"})
+                .output.find("ELO a number in -100000..100000"),
+            std::string::npos);
+  EXPECT_EQ(run({kReferee, "standings", d + "/no-such-folder"}).exit_code, 2);
+
+  // Lines that contradict the tournament are refused with the file and the line, not dropped.
+  const std::string index = d + "/w1/index.jsonl";
+  const std::string good = read_file(index);
+  std::vector<std::string> lines;
+  std::istringstream in(good);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 3u);
+  const auto tampered = [&](size_t at, const std::function<void(v1::IndexEntry&)>& edit) {
+    v1::IndexEntry e;
+    EXPECT_TRUE(referee::from_json_line(lines[at], &e, nullptr));
+    edit(e);
+    std::ofstream out(index, std::ios::trunc);
+    for (size_t i = 0; i < lines.size(); ++i)
+      out << (i == at ? referee::to_json_line(e) : lines[i]) << "\n";
+  };
+  const std::pair<std::function<void(v1::IndexEntry&)>, std::string> cases[] = {
+      {[](v1::IndexEntry& e) {
+         e.set_placements(0, 7);
+         e.set_placements(1, 7);
+       },
+       "placements [7, 7] do not follow from the scores"},
+      {[](v1::IndexEntry& e) { e.set_scores(0, 1000); }, "scored 1000, more than a match can"},
+      {[](v1::IndexEntry& e) { e.set_format(v1::FORMAT_THREE_PLAYERS); },
+       "is not the tournament's, FORMAT_TWO_PLAYERS"},
+      {[](v1::IndexEntry& e) { e.mutable_match()->add_seat_bots("greedy"); }, "seats and 2 sides"},
+      {[](v1::IndexEntry& e) { e.mutable_match()->set_seat_bots(0, "evil\n\x1b[2J"); },
+       "'evil\\x0a\\x1b[2J' is not a bot of the tournament"},
+  };
+  for (const auto& [edit, why] : cases) {
+    tampered(1, edit);
+    const RunResult r = run({kReferee, "standings", d + "/w1"});
+    EXPECT_EQ(r.exit_code, 1) << why << ": " << r.output;
+    EXPECT_NE(r.output.find(index + ":2: this line cannot be a result of " + d +
+                            "/w1/tournament.txtpb: "),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find(why), std::string::npos) << r.output;
+  }
+  // Without a definition a name is still never printed raw.
+  tampered(1, [](v1::IndexEntry& e) { e.mutable_match()->set_seat_bots(0, "evil\n\x1b[2J"); });
+  fs::remove(d + "/w1/tournament.txtpb");
+  const RunResult raw = run({kReferee, "standings", d + "/w1"});
+  EXPECT_EQ(raw.exit_code, 0) << raw.output;
+  EXPECT_EQ(raw.output.find('\x1b'), std::string::npos) << raw.output;
+  EXPECT_NE(raw.output.find("evil\\x0a\\x1b[2J"), std::string::npos) << raw.output;
 }
 
 // A bot's own time control reaches its seat (the log's header records it per seat), and every

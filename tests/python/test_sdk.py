@@ -10,58 +10,77 @@ from unittest import mock
 
 from allfives_bot.protocol import bot_pb2, common_pb2
 from allfives_bot import rng
-from allfives_bot import Bot, End, LineEnd, LineTile, OpenRule, Play, Tile, View
+from allfives_bot import Bot, End, Format, LineEnd, LineTile, OpenRule, Play, Tile, core
 from allfives_bot.session import MatchSession, SessionError
 
 
-def view_of(line, left=None, right=None, legal=()):
-    """A 2-player view of seat 0 with the given line tiles and ends."""
-    return View(seat=0, side=0, partner=-1, num_players=2, num_sides=2, target_score=250,
-                hand_index=0, hand=(), line=tuple(LineTile(Tile(*t), 0, End.LEFT)
-                                                  for t in line),
-                left_end=left, right_end=right, end_count=0, hand_sizes=(7, 7),
-                boneyard_size=14, scores=(0, 0), legal_plays=tuple(legal),
-                open_rule=OpenRule.HIGHEST_DOUBLE)
+ALL_TILES = [Tile(h, lo) for h in range(7) for lo in range(h + 1)]
+
+
+def view_of(plays):
+    """Seat 0's view in a 2-player hand whose line is ``plays``, (high, low), end pairs laid in
+    order by seats 0, 1, 0...; seat 0 holds every other tile but two (one for seat 1, one for
+    the boneyard), so it always has a play."""
+    line = [LineTile(Tile(*t), i % 2, End.LEFT if i == 0 else e) for i, (t, e) in enumerate(plays)]
+    rest = [t for t in ALL_TILES if t not in {x.tile for x in line}]
+    state = core.State.from_position(Format.TWO_PLAYERS, 0, [rest[2:], rest[:1]], rest[1:2], line,
+                                     (0, 0), 0, OpenRule.WINNER_CHOOSES)
+    return state.view(0)
+
+
+L, R = End.LEFT, End.RIGHT
 
 
 class CountTest(unittest.TestCase):
-    """docs/RULES.md §7 "The count and the points it makes", worked examples."""
+    """docs/RULES.md §7 "The count and the points it makes", worked examples, through the bound
+    rules core (tests/core has them all; this checks the Python view reaches it)."""
 
     def test_a_lone_tile_counts_all_its_pips(self):
         empty = view_of([])
-        self.assertEqual(empty.count_after(Play(Tile(5, 5), End.LEFT)), 10)
-        self.assertEqual(empty.count_after(Play(Tile(6, 4), End.LEFT)), 10)
-        self.assertEqual(empty.count_after(Play(Tile(6, 6), End.LEFT)), 12)
-        self.assertEqual(empty.points_after(Play(Tile(6, 6), End.LEFT)), 0)
+        self.assertEqual(empty.count_after(Play(Tile(5, 5), L)), 10)
+        self.assertEqual(empty.count_after(Play(Tile(6, 4), L)), 10)
+        self.assertEqual(empty.count_after(Play(Tile(6, 6), L)), 12)
+        self.assertEqual(empty.points_after(Play(Tile(6, 6), L)), 0)
+        self.assertEqual(empty.points_after(Play(Tile(6, 4), L)), 10)
 
     def test_the_worked_sequence(self):
         # lead 5-5; then 5-0 on it -> ends 0 and 5-5 -> 10
-        v = view_of([(5, 5)], LineEnd(5, True), LineEnd(5, True))
-        self.assertEqual(v.count_after(Play(Tile(5, 0), End.RIGHT)), 10)
-        self.assertEqual(v.count_after(Play(Tile(5, 0), End.LEFT)), 10)
+        v = view_of([((5, 5), L)])
+        self.assertEqual(v.left_end, LineEnd(5, True))
+        self.assertEqual(v.count_after(Play(Tile(5, 0), R)), 10)
+        self.assertEqual(v.count_after(Play(Tile(5, 0), L)), 10)
         # then 0-0 on the 0 -> 10
-        v = view_of([(5, 5), (5, 0)], LineEnd(5, True), LineEnd(0, False))
-        self.assertEqual(v.count_after(Play(Tile(0, 0), End.RIGHT)), 10)
+        v = view_of([((5, 5), L), ((5, 0), R)])
+        self.assertEqual(v.count_after(Play(Tile(0, 0), R)), 10)
         # then 5-6 on the double five -> 6 + 0-0 (0) = 6, then 0-4 on the double blank -> 10
-        v = view_of([(5, 5), (5, 0), (0, 0)], LineEnd(5, True), LineEnd(0, True))
-        self.assertEqual(v.count_after(Play(Tile(6, 5), End.LEFT)), 6)
-        v = view_of([(5, 5), (5, 0), (0, 0), (6, 5)], LineEnd(6, False), LineEnd(0, True))
-        self.assertEqual(v.count_after(Play(Tile(4, 0), End.RIGHT)), 10)
+        v = view_of([((5, 5), L), ((5, 0), R), ((0, 0), R)])
+        self.assertEqual(v.count_after(Play(Tile(6, 5), L)), 6)
+        v = view_of([((5, 5), L), ((5, 0), R), ((0, 0), R), ((6, 5), L)])
+        self.assertEqual(v.count_after(Play(Tile(4, 0), R)), 10)
+        self.assertEqual(v.points_after(Play(Tile(4, 0), R)), 10)
 
     def test_doubles_at_an_end(self):
-        v = view_of([(2, 1), (4, 1)], LineEnd(2, False), LineEnd(4, False))
-        self.assertEqual(v.points_after(Play(Tile(4, 4), End.RIGHT)), 10)
-        self.assertEqual(v.points_after(Play(Tile(4, 3), End.RIGHT)), 5)
-        v = view_of([(5, 5), (5, 2)], LineEnd(5, True), LineEnd(2, False))
-        self.assertEqual(v.points_after(Play(Tile(2, 0), End.RIGHT)), 10)
-        v = view_of([(6, 6), (6, 3)], LineEnd(6, True), LineEnd(3, False))
-        self.assertEqual(v.end_count, 0)  # as given; count_after is what bots use
-        self.assertEqual(v.count_after(Play(Tile(3, 3), End.RIGHT)), 18)
+        v = view_of([((2, 1), L), ((4, 1), L)])
+        self.assertEqual(v.ends, (LineEnd(4, False), LineEnd(2, False)))
+        self.assertEqual(v.points_after(Play(Tile(4, 4), L)), 10)
+        self.assertEqual(v.points_after(Play(Tile(4, 3), L)), 5)
+        v = view_of([((5, 5), L), ((5, 2), R)])
+        self.assertEqual(v.points_after(Play(Tile(2, 0), R)), 10)
+        v = view_of([((6, 6), L), ((6, 3), R)])
+        self.assertEqual(v.end_count, 15)
+        self.assertEqual(v.count_after(Play(Tile(3, 3), R)), 18)
+
+    def test_a_tile_that_does_not_fit_is_refused(self):
+        v = view_of([((6, 6), L)])
+        with self.assertRaises(ValueError):
+            v.count_after(Play(Tile(2, 1), L))
 
     def test_unseen(self):
-        v = view_of([(6, 6)], LineEnd(6, True), LineEnd(6, True))
-        self.assertEqual(len(v.unseen()), 27)
-        self.assertNotIn(Tile(6, 6), v.unseen())
+        v = view_of([((6, 6), L)])
+        unseen = v.unseen()
+        self.assertEqual(len(unseen), 27 - len(v.hand))
+        self.assertNotIn(Tile(6, 6), unseen)
+        self.assertFalse(set(unseen) & set(v.hand))
 
 
 class Recorder(Bot):

@@ -25,14 +25,18 @@ diff "$tmp/sources-before" "$tmp/sources-after" || fail "pip install changed the
 # The bot lives in a folder of its own and imports only the installed package.
 mkdir "$tmp/mybot"
 cat >"$tmp/mybot/first.py" <<'PY'
-"""first: plays the play that scores the most right now, else the first legal play."""
+"""first: plays the play that scores the most right now, else the first legal play; and turns
+each view into a full state of the installed rules core, which must show it that very view."""
 import sys
 
-from allfives_bot import Bot, run
+from allfives_bot import Bot, core, run
 
 
 class First(Bot):
     def choose_play(self, view, clock):
+        world = view.sample_state(core.SplitMix64(len(view.line)))
+        if world.view(view.seat) != view or not view.sampler().exact:
+            raise RuntimeError("the sampled world does not show this view")
         points = [view.points_after(play) for play in view.legal_plays]
         return points.index(max(points))
 
@@ -43,6 +47,17 @@ PY
 cd "$tmp"  # nothing of the repository on any path from here on
 "$tmp/venv/bin/python3" -c "import allfives_bot, allfives_bot.protocol.bot_pb2_grpc" ||
   fail "the installed package does not import"
+# The rules core was compiled into the package (not taken from a build folder): the referee's
+# deal for seed 7, played out.
+"$tmp/venv/bin/python3" - "$tmp" <<'PY' || fail "the installed rules core does not work"
+import sys
+from allfives_bot import Format, _core, core
+assert _core.__file__.startswith(sys.argv[1] + "/venv/"), _core.__file__
+s = core.State.new_match(Format.TWO_PLAYERS, 7)
+assert s.legal_plays()[0].tile == (3, 3), s.legal_plays()
+s.play_out("greedy", core.SplitMix64(1), whole_match=True)
+assert s.is_terminal() and max(s.scores) >= 250, s.scores
+PY
 
 # One match, the bot run by the venv's python3 without a name: its Hello names it. The
 # referee's sandbox shows a bot its program's folder and its arguments' folders: the whole

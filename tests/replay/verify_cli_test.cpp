@@ -24,7 +24,8 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// A folder with two good logs (one in a subfolder), a bad one and an index.jsonl to skip.
+// A folder of logs (no tournament: no tournament.txtpb, index or lock) with two good logs (in
+// a subfolder), a bad one and a file that is not a log.
 std::string mixed_folder() {
   const std::string dir = e2e::temp_dir("verify-mixed");
   fs::create_directories(dir + "/matches");
@@ -35,8 +36,7 @@ std::string mixed_folder() {
       lines, [](const v1::LogRecord& r) { return r.has_play() && r.play().points() > 0; });
   edit(lines, at, [](v1::LogRecord& r) { r.mutable_play()->set_points(r.play().points() + 5); });
   std::ofstream(dir + "/c.jsonl") << join(lines);
-  std::ofstream(dir + "/index.jsonl") << "not a log\n";
-  std::ofstream(dir + "/notes.txt") << "not a log either\n";
+  std::ofstream(dir + "/notes.txt") << "not a log\n";
   return dir;
 }
 
@@ -286,18 +286,96 @@ TEST_F(VerifyTournament, AnIndexLineThatIsNotTheScheduledMatchIsCaught) {
       << r.output;
 }
 
-TEST_F(VerifyTournament, LogsOutsideTheIndexAreUnfinishedNotFailures) {
+// A log of a scheduled match that the index does not name (a deleted index line looks the
+// same as a stopped match): UNFINISHED, which fails unless --allow-unfinished says the run is
+// still going.
+TEST_F(VerifyTournament, LogsOutsideTheIndexFailUnlessUnfinishedMatchesAreAllowed) {
   const std::string dir = copy("unfinished");
   auto lines = index_lines(dir);
   const std::string log = dir + "/" + entry(lines.back()).log_file();
   lines.pop_back();
   write_index(dir, lines);
-  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
-  EXPECT_EQ(r.exit_code, 0) << r.output;
+  e2e::RunResult r = e2e::run({kReferee, "verify", "-q", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("UNFINISHED " + log + "  (not in " + dir + "/index.jsonl"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("1 unfinished"), std::string::npos) << r.output;
+  r = e2e::run({kReferee, "verify", "-q", "--allow-unfinished", dir});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("accepted by --allow-unfinished"), std::string::npos) << r.output;
+}
+
+// Without its definition nothing in the folder can be checked against a schedule: a flipped
+// result then passed. A deleted or replaced (FIFO) tournament.txtpb fails, as does a deleted
+// index.
+TEST_F(VerifyTournament, AMissingOrUnreadableDefinitionOrIndexFails) {
+  const std::string deleted = copy("no-definition");
+  auto lines = index_lines(deleted);
+  v1::IndexEntry e = entry(lines[0]);
+  ASSERT_GE(e.winner_side(), 0);
+  e.set_winner_side(1 - e.winner_side());
+  std::swap(*e.mutable_scores()->Mutable(0), *e.mutable_scores()->Mutable(1));
+  std::swap(*e.mutable_placements()->Mutable(0), *e.mutable_placements()->Mutable(1));
+  lines[0] = referee::to_json_line(e);
+  write_index(deleted, lines);
+  fs::remove(deleted + "/tournament.txtpb");
+  e2e::RunResult r = e2e::run({kReferee, "verify", "-q", deleted});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + deleted + "/tournament.txtpb is missing"), std::string::npos)
+      << r.output;
+
+  const std::string fifo = copy("fifo-definition");
+  fs::remove(fifo + "/tournament.txtpb");
+  ASSERT_EQ(::mkfifo((fifo + "/tournament.txtpb").c_str(), 0600), 0);
+  r = e2e::run({kReferee, "verify", "-q", fifo}, std::chrono::seconds(20));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("is a FIFO"), std::string::npos) << r.output;
+
+  const std::string no_index = copy("no-index");
+  fs::remove(no_index + "/index.jsonl");
+  r = e2e::run({kReferee, "verify", "-q", "--allow-unfinished", no_index});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + no_index + "/index.jsonl is missing"), std::string::npos)
+      << r.output;
+}
+
+// Files under matches/ that the index does not name and that are no log of a scheduled match
+// fail, even with --allow-unfinished: a log copied under an unscheduled id, a foreign log under
+// a scheduled id (another tournament's: its seed differs), junk bytes, a stray log elsewhere.
+TEST_F(VerifyTournament, ForeignUnscheduledAndJunkFilesFail) {
+  const std::string dir = copy("foreign");
+  auto lines = index_lines(dir);
+  const v1::IndexEntry last = entry(lines.back());
+  lines.pop_back();
+  write_index(dir, lines);
+  // The scheduled match whose line is gone gets another tournament's log of the same bots.
+  const std::string foreign = dir + "/" + last.log_file();
+  auto other = split_lines(real_logs().at("2p"));
+  std::ofstream(foreign, std::ios::trunc) << join(other);
+  const std::string first = dir + "/" + entry(lines[0]).log_file();
+  fs::copy_file(first, dir + "/matches/greedy-random-d99-r0.jsonl");
+  std::ofstream(dir + "/matches/junk.jsonl", std::ios::binary)
+      << std::string("\x7f\x00\xff\x13", 4);
+  std::ofstream(dir + "/matches/junk.bin", std::ios::binary) << std::string("\x00\x01", 2);
+  fs::copy_file(first, dir + "/stray.jsonl");
+  const e2e::RunResult r = e2e::run({kReferee, "verify", "-q", "--allow-unfinished", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + foreign + ": a foreign log"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir +
+                          "/matches/greedy-random-d99-r0.jsonl: not a log of a "
+                          "scheduled match"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/matches/junk.jsonl: not a log of a scheduled match"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/matches/junk.bin: not a match log"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("FAIL " + dir + "/stray.jsonl: not a log of a scheduled match"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("UNFINISHED"), std::string::npos) << r.output;
 }
 
 TEST(VerifyCommand, AFifoIsRefusedAtOnce) {

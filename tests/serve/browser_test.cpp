@@ -1,12 +1,15 @@
 // Browser tests of `referee serve` and the human seat: Debian's headless Chromium, driven over
 // the DevTools protocol (cdp_client.h), opens the pages the way a person does. The tournament
-// page's standings against `referee standings`; a live match watched until it ends; a whole
-// match played by clicking legal tiles, with every message the page received recorded by the
-// browser and checked against the log. Screenshots are left in the build folder
-// (ALLFIVES_SERVE_OUT); the README's pictures in docs/ come from them.
+// page against `referee standings` and sprt.txt, its filters, its refresh while a tournament
+// runs; a live match watched until it ends; the replay at phone width; a whole match played by
+// clicking legal tiles, with every message the page received recorded by the browser and
+// checked against the log; at phone width, an opponent's forfeit, "play again" and a time-out,
+// each explained on the page. Screenshots at 1280 and 390 px are left in the build
+// folder (ALLFIVES_SERVE_OUT); the pictures in docs/ (docs/SERVE.md) come from them.
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -36,20 +39,9 @@ std::unique_ptr<CdpBrowser> browser() {
   return b;
 }
 
-struct Server {
-  std::unique_ptr<Child> child;
-  int port = 0;
-  std::string base;  // "http://127.0.0.1:PORT"
-};
-Server serve(const std::string& dir) {
-  Server s;
-  s.child = std::make_unique<Child>(std::vector<std::string>{kReferee, "serve", dir, "--listen",
-                                                             "127.0.0.1:0", "--poll-ms", "50"});
-  const std::string line = s.child->wait_for_line("Serving", 10s);
-  std::string target;
-  split_url(between(line + " ", "at ", " "), s.port, target);
+ServeProcess serve(const std::string& dir) {
+  ServeProcess s = start_serve(kReferee, {dir}, 50);
   EXPECT_GT(s.port, 0) << s.child->output();
-  s.base = "http://127.0.0.1:" + std::to_string(s.port);
   return s;
 }
 
@@ -62,53 +54,211 @@ std::vector<std::vector<std::string>> rows_of(const google::protobuf::Value& v) 
   return out;
 }
 
-TEST(BrowserTest, TheTournamentPageShowsTheStandingsAndOpensReplays) {
+// The rows of a section of `referee standings`' text: from the line starting with `title`
+// (itself included if `with_title`) to a blank line, split into columns.
+std::vector<std::vector<std::string>> text_section(const std::string& text,
+                                                   const std::string& title,
+                                                   bool with_title = false) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream lines(text);
+  std::string line;
+  bool in = false;
+  while (std::getline(lines, line)) {
+    if (line.empty()) in = false;
+    if (line.rfind(title, 0) == 0) {
+      in = true;
+      if (!with_title) continue;
+    }
+    if (in) rows.push_back(split_columns(line));
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> page_rows(CdpBrowser& b, const std::string& table) {
+  return rows_of(parse_json_value(b.eval("[...document.querySelectorAll('#" + table +
+                                         " tr')].map(r => [...r.cells].map(c => c.textContent))")));
+}
+
+// Chooses `value` in the filter form's select `name`, as a person does (the page reloads).
+bool choose_filter(CdpBrowser& b, const std::string& name, const std::string& value) {
+  const std::string before = b.eval("location.href");
+  b.eval("(() => { const s = document.querySelector('#filters select[name=" + name +
+         "]'); s.value = " + json_quote(value) +
+         "; s.dispatchEvent(new Event('change', {bubbles: true})); })()");
+  return b.wait_for("location.href !== " + before + " && document.readyState === 'complete'", 10s);
+}
+
+// A gauntlet with an SPRT and a forfeiting bot: the page's standings, pairings, decision
+// times and SPRT agree with `referee standings` and sprt.txt to the digit; the matches are
+// filtered by bot and by fault; a replay opens as a seat saw it; both widths.
+TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   const std::string dir = temp_dir("browser-tournament");
   std::ofstream(dir + "/t.txtpb") << "name: \"browser\"\nformat: FORMAT_TWO_PLAYERS\n"
-                                  << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                                  << "bots { name: \"greedy\" candidate: true command: \""
+                                  << kGreedy << "\" }\n"
                                   << "bots { name: \"random\" command: \"" << kRandom << "\" }\n"
                                   << "bots { name: \"cheat\" command: \"" << kBadBot
                                   << "\" args: \"--mode\" args: \"illegal\" args: \"--at\" args: "
                                      "\"30\" }\n"
-                                  << "matches_per_pairing: 6\nseed: 5\n";
+                                  << "matches_per_pairing: 12\nseed: 5\n"
+                                  << "sprt { elo0: 0 elo1: 300 max_pairs: 100 against: "
+                                     "\"random\" }\n";
   const std::string out = dir + "/out";
-  ASSERT_EQ(
-      run({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "2"}, 120s).exit_code, 0);
+  const RunResult played =
+      run({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "2"}, 180s);
+  ASSERT_EQ(played.exit_code, 0) << played.output;
   const RunResult text = run({kReferee, "standings", out});
-  std::vector<std::vector<std::string>> expected;
-  std::istringstream lines(text.output);
-  std::string line;
-  bool in_table = false;
-  while (std::getline(lines, line)) {
-    if (line.rfind("Rank", 0) == 0) in_table = true;
-    if (line.empty()) in_table = false;
-    if (in_table) expected.push_back(split_columns(line));
-  }
-  ASSERT_EQ(expected.size(), 4u);
+  const auto expected = text_section(text.output, "Rank", true);
+  ASSERT_EQ(expected.size(), 4u) << text.output;  // the header and three bots
 
-  Server s = serve(out);
+  ServeProcess s = serve(out);
   auto b = browser();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/"));
   ASSERT_TRUE(b->click("#folders a"));
   ASSERT_TRUE(b->wait_for("document.querySelector('#standings')", 10s));
-  const auto shown = rows_of(parse_json_value(
-      b->eval("[...document.querySelectorAll('#standings tr')].map(r => [...r.cells].map(c => "
-              "c.textContent))")));
-  EXPECT_EQ(shown, expected);
+  EXPECT_EQ(page_rows(*b, "standings"), expected);
+  // Pairings and decision times, as the text has them (the text pads its pairing columns with
+  // single spaces, so rows are compared with their spaces collapsed; "Elo ", "nElo " and "LOS "
+  // are the page's column headings, and a pairing without an interval has no LOS).
+  const auto collapse = [](const std::vector<std::string>& cells) {
+    std::string out;
+    for (const std::string& c : cells) {
+      if (c.empty()) continue;
+      for (const char ch : c) {
+        if (ch == ' ' && (out.empty() || out.back() == ' ')) continue;
+        out += ch;
+      }
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+  };
+  auto pairings = page_rows(*b, "pairings");
+  ASSERT_GT(pairings.size(), 1u);
+  std::vector<std::string> shown_pairings, text_pairings;
+  for (size_t i = 1; i < pairings.size(); ++i) {
+    pairings[i][3] = "Elo " + pairings[i][3];
+    pairings[i][4] = "nElo " + pairings[i][4];
+    if (!pairings[i][5].empty()) pairings[i][5] = "LOS " + pairings[i][5];
+    shown_pairings.push_back(collapse(pairings[i]));
+  }
+  for (const auto& row : text_section(text.output, "Pairings ("))
+    text_pairings.push_back(collapse(row));
+  EXPECT_EQ(shown_pairings, text_pairings);
+  EXPECT_EQ(page_rows(*b, "timing"), text_section(text.output, "Decision times (ms)"));
+  EXPECT_EQ(page_rows(*b, "h2h").size(), 4u);
+  // The SPRT of greedy against random: its state and verdict, as sprt.txt gives them.
+  const std::string sprt = read_file(out + "/sprt.txt");
+  ASSERT_FALSE(sprt.empty());
+  const std::string llr = between(sprt, "\n  LLR ", " ");
+  char rounded[32];
+  std::snprintf(rounded, sizeof rounded, "%+.2f", std::stod(llr));
+  const std::string card =
+      parse_json_value(b->eval("document.getElementById('sprt').textContent")).string_value();
+  EXPECT_NE(card.find(std::string("LLR ") + rounded), std::string::npos) << card << "\n" << sprt;
+  for (const char* verdict : {"H1 accepted", "H0 accepted"}) {
+    EXPECT_EQ(sprt.find(verdict) != std::string::npos,
+              card.find(std::string(verdict) + " after") != std::string::npos)
+        << card << "\n"
+        << sprt;
+  }
+  EXPECT_NE(card.find("Is greedy stronger than random?"), std::string::npos) << card;
+  // The verdict in sprt.txt's words ("verdict: greedy is stronger than random (the pairs ...").
+  const std::string verdict = between(sprt, "verdict: ", "\n");
+  EXPECT_NE(card.find(verdict.rfind("none yet", 0) == 0 ? "Running: no verdict yet"
+                                                        : verdict.substr(0, verdict.find(" ("))),
+            std::string::npos)
+      << card << "\n"
+      << sprt;
+  // Every match with the winner's name.
+  const auto matches = page_rows(*b, "matches");
+  ASSERT_GT(matches.size(), 4u);
+  for (size_t i = 1; i < matches.size(); ++i) {
+    const std::string& result = matches[i][2];
+    EXPECT_TRUE(result.find("greedy won ") == 0 || result.find("random won ") == 0 ||
+                result.find("cheat won ") == 0 || result.find("a draw ") == 0)
+        << result;
+  }
   b->screenshot(kOut + "/serve-tournament.png");
-  // The first match's replay, as seat 1 saw it, opened by clicking its link.
+  // Filters: one bot's matches, then only those with a fault.
+  ASSERT_TRUE(choose_filter(*b, "bot", "cheat"));
+  const auto cheat = page_rows(*b, "matches");
+  ASSERT_GT(cheat.size(), 1u);
+  EXPECT_LT(cheat.size(), matches.size());
+  for (size_t i = 1; i < cheat.size(); ++i)
+    EXPECT_NE(cheat[i][1].find("cheat"), std::string::npos) << cheat[i][1];
+  EXPECT_NE(b->eval("document.getElementById('shown').textContent").find("Showing"),
+            std::string::npos);
+  ASSERT_TRUE(choose_filter(*b, "fault", "illegal_play"));
+  EXPECT_NE(b->eval("location.search").find("bot=cheat"), std::string::npos);
+  const auto faults = page_rows(*b, "matches");
+  ASSERT_GT(faults.size(), 1u);
+  for (size_t i = 1; i < faults.size(); ++i)
+    EXPECT_NE(faults[i][4].find("cheat (seat "), std::string::npos) << faults[i][4];
+  // At phone width: nothing scrolls sideways but the tables, inside their own boxes.
+  ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
+  ASSERT_TRUE(b->set_viewport(390, 844, true));
+  ASSERT_TRUE(b->wait_for("window.innerWidth === 390", 10s));
+  EXPECT_FALSE(b->scrolls_sideways());
+  b->screenshot(kOut + "/serve-tournament-390.png");
+  // The first match's replay, as seat 1 saw it, opened by clicking its link; at 390 px.
   ASSERT_TRUE(b->click("#matches tr:nth-child(2) .seats a:nth-child(2)"));
   ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
   EXPECT_EQ(b->eval("window.replay.data.match.viewer"), "1");
   EXPECT_EQ(b->eval("location.search"), "\"?seat=1\"");
   EXPECT_GT(std::stoi(b->eval("window.replay.count()")), 20);
+  b->eval("window.replay.step(12)");
+  EXPECT_FALSE(b->scrolls_sideways());
+  // The event text keeps its width (it read one word a line in a squeezed column).
+  EXPECT_GT(std::stoi(b->eval("document.getElementById('event').getBoundingClientRect().width")),
+            200);
+  b->screenshot(kOut + "/serve-replay-390.png");
+  ASSERT_TRUE(b->set_viewport(1280, 800, false));
+  b->eval("window.replay.step(12)");
+  b->screenshot(kOut + "/serve-replay-1280.png");
+}
+
+// A tournament being played: its page says so and refreshes itself as matches finish, and
+// stops refreshing once the tournament is over.
+TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {
+  const std::string dir = temp_dir("browser-running");
+  std::ofstream(dir + "/t.txtpb") << "name: \"running\"\nformat: FORMAT_TWO_PLAYERS\n"
+                                  << "bots { name: \"slow\" command: \"" << kBadBot
+                                  << "\" args: \"--mode\" args: \"slow\" args: \"--ms\" args: "
+                                     "\"25\" }\n"
+                                  << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+                                  << "matches_per_pairing: 6\nseed: 3\n";
+  const std::string out = dir + "/out";
+  Child tournament({kReferee, "tournament", dir + "/t.txtpb", "--out", out, "-j", "1"});
+  for (int i = 0; i < 500 && !std::filesystem::exists(out + "/index.jsonl"); ++i)
+    std::this_thread::sleep_for(20ms);
+  ServeProcess s = serve(out);
+  auto b = browser();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
+  ASSERT_TRUE(b->wait_for("document.querySelector('#matches')", 10s));
+  EXPECT_EQ(b->eval("document.body.dataset.live"), "\"1\"");
+  const std::string first = b->eval("document.querySelector('main p').textContent");
+  // The page moves on by itself: more matches finished, without a reload.
+  EXPECT_TRUE(
+      b->wait_for("+document.body.dataset.refreshes > 0 && "
+                  "document.querySelector('main p').textContent !== " +
+                      first,
+                  60s))
+      << first;
+  b->eval("window.marker = 1");  // gone if the page reloaded instead of refreshing its content
+  ASSERT_EQ(tournament.wait_exit(120s), 0) << tournament.output();
+  EXPECT_TRUE(b->wait_for("document.body.dataset.live === '0'", 30s));
+  EXPECT_EQ(b->eval("window.marker"), "1");
+  EXPECT_NE(b->eval("document.querySelector('main p').textContent").find("6 finished matches"),
+            std::string::npos);
 }
 
 TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
   const std::string dir = temp_dir("browser-live");
   const std::string log = dir + "/live.jsonl";
-  Server s = serve(dir);
+  ServeProcess s = serve(dir);
   Child match({kReferee, "match", "--seed", "12", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 60", "greedy=" + kGreedy});
   for (int i = 0; i < 300; ++i) {
@@ -150,50 +300,149 @@ std::string pair_of(const v1::Tile& t) {
   return std::to_string(t.high()) + std::to_string(t.low());
 }
 
+// The page's state attribute `name` (#state data-NAME) as JSON text.
+std::string state(CdpBrowser& b, const std::string& name) {
+  return b.eval("document.getElementById('state').dataset." + name);
+}
+
+// A person's seat in the browser: the referee started with `human` and `bots`, the page open.
+struct HumanTable {
+  std::unique_ptr<Child> referee;
+  std::unique_ptr<CdpBrowser> b;
+  std::string url;
+  std::string log;
+};
+HumanTable open_seat(const std::string& name, const std::vector<std::string>& args, int width) {
+  HumanTable h;
+  h.log = temp_dir(name) + "/human.jsonl";
+  std::vector<std::string> argv = {kReferee, "match", "--log", h.log, "--serve", "127.0.0.1:0"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  h.referee = std::make_unique<Child>(argv);
+  const std::string line = h.referee->wait_for_line("http://", 10s);
+  EXPECT_FALSE(line.empty()) << h.referee->output();
+  if (line.empty()) return h;
+  h.url = line.substr(line.find("http://"));
+  h.b = browser();
+  if (!h.b) return h;
+  if (width < 1000) {
+    EXPECT_TRUE(h.b->set_viewport(width, 844, true));
+  }
+  EXPECT_TRUE(h.b->navigate(h.url));
+  EXPECT_TRUE(h.b->wait_for("document.body.dataset.ready === '1'", 20s));
+  return h;
+}
+
+// Clicks one legal play (the last highlighted tile; where it fits both ends, the end given by
+// `left`) and waits for the page's next table. Returns the tile and the end chosen ("").
+std::pair<std::string, std::string> click_a_play(CdpBrowser& b, bool left) {
+  const std::string seq = state(b, "seq");
+  const std::string pick =
+      b.eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
+  EXPECT_TRUE(b.click("button.tile.legal[data-tile=" + pick + "]")) << pick;
+  std::string end;
+  if (state(b, "choosing") == "\"1\"") {
+    end = left ? "left" : "right";
+    EXPECT_TRUE(b.click(left ? "#endLeft" : "#endRight"));
+  }
+  EXPECT_TRUE(b.wait_for("document.getElementById('state').dataset.seq !== " + seq, 20s));
+  return {parse_json_value(pick).string_value(), end};
+}
+
+bool my_turn(CdpBrowser& b) {
+  return b.eval("+document.getElementById('state').dataset.legal > 0") == "true";
+}
+bool over(CdpBrowser& b) {
+  return state(b, "over") == "\"1\"";
+}
+
+// Waits until the page's animations (the result card rising) have played.
+void settle(CdpBrowser& b) {
+  b.wait_for(
+      "document.getAnimations().every(a => a.playState !== 'running' || "
+      "a.effect.getComputedTiming().iterations === Infinity)",
+      5s);
+}
+
+// A whole match played by clicking, at desktop width: every click made the play it showed,
+// the page was told nothing it may not know, the latest play is highlighted, a tile's end is
+// shown before it is placed, and the end of the match is said in words with a replay.
 TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
-  const std::string log = temp_dir("browser-human") + "/human.jsonl";
-  Child referee({kReferee, "match", "--seed", "21", "--match-id", "browser-human", "--log", log,
-                 "--serve", "127.0.0.1:0", "--move-time-ms", "20000", "human",
-                 "greedy=" + kGreedy});
-  const std::string line = referee.wait_for_line("http://", 10s);
-  ASSERT_FALSE(line.empty()) << referee.output();
-  const std::string url = line.substr(line.find("http://"));
-  auto b = browser();
-  ASSERT_TRUE(b);
-  ASSERT_TRUE(b->navigate(url));
-  int clicks = 0, end_choices = 0;
-  std::vector<std::pair<std::string, std::string>> clicked;  // tile, end chosen ("" if none)
+  HumanTable h = open_seat("browser-human",
+                           {"--seed", "9876543210123", "--match-id", "browser-human",
+                            "--move-time-ms", "30000", "human", "greedy=" + kGreedy},
+                           1280);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  int clicks = 0, end_choices = 0, previews = 0, highlights = 0;
+  std::vector<std::pair<std::string, std::string>> clicked;
   bool shot = false;
-  const auto end = std::chrono::steady_clock::now() + 180s;
-  while (std::chrono::steady_clock::now() < end) {
-    if (b->eval("document.getElementById('state').dataset.over") == "\"1\"") break;
-    if (b->eval("+document.getElementById('state').dataset.legal > 0") != "true") {
-      std::this_thread::sleep_for(30ms);
+  const auto end = std::chrono::steady_clock::now() + 240s;
+  while (std::chrono::steady_clock::now() < end && !over(b)) {
+    if (!my_turn(b)) {
+      b.wait_for(
+          "+document.getElementById('state').dataset.legal > 0 || "
+          "document.getElementById('state').dataset.over === '1'",
+          30s);
       continue;
     }
-    const std::string seq = b->eval("document.getElementById('state').dataset.seq");
-    if (!shot && clicks == 6) shot = b->screenshot(kOut + "/serve-human.png");
-    // Click the last highlighted tile; where it fits both ends, pick an end.
-    const std::string pick =
-        b->eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
-    ASSERT_TRUE(b->click("button.tile.legal[data-tile=" + pick + "]")) << pick;
-    std::string end_chosen;
-    if (b->eval("getComputedStyle(document.getElementById('ends')).display") == "\"flex\"") {
-      end_chosen = end_choices % 2 ? "left" : "right";
-      ASSERT_TRUE(b->click(end_choices % 2 ? "#endLeft" : "#endRight"));
-      ++end_choices;
+    // The latest play on the line is marked, and said in words.
+    if (!state(b, "last").empty() && state(b, "last") != "\"\"") {
+      EXPECT_EQ(b.eval("document.querySelectorAll('#line svg.t.last').length"), "1");
+      EXPECT_NE(b.eval("document.getElementById('lastPlay').textContent"), "\"\"");
+      ++highlights;
     }
-    clicked.emplace_back(parse_json_value(pick).string_value(), end_chosen);
+    // Hovering a tile shows where it goes (and what it scores) before it is placed.
+    const std::string tile =
+        b.eval("[...document.querySelectorAll('button.tile.legal')].pop().dataset.tile");
+    ASSERT_TRUE(b.hover("button.tile.legal[data-tile=" + tile + "]"));
+    if (b.wait_for("document.getElementById('state').dataset.preview !== ''", 5s)) {
+      const std::string preview = parse_json_value(state(b, "preview")).string_value();
+      EXPECT_EQ(preview.substr(0, 2), parse_json_value(tile).string_value()) << preview;
+      EXPECT_GE(std::stoi(b.eval("document.querySelectorAll('#line .ghost').length")), 1);
+      // The points shown are those the play scores: the table says so for each legal play.
+      const std::string legal_points =
+          b.eval("humanTable().legal.filter(p => p.tile === " + tile +
+                 ").map(p => p.tile + ':' + p.end + ':' + p.points).join(',')");
+      EXPECT_EQ(parse_json_value(legal_points).string_value(), preview);
+      ++previews;
+      // The picture in docs/: a preview that scores, a few plays in.
+      if (!shot && clicks >= 4 && preview.find(":0") == std::string::npos)
+        shot = b.screenshot(kOut + "/serve-human.png");
+    }
+    const auto play = click_a_play(b, end_choices % 2 == 1);
+    if (!play.second.empty()) ++end_choices;
+    clicked.push_back(play);
     ++clicks;
-    ASSERT_TRUE(b->wait_for("document.getElementById('state').dataset.seq !== " + seq, 20s));
   }
-  ASSERT_EQ(referee.wait_exit(30s), 0) << referee.output();
-  EXPECT_TRUE(b->wait_for("document.getElementById('state').dataset.over === '1'", 5s));
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 30s));
   EXPECT_GT(clicks, 10);
+  EXPECT_EQ(previews, clicks) << "every tile was previewed before it was placed";
+  EXPECT_GT(highlights, clicks / 2);
+  EXPECT_TRUE(shot) << "no preview scored points in the whole match";
   std::cout << clicks << " plays clicked, " << end_choices << " of them with an end chosen\n";
-  const auto records = read_log(log);
+  // The end, in words: who won and how, on the page.
+  const std::string outcome = parse_json_value(state(b, "outcome")).string_value();
+  EXPECT_TRUE(outcome == "won" || outcome == "lost" || outcome == "draw") << outcome;
+  const std::string headline = b.eval("document.getElementById('result').textContent");
+  const std::string detail = b.eval("document.getElementById('detail').textContent");
+  EXPECT_TRUE(headline == "\"You won!\"" || headline == "\"You lost\"" || headline == "\"A draw\"")
+      << headline;
+  EXPECT_NE(detail.find("250 points"), std::string::npos) << detail;
+  EXPECT_NE(detail.find("you "), std::string::npos) << detail;
+  EXPECT_NE(detail.find("greedy "), std::string::npos) << detail;
+  EXPECT_EQ(b.eval("getComputedStyle(document.getElementById('resultCard')).display"), "\"flex\"");
+  settle(b);
+  b.screenshot(kOut + "/serve-human-end.png");
+  // The hand-by-hand summary has a row per hand played.
+  const auto records = read_log(h.log);
   expect_log_follows_rules(records);
   const auto& match_end = only(records, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(b.eval("document.querySelectorAll('#hands tr').length"),
+            std::to_string(match_end.hands_played() + 1));
+  EXPECT_EQ(match_end.fault_seat(), -1) << "every click must have been a legal play in time";
+  EXPECT_EQ(outcome, match_end.winner_side() == 0  ? "won"
+                     : match_end.winner_side() < 0 ? "draw"
+                                                   : "lost");
   // Each click made the play it showed: the tile clicked, on the end chosen.
   EXPECT_GT(end_choices, 0) << "this match (fixed seed and id) offers tiles that fit both ends";
   size_t k = 0;
@@ -208,7 +457,6 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
     ++k;
   }
   EXPECT_EQ(k, clicked.size());
-  EXPECT_EQ(match_end.fault_seat(), -1) << "every click must have been a legal play in time";
   // The person's tiles in each hand (dealt and drawn) and everyone's, from the log.
   std::map<int, std::set<std::string>> mine, others;
   int hand = -1;
@@ -227,17 +475,20 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   }
   // Every message the page received, as the browser recorded it.
   int messages = 0;
-  for (const CdpEvent& e : b->events()) {
+  const std::string seed = std::to_string(records[0].header().seed());
+  for (const CdpEvent& e : b.events()) {
     if (e.method != "Network.eventSourceMessageReceived") continue;
     ++messages;
-    const auto m = parse_json_object(e.params.fields().at("data").string_value());
+    const std::string& data = e.params.fields().at("data").string_value();
+    EXPECT_EQ(data.find(seed), std::string::npos) << "the seed was sent to the page: " << data;
+    const auto m = parse_json_object(data);
     const auto& f = m.fields();
     ASSERT_TRUE(f.count("hand")) << e.params.DebugString();
-    const int h = static_cast<int>(f.at("hand_index").number_value());
+    const int h_index = static_cast<int>(f.at("hand_index").number_value());
     const std::string tiles = f.at("hand").string_value();
     for (size_t i = 0; i + 1 < tiles.size(); i += 2)
-      EXPECT_TRUE(mine[h].count(tiles.substr(i, 2)))
-          << "the page was sent " << tiles.substr(i, 2) << " as its own in hand " << h + 1;
+      EXPECT_TRUE(mine[h_index].count(tiles.substr(i, 2)))
+          << "the page was sent " << tiles.substr(i, 2) << " as its own in hand " << h_index + 1;
     // Hidden tiles appear nowhere in a message sent while the hand is on, except those
     // already laid on the line.
     if (!f.count("revealed")) {
@@ -250,16 +501,97 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
       }
       std::set<std::string> held;
       for (size_t i = 0; i + 1 < tiles.size(); i += 2) held.insert(tiles.substr(i, 2));
-      for (const std::string& t : others[h])
+      for (const std::string& t : others[h_index])
         if (!laid.count(t)) {
           EXPECT_EQ(held.count(t), 0u) << "hidden tile " << t << " among the page's own";
-          EXPECT_EQ(e.params.fields().at("data").string_value().find("\"" + t + "\""),
-                    std::string::npos)
-              << "hidden tile " << t << " in " << e.params.fields().at("data").string_value();
+          EXPECT_EQ(data.find("\"" + t + "\""), std::string::npos)
+              << "hidden tile " << t << " in " << data;
         }
     }
   }
   EXPECT_GT(messages, clicks) << "the browser recorded every message of the stream";
+  // The replay of the match, as this seat saw it, from the result's link.
+  ASSERT_TRUE(b.navigate(
+      parse_json_value(b.eval("document.getElementById('replayLink').href")).string_value()));
+  ASSERT_TRUE(b.wait_for("document.body.dataset.ready === '1'", 10s));
+  EXPECT_EQ(b.eval("window.replay.data.match.viewer"), "0");
+  EXPECT_EQ(b.eval("window.replay.count()"),
+            std::to_string(static_cast<int>(records.size()) - 1 -
+                           std::count_if(records.begin(), records.end(),
+                                         [](const auto& r) { return r.has_bot_output(); })));
+  // Done: the referee ends.
+  ASSERT_TRUE(b.navigate(h.url));
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 10s));
+  ASSERT_TRUE(b.click("#done"));
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+}
+
+// At phone width: the opponent's program crashes and the page says who forfeited and why;
+// the person plays again, lets the clock run out, and is told so in words.
+TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
+  HumanTable h = open_seat("browser-human-phone",
+                           {"--seed", "8", "--move-time-ms", "4000", "--time-bank-ms", "0", "human",
+                            "crashy=" + kBadBot + " --mode crash --at 3"},
+                           390);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  EXPECT_FALSE(b.scrolls_sideways());
+  // The person plays until the opponent's program crashes at its third decision.
+  int clicks = 0;
+  while (!over(b)) {
+    ASSERT_TRUE(
+        b.wait_for("+document.getElementById('state').dataset.legal > 0 || "
+                   "document.getElementById('state').dataset.over === '1'",
+                   30s));
+    if (over(b)) break;
+    if (clicks == 1) {
+      EXPECT_FALSE(b.scrolls_sideways());
+      b.screenshot(kOut + "/serve-human-390.png");
+    }
+    click_a_play(b, false);
+    ++clicks;
+  }
+  const auto first = read_log(h.log);
+  const auto& end1 = only(first, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end1.fault_seat(), 1);
+  EXPECT_EQ(end1.fault_kind(), v1::FAULT_KIND_CRASH);
+  EXPECT_EQ(state(b, "outcome"), "\"won\"");
+  EXPECT_EQ(b.eval("document.getElementById('result').textContent"),
+            "\"You win: crashy forfeited\"");
+  const std::string detail = b.eval("document.getElementById('detail').textContent");
+  EXPECT_NE(detail.find("crashy stopped running: its program exited."), std::string::npos)
+      << detail;
+  EXPECT_EQ(detail.find("gRPC"), std::string::npos) << detail;
+  settle(b);
+  EXPECT_FALSE(b.scrolls_sideways());
+  b.screenshot(kOut + "/serve-human-forfeit-390.png");
+  // Play again: a second match on the same page (the next seed), where the person does not
+  // answer and the 4 s of a move run out.
+  ASSERT_TRUE(b.click("#playAgain"));
+  ASSERT_TRUE(
+      b.wait_for("document.getElementById('state').dataset.match === '2' && "
+                 "document.getElementById('state').dataset.over === '0'",
+                 30s));
+  ASSERT_TRUE(b.wait_for("+document.getElementById('state').dataset.legal > 0", 30s));
+  EXPECT_NE(b.eval("document.getElementById('moveClock').textContent").find("move"),
+            std::string::npos);
+  ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 30s));
+  const std::string second_log = h.log.substr(0, h.log.size() - 6) + "-2.jsonl";
+  const auto second = read_log(second_log);
+  EXPECT_EQ(second[0].header().seed(), 9u);
+  const auto& end2 = only(second, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end2.fault_seat(), 0);
+  EXPECT_EQ(end2.fault_kind(), v1::FAULT_KIND_TIMEOUT);
+  EXPECT_EQ(state(b, "outcome"), "\"lost\"");
+  EXPECT_EQ(b.eval("document.getElementById('result').textContent"), "\"You ran out of time\"");
+  EXPECT_NE(b.eval("document.getElementById('detail').textContent")
+                .find("The 4 s a move may take (your bank was empty) passed without a play"),
+            std::string::npos);
+  settle(b);
+  EXPECT_FALSE(b.scrolls_sideways());
+  b.screenshot(kOut + "/serve-human-timeout-390.png");
+  ASSERT_TRUE(b.click("#done"));
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
 }
 
 }  // namespace

@@ -283,16 +283,46 @@ bool CdpBrowser::navigate(const std::string& url) {
                   std::chrono::seconds(20));
 }
 
-bool CdpBrowser::click(const std::string& selector) {
-  const std::string box = eval("(() => { const e = document.querySelector(" + json_quote(selector) +
-                               "); if (!e) return null; e.scrollIntoView({block: 'center'}); "
-                               "const r = e.getBoundingClientRect(); return [r.x + r.width / 2, "
-                               "r.y + r.height / 2]; })()");
+namespace {
+// The centre of the first element matching `selector`, scrolled into view, as "x":..,"y":..
+std::string centre_of(CdpBrowser& b, const std::string& selector) {
+  const std::string box =
+      b.eval("(() => { const e = document.querySelector(" + json_quote(selector) +
+             "); if (!e) return null; e.scrollIntoView({block: 'center'}); "
+             "const r = e.getBoundingClientRect(); return [r.x + r.width / 2, "
+             "r.y + r.height / 2]; })()");
   const auto v = parse_json_value(box);
-  if (v.kind_case() != google::protobuf::Value::kListValue) return false;
+  if (v.kind_case() != google::protobuf::Value::kListValue) return "";
   const double x = v.list_value().values(0).number_value();
   const double y = v.list_value().values(1).number_value();
-  const std::string at = "\"x\":" + std::to_string(x) + ",\"y\":" + std::to_string(y);
+  return "\"x\":" + std::to_string(x) + ",\"y\":" + std::to_string(y);
+}
+}  // namespace
+
+bool CdpBrowser::hover(const std::string& selector) {
+  const std::string at = centre_of(*this, selector);
+  if (at.empty()) return false;
+  call("Input.dispatchMouseEvent", "{\"type\":\"mouseMoved\"," + at + "}");
+  return true;
+}
+
+bool CdpBrowser::set_viewport(int width, int height, bool mobile) {
+  const auto r =
+      call("Emulation.setDeviceMetricsOverride",
+           "{\"width\":" + std::to_string(width) + ",\"height\":" + std::to_string(height) +
+               ",\"deviceScaleFactor\":1,\"mobile\":" + (mobile ? "true" : "false") + "}");
+  return !r.fields().count("error");
+}
+
+bool CdpBrowser::scrolls_sideways() {
+  return eval(
+             "document.documentElement.scrollWidth > window.innerWidth + 1 || "
+             "document.body.scrollWidth > window.innerWidth + 1") == "true";
+}
+
+bool CdpBrowser::click(const std::string& selector) {
+  const std::string at = centre_of(*this, selector);
+  if (at.empty()) return false;
   call("Input.dispatchMouseEvent", "{\"type\":\"mouseMoved\"," + at + "}");
   call("Input.dispatchMouseEvent",
        "{\"type\":\"mousePressed\",\"button\":\"left\",\"clickCount\":1," + at + "}");

@@ -39,6 +39,12 @@ class CdpBrowser {
   bool navigate(const std::string& url);
   // A real mouse click at the centre of the first element matching `selector`.
   bool click(const std::string& selector);
+  // Moves the mouse over the centre of the first element matching `selector`.
+  bool hover(const std::string& selector);
+  // The page's viewport: `width` x `height` CSS pixels, as a phone (`mobile`) or a desktop.
+  bool set_viewport(int width, int height, bool mobile);
+  // Whether the page is wider than its viewport (it would scroll sideways).
+  bool scrolls_sideways();
   // A PNG of the page, written to `path`.
   bool screenshot(const std::string& path);
   // Every event received so far.

@@ -48,18 +48,8 @@ const std::string& tournament_dir() {
 }
 
 // `referee serve ARGS --listen 127.0.0.1:0`, its port read from what it prints.
-struct Server {
-  std::unique_ptr<Child> child;
-  int port = 0;
-};
-Server serve(std::vector<std::string> args) {
-  Server s;
-  args.insert(args.begin(), {kReferee, "serve"});
-  args.insert(args.end(), {"--listen", "127.0.0.1:0", "--poll-ms", "20"});
-  s.child = std::make_unique<Child>(args);
-  const std::string line = s.child->wait_for_line("Serving", 10s);
-  std::string target;
-  split_url(between(line + " ", "at ", " "), s.port, target);
+ServeProcess serve(std::vector<std::string> args) {
+  ServeProcess s = start_serve(kReferee, std::move(args));
   EXPECT_GT(s.port, 0) << s.child->output();
   return s;
 }
@@ -96,7 +86,7 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
   }
   ASSERT_EQ(expected.size(), 4u) << text.output;  // header and three bots
 
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply page = http_get(s.port, "/t/0/");
   ASSERT_EQ(page.status, 200) << page.body;
   EXPECT_EQ(page.headers.at("content-type"), "text/html; charset=utf-8");
@@ -117,7 +107,7 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
 
 TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {
   const std::string dir = tournament_dir();
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply page = http_get(s.port, "/t/0/");
   const std::regex link("href=\"(/m/0/matches/[^\"?]+\\.jsonl)\"");
   std::set<std::string> urls;
@@ -160,7 +150,7 @@ TEST(ServeTest, NoUrlReachesAFileOutsideTheServedFolders) {
   std::ofstream(served + "/matches/ok.jsonl") << "not a log\n";
   std::filesystem::create_symlink(base + "/secret.jsonl", served + "/matches/link.jsonl");
   std::filesystem::create_symlink(base + "/secret", served + "/linkdir");
-  Server s = serve({served});
+  ServeProcess s = serve({served});
   // The served file itself is reachable (so the refusals below are not a broken server).
   EXPECT_EQ(http_get(s.port, "/log/0/matches/ok.jsonl").status, 200);
   const std::vector<std::string> attacks = {
@@ -197,16 +187,20 @@ TEST(ServeTest, NoUrlReachesAFileOutsideTheServedFolders) {
 }
 
 TEST(ServeTest, BadRequestsGetClientErrorsAndTheServerKeepsServing) {
-  Server s = serve({tournament_dir()});
+  ServeProcess s = serve({tournament_dir()});
   const std::vector<std::pair<std::string, int>> requests = {
       {"GARBAGE\r\n\r\n", 400},
-      {"GET / HTTP/1.1\r\nHost: x\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
-      {"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n", 413},
-      {"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405},
-      {"GET /t/0/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 400},
-      {"GET /live/0/matches/x.jsonl?from=abc HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
-      {"GET /nothing HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
-      {"GET /t/99999/ HTTP/1.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: " + std::string(100000, 'a') + "\r\n\r\n", 400},
+      {"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 10000000\r\n\r\n", 413},
+      {"DELETE / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 405},
+      {"GET /t/0/%zz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 400},
+      {"GET /live/0/matches/x.jsonl?from=abc HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: "
+       "close\r\n\r\n",
+       404},
+      {"GET /nothing HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET /t/99999/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", 404},
+      {"GET / HTTP/1.1\r\nConnection: close\r\n\r\n", 400},  // HTTP/1.1 needs a Host
+      {"GET / HTTP/1.0\r\n\r\n", 200},                       // HTTP/1.0 may omit it
   };
   for (const auto& [raw, status] : requests) {
     HttpReply r = http_raw(s.port, raw, 5s);
@@ -236,10 +230,14 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
   // and writes the header once they answer.
   const std::string dir = temp_dir("serve-starting");
   std::ofstream(dir + "/starting.jsonl");
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   const HttpReply listing = http_get(s.port, "/t/0/");
   EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
   EXPECT_EQ(listing.body.find("not a match log"), std::string::npos) << listing.body;
+  // A folder of loose logs has no index: no standings, and it says so.
+  EXPECT_NE(listing.body.find("no tournament index here"), std::string::npos) << listing.body;
+  EXPECT_EQ(listing.body.find("mixed formats"), std::string::npos) << listing.body;
+  EXPECT_EQ(listing.body.find("0 finished"), std::string::npos) << listing.body;
   const HttpReply page = http_get(s.port, "/m/0/" + between(listing.body, "href=\"/m/0/", "\""));
   EXPECT_EQ(page.status, 200) << page.body;
   EXPECT_NE(page.body.find("Waiting for the first hand"), std::string::npos) << page.body;
@@ -249,7 +247,7 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
 TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
   const std::string dir = temp_dir("serve-live");
   const std::string log = dir + "/live.jsonl";
-  Server s = serve({dir});
+  ServeProcess s = serve({dir});
   // A match slow enough to watch: one bot takes 15 ms per decision.
   Child match({kReferee, "match", "--seed", "4", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
@@ -301,26 +299,10 @@ TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
 // ---------------------------------------------------------------------------------------
 // The human seat.
 
-struct HumanMatch {
-  std::unique_ptr<Child> referee;
-  int port = 0;
-  std::string target;  // "/?token=..."
-  std::string token;
-  std::string log;
-};
-
 HumanMatch start_human(const std::string& name, std::vector<std::string> extra = {}) {
-  HumanMatch h;
-  h.log = temp_dir(name) + "/human.jsonl";
-  std::vector<std::string> argv = {
-      kReferee, "match",   "--seed",      "9",        "--log",
-      h.log,    "--serve", "127.0.0.1:0", "me=human", "greedy=" + kGreedy};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  h.referee = std::make_unique<Child>(argv);
-  const std::string line = h.referee->wait_for_line("http://", 10s);
-  split_url(line.substr(line.find("http://")), h.port, h.target);
-  h.token = h.target.substr(h.target.find("token=") + 6);
-  EXPECT_EQ(h.token.size(), 32u) << line;
+  HumanMatch h =
+      start_human_match(kReferee, kGreedy, temp_dir(name) + "/human.jsonl", std::move(extra));
+  EXPECT_EQ(h.token.size(), 32u) << h.referee->output();
   return h;
 }
 
@@ -376,10 +358,21 @@ TEST(HumanSeatTest, APersonPlaysAWholeMatchAndSeesOnlyTheirOwnTiles) {
         return !f.at("over").bool_value();
       },
       120s);
+  // Done: the page's "Done" button; the referee ends at once.
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
   ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
   ASSERT_FALSE(seen.empty());
-  EXPECT_TRUE(seen.back().fields().at("over").bool_value());
+  const auto& last = seen.back().fields();
+  EXPECT_TRUE(last.at("over").bool_value());
   EXPECT_GT(plays, 5);
+  // The end in words, from the person's side: "You won!", "You lost", "A draw".
+  const std::string outcome = last.at("outcome").string_value();
+  EXPECT_EQ(last.at("result").string_value(), outcome == "won"    ? "You won!"
+                                              : outcome == "lost" ? "You lost"
+                                                                  : "A draw");
+  EXPECT_NE(last.at("detail").string_value().find("target of 250 points"), std::string::npos);
+  // The bot by its own name (its Hello), not its program's file name.
+  EXPECT_EQ(last.at("names").list_value().values(1).string_value(), "greedy");
   const auto log = read_log(h.log);
   expect_log_follows_rules(log);
   EXPECT_EQ(log[0].header().bots(0).display_name(), "me");
@@ -412,17 +405,123 @@ TEST(HumanSeatTest, APersonPlaysAWholeMatchAndSeesOnlyTheirOwnTiles) {
   }
 }
 
-TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTime) {
+TEST(HumanSeatTest, APersonWhoDoesNotAnswerLosesOnTimeAndIsToldSo) {
   HumanMatch h = start_human("human-late", {"--move-time-ms", "300", "--time-bank-ms", "200"});
   ASSERT_GT(h.port, 0);
+  google::protobuf::Struct last;
+  bool clock_apart = false;
   read_events(
       h.port, "/events?token=" + h.token,
-      [&](const std::string& data) { return !json(data).fields().at("over").bool_value(); }, 30s);
+      [&](const std::string& data) {
+        last = json(data);
+        const auto& clock = last.fields().at("clock").struct_value().fields();
+        // Move time and bank, apart: 300 ms for the move, then the 200 ms bank.
+        if (clock.at("running").bool_value())
+          clock_apart = clock.at("move_ms").number_value() <= 300 &&
+                        clock.at("bank_ms").number_value() <= 200 &&
+                        clock.at("move_time_ms").number_value() == 300;
+        return !last.fields().at("over").bool_value();
+      },
+      30s);
+  EXPECT_TRUE(clock_apart);
+  // The page never stays on "waiting": it hears the end, in words, with the rematch offer.
+  EXPECT_EQ(last.fields().at("result").string_value(), "You ran out of time");
+  EXPECT_EQ(last.fields().at("outcome").string_value(), "lost");
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
   ASSERT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
   const auto log = read_log(h.log);
   const auto& end = only(log, v1::LogRecord::kMatchEnd).match_end();
   EXPECT_EQ(end.fault_seat(), 0);
   EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_TIMEOUT);
+}
+
+// A click from an earlier turn (the page's table of before) must not play in the current one.
+TEST(HumanSeatTest, APlayAnsweringAnEarlierTableIsRefused) {
+  HumanMatch h = start_human("human-seq", {"--move-time-ms", "20000"});
+  ASSERT_GT(h.port, 0);
+  int refused = 0, played = 0;
+  long long previous = -1;
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) {
+        const auto m = json(data);
+        const auto& f = m.fields();
+        const long long seq = static_cast<long long>(f.at("seq").number_value());
+        if (f.at("to_move").number_value() == f.at("seat").number_value() &&
+            !f.at("legal").list_value().values().empty()) {
+          if (previous >= 0) {  // the table before this one offered an earlier decision
+            const HttpReply late = http_post(h.port, "/play?token=" + h.token,
+                                             "seq=" + std::to_string(previous) + "&play=0");
+            EXPECT_EQ(late.status, 409) << late.body;
+            refused += late.status == 409;
+          }
+          const HttpReply now =
+              http_post(h.port, "/play?token=" + h.token, "seq=" + std::to_string(seq) + "&play=0");
+          EXPECT_EQ(now.status, 200) << now.body;
+          // Twice for one decision: the second is refused too.
+          EXPECT_EQ(
+              http_post(h.port, "/play?token=" + h.token, "seq=" + std::to_string(seq) + "&play=0")
+                  .status,
+              409);
+          ++played;
+        }
+        previous = seq;
+        return played < 6;
+      },
+      60s);
+  EXPECT_EQ(played, 6);
+  EXPECT_GE(refused, 5);
+  EXPECT_EQ(h.referee->interrupt(), 130);
+  // Every play in the log is one the person sent for its own turn: no fault.
+  const auto log = read_log(h.log);
+  EXPECT_EQ(only(log, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+}
+
+TEST(HumanSeatTest, NobodyOpeningThePageEndsTheWaitWithoutAMatch) {
+  HumanMatch h = start_human("human-nobody", {"--human-startup-timeout-ms", "700"});
+  ASSERT_GT(h.port, 0);
+  EXPECT_EQ(h.referee->wait_exit(30s), 1) << h.referee->output();
+  EXPECT_NE(h.referee->output().find("nobody opened the seat's page within"), std::string::npos)
+      << h.referee->output();
+  EXPECT_FALSE(std::filesystem::exists(h.log));
+  const RunResult help = run({kReferee, "match", "--help"});
+  EXPECT_NE(help.output.find("--human-startup-timeout-ms"), std::string::npos);
+}
+
+// The opponent's program crashes: the page says who forfeited, and why, in a sentence.
+TEST(HumanSeatTest, AnOpponentsForfeitIsExplainedInWords) {
+  HumanMatch h =
+      start_human_match(kReferee, kBadBot + " --mode crash --at 2",
+                        temp_dir("human-forfeit") + "/human.jsonl", {"--move-time-ms", "20000"});
+  ASSERT_GT(h.port, 0);
+  google::protobuf::Struct last;
+  read_events(
+      h.port, "/events?token=" + h.token,
+      [&](const std::string& data) {
+        last = json(data);
+        const auto& f = last.fields();
+        if (f.at("to_move").number_value() == f.at("seat").number_value() &&
+            !f.at("legal").list_value().values().empty())
+          http_post(h.port, "/play?token=" + h.token,
+                    "seq=" + std::to_string(static_cast<long long>(f.at("seq").number_value())) +
+                        "&play=0");
+        // The final account: with the rematch offer.
+        return !f.at("rematch").bool_value();
+      },
+      60s);
+  const auto& f = last.fields();
+  EXPECT_EQ(f.at("outcome").string_value(), "won");
+  EXPECT_EQ(f.at("result").string_value(), "You win: greedy forfeited");
+  EXPECT_NE(f.at("detail").string_value().find("greedy stopped running: its program exited."),
+            std::string::npos)
+      << f.at("detail").string_value();
+  EXPECT_EQ(f.at("detail").string_value().find("gRPC"), std::string::npos);
+  // The replay of the finished match, as the person's seat saw it.
+  const HttpReply replay = http_get(h.port, "/replay?token=" + h.token);
+  EXPECT_EQ(replay.status, 200);
+  EXPECT_NE(replay.body.find("\"viewer\":0"), std::string::npos);
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
 }
 
 }  // namespace
@@ -447,7 +546,7 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
   expect_log_follows_rules(records);
   EXPECT_EQ(records[0].header().bots(0).display_name(), "human");
   EXPECT_EQ(only(records, v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
-  EXPECT_NE(shown.find("Your plays:  1) "), std::string::npos) << shown;
+  EXPECT_NE(shown.find("Your plays:  [1] "), std::string::npos) << shown;
   // The first table shown is the replay's frame of the hand's start, as seat 0 saw it (the
   // rule above it differs only in the step count: the log was one line long then).
   const RunResult replay = run({kReferee, "replay", log, "--seat", "0", "--print", "--hand", "1",
@@ -458,8 +557,90 @@ TEST(HumanSeatTest, APersonPlaysFromTheTerminalWithTheReplaysSeatView) {
   ASSERT_FALSE(frame_body.empty());
   EXPECT_NE(shown.find(frame_body), std::string::npos) << frame_body << "\n----\n"
                                                        << shown.substr(0, 2000);
-  // Seat 1's tiles are never listed while its hand is on: only "(hidden)".
+  // Seat 1's tiles are never listed while its hand is on: only "(hidden)". Nor is the seed
+  // shown before the result line of the finished match (it would tell every deal).
   EXPECT_NE(shown.find("(hidden)"), std::string::npos);
+  const size_t result = shown.find("(2p, seed 5)");
+  ASSERT_NE(result, std::string::npos);
+  EXPECT_EQ(shown.substr(0, result).find("seed"), std::string::npos);
+  // Plays named in full, the prompt once per decision (output is not a terminal), and ▶ at
+  // the person's seat in every table shown.
+  EXPECT_NE(shown.find("[1] "), std::string::npos);
+  EXPECT_TRUE(shown.find(" on the left") != std::string::npos ||
+              shown.find(" on the right") != std::string::npos);
+  EXPECT_EQ(shown.find("Play 1-"), std::string::npos);
+  int decisions = 0;
+  for (const auto& rec : records) decisions += rec.has_play() && rec.play().seat() == 0;
+  size_t prompts = 0, marks = 0;
+  for (size_t at = shown.find("Your turn ("); at != std::string::npos;
+       at = shown.find("Your turn (", at + 1))
+    ++prompts;
+  for (size_t at = shown.find("▶ seat 0"); at != std::string::npos;
+       at = shown.find("▶ seat 0", at + 1))
+    ++marks;
+  EXPECT_GE(prompts, static_cast<size_t>(decisions));
+  EXPECT_LE(prompts, static_cast<size_t>(decisions) + 1);
+  EXPECT_EQ(marks, prompts);
+  EXPECT_EQ(shown.find("▶ seat 1"), std::string::npos);
+  // The end, in words.
+  EXPECT_TRUE(shown.find("You won!") != std::string::npos ||
+              shown.find("You lost") != std::string::npos ||
+              shown.find("A draw") != std::string::npos)
+      << shown.substr(shown.size() > 2000 ? shown.size() - 2000 : 0);
+}
+
+// On a terminal the prompt is redrawn in place each second (a carriage return and an erase
+// of the line, never a new line per second), counting the move's time down. `script` gives
+// the referee a terminal; the person types after 2.5 s.
+TEST(HumanSeatTest, OnATerminalThePromptIsRedrawnInPlace) {
+  const std::string dir = temp_dir("human-tty-pty");
+  const std::string log = dir + "/pty.jsonl";
+  const std::string out = dir + "/out.txt";
+  const RunResult r = run(
+      {"/bin/sh", "-c",
+       "(sleep 2.5; yes 1 | head -300) | script -qec \"'" + kReferee + "' match --seed 5 --log '" +
+           log + "' human-tty '" + kGreedy + "'\" /dev/null > '" + out + "' 2>&1"},
+      120s);
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  const std::string shown = slurp(out);
+  const std::string redraw = "\r\x1b[KYour turn (seat 0): type 1 and Enter · move ";
+  const size_t first = shown.find(redraw);
+  ASSERT_NE(first, std::string::npos) << shown.substr(0, 3000);
+  const size_t second = shown.find(redraw, first + 1);
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_EQ(shown.substr(first, second - first).find('\n'), std::string::npos)
+      << "the prompt went to a new line instead of being redrawn";
+  const int s1 = std::atoi(shown.c_str() + first + redraw.size());
+  const int s2 = std::atoi(shown.c_str() + second + redraw.size());
+  EXPECT_EQ(s1, 60);
+  EXPECT_EQ(s2, 59);
+  EXPECT_EQ(only(read_log(log), v1::LogRecord::kMatchEnd).match_end().fault_seat(), -1);
+}
+
+// End of input (Ctrl-D) in the terminal: the seat leaves at once, as a disconnect, instead of
+// waiting out its time.
+TEST(HumanSeatTest, TheTerminalSeatLeavesAtOnceAtTheEndOfInput) {
+  const std::string dir = temp_dir("human-tty-eof");
+  const std::string log = dir + "/eof.jsonl";
+  const std::string out = dir + "/out.txt";
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult r = run({"/bin/sh", "-c",
+                           "printf '1\\n1\\n' | '" + kReferee + "' match --seed 5 --log '" + log +
+                               "' human-tty '" + kGreedy + "' > '" + out + "' 2>&1"},
+                          60s);
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(r.exit_code, 0) << r.output << slurp(out);
+  EXPECT_LT(took, 30s) << "the seat waited out its time (60 s a move) after the input ended";
+  const std::string shown = slurp(out);
+  EXPECT_NE(shown.find("End of input: you leave the table."), std::string::npos) << shown;
+  EXPECT_NE(shown.find("You left the table"), std::string::npos) << shown;
+  const auto records = read_log(log);
+  const auto& end = only(records, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_EQ(end.fault_seat(), 0);
+  EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_DISCONNECT);
+  int plays = 0;
+  for (const auto& rec : records) plays += rec.has_play() && rec.play().seat() == 0;
+  EXPECT_EQ(plays, 2);
 }
 
 }  // namespace

@@ -106,9 +106,7 @@ int Child::interrupt(std::chrono::milliseconds limit) {
   return wait_exit(limit);
 }
 
-namespace {
-
-int connect_local(int port) {
+int connect_to_local(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in a{};
   a.sin_family = AF_INET;
@@ -120,6 +118,8 @@ int connect_local(int port) {
   }
   return fd;
 }
+
+namespace {
 
 bool send_all(int fd, const std::string& s) {
   size_t at = 0;
@@ -169,7 +169,7 @@ size_t parse_head(const std::string& raw, HttpReply& r) {
 
 HttpReply http_raw(int port, const std::string& raw, std::chrono::milliseconds limit) {
   HttpReply r;
-  const int fd = connect_local(port);
+  const int fd = connect_to_local(port);
   if (fd < 0) return r;
   send_all(fd, raw);
   std::string in;
@@ -209,7 +209,7 @@ HttpReply http_post(int port, const std::string& target, const std::string& body
 int read_events(int port, const std::string& target,
                 const std::function<bool(const std::string&)>& on_message,
                 std::chrono::milliseconds limit) {
-  const int fd = connect_local(port);
+  const int fd = connect_to_local(port);
   if (fd < 0) return 0;
   send_all(fd, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
   std::string in;
@@ -244,6 +244,33 @@ int read_events(int port, const std::string& target,
   return count;
 }
 
+ServeProcess start_serve(const std::string& referee, std::vector<std::string> args, int poll_ms) {
+  ServeProcess s;
+  args.insert(args.begin(), {referee, "serve"});
+  args.insert(args.end(), {"--listen", "127.0.0.1:0", "--poll-ms", std::to_string(poll_ms)});
+  s.child = std::make_unique<Child>(args);
+  const std::string line = s.child->wait_for_line("Serving", std::chrono::seconds(10));
+  std::string target;
+  split_url(between(line + " ", "at ", " "), s.port, target);
+  if (s.port > 0) s.base = "http://127.0.0.1:" + std::to_string(s.port);
+  return s;
+}
+
+HumanMatch start_human_match(const std::string& referee, const std::string& bot,
+                             const std::string& log, std::vector<std::string> extra) {
+  HumanMatch h;
+  h.log = log;
+  std::vector<std::string> argv = {referee, "match",   "--seed",      "9",        "--log",
+                                   h.log,   "--serve", "127.0.0.1:0", "me=human", "greedy=" + bot};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  h.referee = std::make_unique<Child>(argv);
+  const std::string line = h.referee->wait_for_line("http://", std::chrono::seconds(10));
+  if (line.find("http://") == std::string::npos) return h;
+  split_url(line.substr(line.find("http://")), h.port, h.target);
+  h.token = h.target.substr(h.target.find("token=") + 6);
+  return h;
+}
+
 bool split_url(const std::string& url, int& port, std::string& target) {
   const std::string prefix = "http://127.0.0.1:";
   if (url.compare(0, prefix.size(), prefix) != 0) return false;
@@ -265,8 +292,14 @@ std::string between(const std::string& text, const std::string& open, const std:
 std::vector<std::vector<std::string>> html_table(const std::string& html, const std::string& id) {
   std::vector<std::vector<std::string>> rows;
   const std::string table = between(html, "<table id=\"" + id + "\">", "</table>");
+  // (rows may carry attributes: <tr data-...>)
   size_t at = 0;
-  while ((at = table.find("<tr>", at)) != std::string::npos) {
+  while ((at = table.find("<tr", at)) != std::string::npos) {
+    if (table[at + 3] != '>' && table[at + 3] != ' ') {
+      ++at;
+      continue;
+    }
+    at = table.find('>', at);  // past the row's attributes
     const size_t end = table.find("</tr>", at);
     const std::string row = table.substr(at, end - at);
     at = end;

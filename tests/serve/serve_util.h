@@ -8,6 +8,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,31 @@ HttpReply http_post(int port, const std::string& target, const std::string& body
 int read_events(int port, const std::string& target,
                 const std::function<bool(const std::string&)>& on_message,
                 std::chrono::milliseconds limit);
+
+// `referee serve ARGS... --listen 127.0.0.1:0 --poll-ms POLL`, its port read from what it
+// prints (0 if it did not start).
+struct ServeProcess {
+  std::unique_ptr<Child> child;
+  int port = 0;
+  std::string base;  // "http://127.0.0.1:PORT"
+};
+ServeProcess start_serve(const std::string& referee, std::vector<std::string> args,
+                         int poll_ms = 20);
+
+// A TCP connection to 127.0.0.1:port; -1 if refused.
+int connect_to_local(int port);
+
+// `referee match --seed 9 --log LOG --serve 127.0.0.1:0 me=human greedy=BOT EXTRA...`, once
+// it has printed its page's address.
+struct HumanMatch {
+  std::unique_ptr<Child> referee;
+  int port = 0;
+  std::string target;  // "/?token=..."
+  std::string token;
+  std::string log;
+};
+HumanMatch start_human_match(const std::string& referee, const std::string& bot,
+                             const std::string& log, std::vector<std::string> extra = {});
 
 // "http://127.0.0.1:PORT/..." -> PORT and the target; false if not such a URL.
 bool split_url(const std::string& url, int& port, std::string& target);

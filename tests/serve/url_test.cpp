@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "serve/http_server.h"
+#include "serve/log_folders.h"
 #include "serve/served_paths.h"
 
 namespace allfives::referee::serve {
@@ -39,6 +41,38 @@ TEST(UrlTest, QueryValuesAndHostPorts) {
     EXPECT_FALSE(split_host_port(bad, host, port)) << bad;
   EXPECT_EQ(html_escape("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(UrlTest, HostAndOriginAreCheckedAgainstTheAddressServed) {
+  const HostPolicy loopback{"127.0.0.1", 8080, {}};
+  for (const char* ok : {"127.0.0.1:8080", "127.0.0.1", "localhost:8080", "LocalHost", "[::1]:8080",
+                         "127.9.9.9:8080", "localhost.:8080"})
+    EXPECT_TRUE(host_allowed(ok, loopback)) << ok;
+  for (const char* bad : {"evil.example", "evil.example:8080", "127.0.0.1:8081", "10.0.0.1:8080",
+                          "", ":8080", "127.0.0.1:80800", "127.0.0.1:x", "[::1", "a b"})
+    EXPECT_FALSE(host_allowed(bad, loopback)) << bad;
+  const HostPolicy everywhere{"0.0.0.0", 8080, {"arena.example"}};
+  EXPECT_TRUE(host_allowed("192.168.1.4:8080", everywhere));
+  EXPECT_TRUE(host_allowed("[fe80::1]:8080", everywhere));
+  EXPECT_TRUE(host_allowed("arena.example:8080", everywhere));
+  EXPECT_FALSE(host_allowed("evil.example:8080", everywhere));  // a name: only if allowed
+  EXPECT_TRUE(origin_allowed("http://127.0.0.1:8080", loopback));
+  for (const char* bad : {"null", "https://127.0.0.1:8080", "http://evil.example",
+                          "http://127.0.0.1:8080/x", "file://", "http://"})
+    EXPECT_FALSE(origin_allowed(bad, loopback)) << bad;
+  EXPECT_TRUE(is_loopback_host("::1"));
+  EXPECT_FALSE(is_loopback_host("0.0.0.0"));
+  EXPECT_EQ(beyond_loopback_warning("127.0.0.1:0", "x"), "");
+  EXPECT_NE(beyond_loopback_warning("0.0.0.0:80", "can read"), "");
+}
+
+TEST(UrlTest, MatchesAreListedInNaturalOrder) {
+  std::vector<std::string> names = {"a-d10-r0", "a-d2-r1",   "a-d2-r0", "a-d1-r0",
+                                    "b-d0-r0",  "a-d010-r0", "a-d9-r0"};
+  std::sort(names.begin(), names.end(), natural_less);
+  EXPECT_EQ(names, (std::vector<std::string>{"a-d1-r0", "a-d2-r0", "a-d2-r1", "a-d9-r0",
+                                             "a-d010-r0", "a-d10-r0", "b-d0-r0"}));
+  EXPECT_FALSE(natural_less("x", "x"));
 }
 
 TEST(ServedPathsTest, OnlyPathsInsideTheFolderResolve) {

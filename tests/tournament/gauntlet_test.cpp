@@ -154,16 +154,23 @@ TEST(SprtFile, SettingsDefaultsAndErrors) {
   EXPECT_EQ(t.sprt->candidate, 0);
   EXPECT_EQ(t.sprt->params.alpha, 0.05);
   EXPECT_EQ(t.sprt->max_pairs, 500u);
+  EXPECT_EQ(t.sprt->against, std::vector<int>{1}) << "the reference is the only other bot";
   EXPECT_EQ(t.proto.matches_per_pairing(), 1000u);
   // The test's settings do not change any match's result, so not the hash.
   const TournamentDef plain = f.must_load("format: FORMAT_TWO_PLAYERS\n" + bot("new") + bot("old"));
   EXPECT_EQ(plain.hash, t.hash);
 
+  // With several baselines the question names its reference; the others are for information.
+  const std::string gauntlet =
+      "format: FORMAT_PARTNERSHIPS\n" + bot("b1") + bot("new", "candidate: true") + bot("b2");
   const TournamentDef g =
-      f.must_load("format: FORMAT_PARTNERSHIPS\n" + bot("b1") + bot("new", "candidate: true") +
-                  bot("b2") + "sprt { elo0: -1 elo1: 4 alpha: 0.1 beta: 0.2 }\n");
+      f.must_load(gauntlet + "sprt { elo0: -1 elo1: 4 alpha: 0.1 beta: 0.2 against: \"b2\" }\n");
   EXPECT_EQ(g.sprt->candidate, 1);
   EXPECT_EQ(g.sprt->params.beta, 0.2);
+  EXPECT_EQ(g.sprt->against, std::vector<int>{2});
+  const TournamentDef both =
+      f.must_load(gauntlet + "sprt { elo1: 4 against: \"b2\" against: \"b1\" }\n");
+  EXPECT_EQ(both.sprt->against, (std::vector<int>{2, 0}));
 
   auto error_of = [&](const std::string& text) {
     TournamentDef d;
@@ -173,8 +180,34 @@ TEST(SprtFile, SettingsDefaultsAndErrors) {
   };
   EXPECT_NE(
       error_of("format: FORMAT_TWO_PLAYERS\n" + bot("a") + bot("b") + "sprt { elo0: 5 elo1: 5 }\n")
-          .find("t.txtpb:4: sprt needs elo0 < elo1"),
+          .find("t.txtpb:4: sprt needs finite elo0 < elo1"),
       std::string::npos);
+  // No reference named among several: ambiguous, refused, naming the bots to choose from.
+  const std::string ambiguous = error_of(gauntlet + "sprt { elo1: 4 }\n");
+  EXPECT_NE(ambiguous.find("t.txtpb:5: sprt tests 'new' against one reference, and it meets 2 "
+                           "bots ('b1', 'b2'): name the one"),
+            std::string::npos)
+      << ambiguous;
+  EXPECT_NE(error_of(gauntlet + "sprt { elo1: 4 against: \"nobody\" }\n")
+                .find("sprt against 'nobody' is not a bot that 'new' meets ('b1', 'b2')"),
+            std::string::npos);
+  EXPECT_NE(error_of(gauntlet + "sprt { elo1: 4 against: \"new\" }\n").find("against 'new'"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of(gauntlet + "sprt { elo1: 4 against: \"b1\" against: \"b1\" }\n").find("named twice"),
+      std::string::npos);
+  // Error rates and the maximum are checked where they are read, the range in the message
+  // (nan is not silently 0.05, nor is a negative rate).
+  for (const char* rate : {"alpha: nan", "alpha: -0.1", "beta: 1", "beta: inf"})
+    EXPECT_NE(error_of("format: FORMAT_TWO_PLAYERS\n" + bot("a") + bot("b") + "sprt { elo1: 5 " +
+                       rate + " }\n")
+                  .find("must be in (0, 1) (or 0: 0.05)"),
+              std::string::npos)
+        << rate;
+  EXPECT_NE(error_of("format: FORMAT_TWO_PLAYERS\n" + bot("a") + bot("b") +
+                     "sprt { elo1: 5 max_pairs: 1000001 }\n")
+                .find("sprt max_pairs must be 0..1000000"),
+            std::string::npos);
   EXPECT_NE(error_of("format: FORMAT_TWO_PLAYERS\n" + bot("a") + bot("b") +
                      "sprt { elo1: 5 alpha: 0.6 beta: 0.5 }\n")
                 .find("alpha + beta < 1"),
@@ -187,6 +220,27 @@ TEST(SprtFile, SettingsDefaultsAndErrors) {
                      "sprt { elo1: 5 }\n")
                 .find("name exactly one candidate"),
             std::string::npos);
+}
+
+// The README's template for "is the new version better than the old one?" asks exactly that:
+// its one test is of strong-new against strong-old, and greedy's pairs are only informative.
+TEST(SprtFile, TheTestAChangeTemplateTestsNewAgainstOld) {
+  for (const auto& entry : fs::directory_iterator(ALLFIVES_TOURNAMENTS_DIR)) {
+    TournamentDef t;
+    std::string error;
+    EXPECT_TRUE(
+        load_tournament(entry.path().string(), t, &error, {}, LoadOptions{.check_programs = false}))
+        << error;
+  }
+  TournamentDef t;
+  std::string error;
+  ASSERT_TRUE(load_tournament(std::string(ALLFIVES_TOURNAMENTS_DIR) + "/test_a_change.txtpb", t,
+                              &error, {}, LoadOptions{.check_programs = false}))
+      << error;
+  ASSERT_TRUE(t.sprt.has_value());
+  EXPECT_EQ(t.bots[static_cast<size_t>(t.sprt->candidate)].display_name, "strong-new");
+  ASSERT_EQ(t.sprt->against.size(), 1u);
+  EXPECT_EQ(t.bots[static_cast<size_t>(t.sprt->against[0])].display_name, "strong-old");
 }
 
 TEST(TimeOdds, PerBotTimeControlOverridesTheTournaments) {

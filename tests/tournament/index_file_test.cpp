@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "log/match_log.h"
 #include "test_entries.h"
 
 namespace allfives::referee {
@@ -103,12 +104,12 @@ TEST(IndexFile, TornLastLineWithoutNewlineIsDroppedAndRepaired) {
   EXPECT_EQ(read[2].match().match_id(), "m2");
 }
 
-TEST(IndexFile, UnparsableLastLineIsDroppedAndRepaired) {
+TEST(IndexFile, ZerosAfterTheLastNewlineAreTornAndRepaired) {
   TempDir dir;
   const std::string path = dir.file("index.jsonl");
   ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
   const auto good_size = std::filesystem::file_size(path);
-  append_raw(path, std::string(17, '\0') + "\n");  // what a crash of the machine can leave
+  append_raw(path, std::string(17, '\0'));  // what a crash of the machine can leave
 
   std::vector<v1::IndexEntry> read;
   std::vector<std::string> notes;
@@ -132,21 +133,33 @@ TEST(IndexFile, OnlyATornLineLeavesAnEmptyFile) {
   EXPECT_EQ(std::filesystem::file_size(path), 0u);
 }
 
-TEST(IndexFile, CorruptMiddleLineIsAnErrorWithItsLineNumber) {
-  TempDir dir;
-  const std::string path = dir.file("index.jsonl");
-  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
-  append_raw(path, "{\"match\": not json}\n");
-  ASSERT_TRUE(append_index(path, two_player("m2", "a", "b", 1)));
-  const std::string before = slurp(path);
-
-  for (const bool repair : {false, true}) {
-    std::vector<v1::IndexEntry> read;
-    std::vector<std::string> notes;
-    std::string error;
-    EXPECT_FALSE(read_index(path, repair, read, notes, &error));
-    EXPECT_NE(error.find(path + ":2:"), std::string::npos) << error;
-    EXPECT_EQ(slurp(path), before) << "an error changes nothing on disk";
+// A complete line that does not parse is an error naming the file and the line, wherever it
+// is, and the file is left as it is, with or without repair: in the middle, or last (here a
+// newer referee's extra field: a result this referee cannot read, not a torn write, so a resume
+// refuses rather than drop it).
+TEST(IndexFile, ACompleteLineThatDoesNotParseIsAnErrorWhereverItIs) {
+  std::string newer = to_json_line(two_player("m1", "a", "b", 1));
+  newer.insert(newer.size() - 1, ", \"rating_after\": 1500");
+  for (const bool last : {false, true}) {
+    TempDir dir;
+    const std::string path = dir.file("index.jsonl");
+    ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+    append_raw(path, last ? newer + "\n" : "{\"match\": not json}\n");
+    if (!last) {
+      ASSERT_TRUE(append_index(path, two_player("m2", "a", "b", 1)));
+    }
+    const std::string before = slurp(path);
+    for (const bool repair : {false, true}) {
+      std::vector<v1::IndexEntry> read;
+      std::vector<std::string> notes;
+      std::string error;
+      EXPECT_FALSE(read_index(path, repair, read, notes, &error));
+      EXPECT_NE(error.find(path + ":2: bad index entry"), std::string::npos) << error;
+      if (last) {
+        EXPECT_NE(error.find("rating_after"), std::string::npos) << error;
+      }
+      EXPECT_EQ(slurp(path), before) << "an error changes nothing on disk";
+    }
   }
 }
 
@@ -188,6 +201,30 @@ TEST(MergeIndexes, DeduplicatesByMatchId) {
   EXPECT_EQ(merged[2].match().match_id(), "m2");
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("1 duplicate"), std::string::npos) << notes[0];
+}
+
+// A folder that grew by appended bots holds lines with the shorter file's hash; they are
+// matches of the grown tournament, so they merge with a fresh run of it, each match once.
+TEST(MergeIndexes, LinesPlayedBeforeBotsWereAppendedMergeWithTheGrownTournament) {
+  std::vector<IndexSource> sources = {{"grown",
+                                       {two_player("a-b-d0-r0", "a", "b", 0, "two-bots"),
+                                        two_player("a-c-d0-r0", "a", "c", 0, "three-bots")}},
+                                      {"fresh",
+                                       {two_player("a-b-d0-r0", "a", "b", 0, "three-bots"),
+                                        two_player("a-c-d0-r0", "a", "c", 0, "three-bots")}}};
+  const std::vector<DefinitionHashes> definitions = {{"three-bots", {"two-bots"}},
+                                                     {"four-bots", {"x", "y"}}};
+  EXPECT_EQ(adopt_grown_hashes(sources, definitions), 1u);
+  EXPECT_EQ(sources[0].entries[0].tournament_hash(), "three-bots");
+  std::vector<v1::IndexEntry> merged;
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(merge_indexes(sources, merged, notes, &error)) << error;
+  EXPECT_EQ(merged.size(), 2u);
+  // A chain of growths ends at the largest definition.
+  std::vector<IndexSource> chain = {{"old", {two_player("m", "a", "b", 0, "h2")}}};
+  adopt_grown_hashes(chain, {{"h3", {"h2"}}, {"h4", {"h2", "h3"}}});
+  EXPECT_EQ(chain[0].entries[0].tournament_hash(), "h4");
 }
 
 TEST(MergeIndexes, RejectsDifferentTournamentsNamingTheFolders) {

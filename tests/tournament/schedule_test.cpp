@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
 
@@ -130,6 +131,42 @@ TEST(Schedule, IsAPureFunctionOfTheFileWithUniqueIds) {
   for (const auto& m : a) seeds[m.deal()].insert(m.seed());
   for (const auto& [d, set] : seeds) EXPECT_EQ(set.size(), 1u) << "deal " << d;
   EXPECT_NE(*seeds[0].begin(), *seeds[1].begin());
+}
+
+// A match is a pure function of its pairing, deal and rotation, so a schedule can be made one
+// match at a time; the definition before bots were appended schedules the same matches (id,
+// seed, seats) at the ordinals they had then.
+TEST(Schedule, EachMatchIsAFunctionOfItsPairingDealAndRotation) {
+  for (const char* format : {"FORMAT_TWO_PLAYERS", "FORMAT_THREE_PLAYERS", "FORMAT_PARTNERSHIPS"}) {
+    SCOPED_TRACE(format);
+    const TournamentDef t = def_of(format, 5, 6);
+    const auto pairings = pairings_of(t);
+    const auto all = make_schedule(t);
+    const uint32_t rotations = static_cast<uint32_t>(seat_rotations(t.config.format));
+    for (const v1::ScheduledMatch& m : all) {
+      EXPECT_EQ(m.ordinal(), (m.deal() * pairings.size() + m.pairing()) * rotations + m.rotation());
+      EXPECT_EQ(
+          scheduled_match(t, pairings, m.pairing(), m.deal(), m.rotation()).SerializeAsString(),
+          m.SerializeAsString());
+    }
+    ASSERT_FALSE(t.earlier_hashes.empty());
+    const std::optional<TournamentDef> fewer = earlier_definition(t, t.earlier_hashes.back());
+    ASSERT_TRUE(fewer.has_value());
+    EXPECT_EQ(fewer->bots.size(), 4u);
+    EXPECT_EQ(fewer->hash, t.earlier_hashes.back());
+    std::map<std::string, v1::ScheduledMatch> now;
+    for (const v1::ScheduledMatch& m : all) now[m.match_id()] = m;
+    for (const v1::ScheduledMatch& m : make_schedule(*fewer)) {
+      const auto it = now.find(m.match_id());
+      ASSERT_NE(it, now.end()) << m.match_id();
+      EXPECT_EQ(it->second.seed(), m.seed());
+      EXPECT_EQ(it->second.pairing(), m.pairing()) << "appending bots only appends pairings";
+      EXPECT_EQ(
+          std::vector<std::string>(it->second.seat_bots().begin(), it->second.seat_bots().end()),
+          std::vector<std::string>(m.seat_bots().begin(), m.seat_bots().end()));
+    }
+    EXPECT_FALSE(earlier_definition(t, "no-such-hash").has_value());
+  }
 }
 
 TEST(Schedule, ShardsPartitionTheSchedule) {

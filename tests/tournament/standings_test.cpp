@@ -278,6 +278,67 @@ TEST(Elo, PerfectScoreGetsAFiniteRating) {
   EXPECT_NEAR(sum, 0, 1e-6);
 }
 
+// Entries that cannot be results of the tournament are refused, each with its reason; the same
+// entries are counted when they fit.
+TEST(Standings, EntriesThatContradictTheTournamentAreRefused) {
+  EntryExpectations t;
+  t.format = v1::FORMAT_TWO_PLAYERS;
+  t.target = 250;
+  t.max_hands = 200;
+  t.bots = {"a", "b"};
+  EXPECT_EQ(entry_problem(two_player("m", "a", "b", 0), t), "");
+  EXPECT_EQ(entry_problem(two_player("m", "a", "b", -1), t), "");  // a draw at the hand limit
+  auto problem = [&](v1::IndexEntry e) { return entry_problem(e, t); };
+  v1::IndexEntry e = two_player("m", "a", "b", 0);
+  e.set_placements(0, 7);
+  e.set_placements(1, 7);
+  EXPECT_NE(problem(e).find("placements [7, 7] do not follow from the scores [250, 120]"),
+            std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_scores(0, 1000);
+  EXPECT_NE(problem(e).find("scored 1000, more than a match can score (419"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_scores(1, 260);  // both at the target
+  EXPECT_NE(problem(e).find("do not fit its end MATCH_END_REASON_TARGET"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_winner_side(1);
+  EXPECT_NE(problem(e).find("winner_side 1 does not follow"), std::string::npos);
+  e = two_player("m", "a", "c", 0);
+  EXPECT_NE(problem(e).find("'c' is not a bot of the tournament"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_format(v1::FORMAT_PARTNERSHIPS);
+  EXPECT_NE(problem(e).find("is not the tournament's, FORMAT_TWO_PLAYERS"), std::string::npos);
+  EXPECT_NE(entry_problem(e).find("has 4 seats and 2 sides"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_reason(v1::MATCH_END_REASON_ABORTED);
+  EXPECT_NE(problem(e).find("is no result"), std::string::npos);
+  e = two_player("m", "a", "b", 0);
+  e.set_fault_seat(1);  // a fault, but the reason says the target was reached
+  e.set_fault_kind(v1::FAULT_KIND_TIMEOUT);
+  EXPECT_NE(problem(e).find("go together"), std::string::npos);
+  e = two_player("m", "a", "b", -1);
+  e.set_hands_played(201);
+  EXPECT_NE(problem(e).find("beyond the limit of 200"), std::string::npos);
+  // The accumulator skips such an entry with a note instead of counting a draw.
+  e = two_player("m", "a", "b", 0);
+  e.set_placements(0, 7);
+  e.set_placements(1, 7);
+  const Standings s = compute_standings({e, two_player("n", "a", "b", 0)});
+  EXPECT_EQ(s.matches, 1);
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_NE(s.notes[0].find("skipped match 'm'"), std::string::npos);
+}
+
+// Names come from index lines anyone can edit: the table never prints a newline or an escape
+// sequence of one.
+TEST(Standings, TheTableEscapesNames) {
+  const std::string evil = "x\n\x1b[31mred";
+  const std::string table = format_standings_table(
+      compute_standings({two_player("m0", evil, "b", 0), two_player("m1", "b", evil, 1)}));
+  EXPECT_EQ(table.find('\x1b'), std::string::npos) << table;
+  EXPECT_NE(table.find("x\\x0a\\x1b[31mred"), std::string::npos) << table;
+}
+
 TEST(Standings, NoEntries) {
   const Standings empty = compute_standings({});
   EXPECT_TRUE(empty.bots.empty());
@@ -287,6 +348,58 @@ TEST(Standings, NoEntries) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1) << "the header alone";
   google::protobuf::Struct parsed;
   EXPECT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(empty), &parsed).ok());
+}
+
+// standings.json's "sprt": an empty array without an SPRT, one object per reference with the
+// test's settings, counts, LLR against its bounds, state and words.
+TEST(Writers, JsonHoldsEachSprtsStateAndVerdict) {
+  Standings s = compute_standings({});
+  google::protobuf::Struct parsed;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(s), &parsed).ok());
+  ASSERT_EQ(parsed.fields().at("sprt").kind_case(), google::protobuf::Value::kListValue);
+  EXPECT_EQ(parsed.fields().at("sprt").list_value().values_size(), 0);
+  SprtSummary t;
+  t.candidate = "new";
+  t.against = "old";
+  t.params = SprtParams{0, 10, 0.05, 0.05};
+  t.pairs.n = {1, 2, 30, 4, 5};
+  t.llr = 3.1;
+  t.state = SprtSummary::State::kAcceptH1;
+  t.pairs_at_end = 40;
+  t.llr_at_end = 2.95;
+  s.sprt.push_back(t);
+  t.against = "greedy";  // a second reference, still running
+  t.state = SprtSummary::State::kRunning;
+  t.llr = -0.5;
+  t.pairs_at_end = 0;
+  t.llr_at_end = 0;
+  s.sprt.push_back(t);
+  parsed.Clear();
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(standings_json(s), &parsed).ok())
+      << standings_json(s);
+  const auto& tests = parsed.fields().at("sprt").list_value();
+  ASSERT_EQ(tests.values_size(), 2);
+  const auto& f = tests.values(0).struct_value().fields();
+  EXPECT_EQ(f.at("candidate").string_value(), "new");
+  EXPECT_EQ(f.at("against").string_value(), "old");
+  EXPECT_EQ(f.at("state").string_value(), "h1_accepted");
+  EXPECT_EQ(f.at("pairs_at_end").number_value(), 40);
+  EXPECT_EQ(f.at("pairs").list_value().values(2).number_value(), 30);
+  EXPECT_NEAR(f.at("upper_bound").number_value(), std::log(0.95 / 0.05), 1e-4);
+  EXPECT_NEAR(f.at("llr").number_value(), 3.1, 1e-4);
+  EXPECT_NEAR(f.at("llr_at_end").number_value(), 2.95, 1e-4);
+  EXPECT_EQ(f.at("status").string_value(), "LLR +2.95 ≥ +2.94: H1 accepted after 40 pairs");
+  EXPECT_EQ(f.at("verdict").string_value().rfind("new is stronger than old (", 0), 0u)
+      << f.at("verdict").string_value();
+  const auto& g = tests.values(1).struct_value().fields();
+  EXPECT_EQ(g.at("against").string_value(), "greedy");
+  EXPECT_EQ(g.at("state").string_value(), "running");
+  EXPECT_EQ(g.at("verdict").string_value(), "");
+  s.sprt.resize(1);
+  s.sprt[0].state = SprtSummary::State::kMaxPairs;  // over at its maximum
+  s.sprt[0].max_pairs = 42;
+  EXPECT_NE(standings_json(s).find("\"state\": \"max_pairs\""), std::string::npos);
+  EXPECT_NE(standings_json(s).find("undecided: the maximum of 42 pairs"), std::string::npos);
 }
 
 TEST(Writers, CsvHeaderAndRows) {

@@ -34,48 +34,53 @@ struct Expected {
   double llr_0_5, llr_0_20, llr_m5_5;  // LLR for (elo0, elo1) = (0, 5), (0, 20), (-5, 5)
 };
 
-// score = sum n_k (k/4) / N; variance = sum n_k (k/4 - score)^2 / N (per pair, score / 2);
-// elo = -400 log10(1/score - 1); interval: elo of score -/+ 1.96 sqrt(variance / N);
-// LOS = Phi((score - 1/2) / sqrt(variance / N)); nElo = (score - 1/2) / sqrt(2 variance) *
-// 800 / ln 10, +/- 1.96 sqrt(variance / N) / sqrt(2 variance) * 800 / ln 10;
-// LLR = N (s1 - s0)(2 score - s0 - s1) / (2 variance), s_i = 1/2 + elo_i sqrt(2 variance) ln 10
-// / 800, with empty outcomes counted as 0.001 pairs.
+// The expected numbers were computed with fishtest's formulas, written out separately in a few
+// lines of Python (not with this code): outcomes never seen count 0.001 pairs (LLRcalc's
+// results_to_pdf), mu, var, skewness and excess kurtosis of that distribution of k/4 (stats_ex),
+// se = sqrt(var / N);
+//   elo = -400 log10(1/mu - 1), its interval the elo of mu -/+ 1.96 se (stat_util.get_elo),
+//   LOS = Phi((mu - 1/2) / se),
+//   t = (mu - 1/2) / sqrt(var), var_t = 1 - t skewness + t^2 (exkurt + 2) / 4 (tests_stats'
+//   t_conf), nElo = t / sqrt(2) * 800 / ln 10 +/- 1.96 sqrt(var_t / N) / sqrt(2) * 800 / ln 10;
+// score and variance are of the counts as observed. LLR = N (s1 - s0)(2 mu - s0 - s1) / (2 var),
+// s_i = 1/2 + elo_i sqrt(2 var) ln 10 / 800.
 const Expected kCases[] = {
     {{{5, 10, 30, 25, 10}},
      0.578125,
      0.0681152344,
-     54.735184,
-     14.555168,
-     96.428990,
-     0.99629018,
-     73.540606,
-     53.834712,
+     54.73518396,
+     14.55516764,
+     96.42898988,
+     0.9962901754,
+     73.54060581,
+     57.34776362,
      0.47081257,
      1.68442909,
      0.97476200},
+    // No pair lost twice: that outcome counts 0.001 pairs in every estimate.
     {{{0, 3, 10, 12, 5}},
      0.6583333333,
      0.0478472222,
-     113.937294,
-     56.114013,
-     178.652669,
-     0.99996325,
-     177.829288,
-     87.911717,
+     113.9203466,
+     56.09179833,
+     178.6412646,
+     0.999963091,
+     177.7807698,
+     98.42119603,
      0.43563364,
      1.66797412,
      0.88369401},
-    // Symmetric: Elo 0. By hand: s1 = 1/2 + 20 * sqrt(0.25) / 347.436 = 0.528782, so
-    // LLR(0, 20) = -100 * 0.028782^2 / 0.25 = -0.33137.
+    // Symmetric: Elo 0, and t = 0 so the delta method's var_t is 1. By hand: s1 = 1/2 + 20 *
+    // sqrt(0.25) / 347.436 = 0.528782, so LLR(0, 20) = -100 * 0.028782^2 / 0.25 = -0.33137.
     {{{20, 20, 20, 20, 20}},
      0.5,
      0.125,
      0.0,
-     -48.463118,
-     48.463118,
+     -48.46311789,
+     48.46311789,
      0.5,
      0.0,
-     48.151231,
+     48.15123067,
      -0.02071054,
      -0.33136863,
      0.0},
@@ -83,11 +88,11 @@ const Expected kCases[] = {
      0.655,
      0.054725,
      111.368882,
-     77.085527,
-     147.894571,
+     77.08552687,
+     147.8945713,
      1.0,
-     162.778902,
-     48.151231,
+     162.7789016,
+     52.59137106,
      1.32778501,
      5.06261356,
      2.69699110},
@@ -106,6 +111,7 @@ TEST(Statistics, PentanomialEloIntervalLosAndNelo) {
     EXPECT_NEAR(e.los, c.los, 1e-7);
     EXPECT_NEAR(e.nelo, c.nelo, 1e-5);
     EXPECT_NEAR(e.nelo_ci95, c.nelo_ci95, 1e-5);
+    EXPECT_TRUE(e.has_interval());
   }
 }
 
@@ -152,24 +158,81 @@ TEST(Statistics, ExactLlrAgreesWithTheApproximationAndStaysSoberOnFewPairs) {
   EXPECT_GT(sprt_llr_exact(Pentanomial{{0, 0, 300, 0, 0}}, 0, 20), p.lower_bound());
 }
 
+// The counts where a fixed-variance interval or a clipped score misleads: a clean sweep, one
+// pair, pairs that all split, a lopsided pairing and one below the minimum sample. Expected
+// numbers from the same Python as kCases.
+TEST(Statistics, DegenerateAndLopsidedCases) {
+  // A clean sweep: no spread. Elo and nElo are infinite, and there is no interval, no LOS
+  // (never "0 +/- 0"); the verdict follows from 60 pairs won twice.
+  const EloEstimate sweep = estimate(Pentanomial{{0, 0, 0, 0, 60}});
+  EXPECT_EQ(sweep.score, 1.0);
+  EXPECT_TRUE(std::isinf(sweep.elo) && sweep.elo > 0);
+  EXPECT_TRUE(std::isinf(sweep.nelo) && sweep.nelo > 0);
+  EXPECT_FALSE(sweep.has_interval());
+  EXPECT_TRUE(std::isnan(sweep.nelo_ci95) && std::isnan(sweep.los));
+  EXPECT_EQ(sweep.verdict(), EloEstimate::Verdict::kFirstStronger);
+  // One pair won and drawn: Elo of a score of 3/4 (+190.8), but below the minimum sample no
+  // interval, LOS or verdict (never "+191 [+191, +191] LOS 100%").
+  const EloEstimate one = estimate(Pentanomial{{0, 0, 0, 1, 0}});
+  EXPECT_NEAR(one.elo, -400 * std::log10(1 / 0.75 - 1), 1e-9);
+  EXPECT_FALSE(one.has_interval());
+  EXPECT_TRUE(std::isnan(one.elo_lower) && std::isnan(one.elo_upper));
+  EXPECT_EQ(one.verdict(), EloEstimate::Verdict::kTooFew);
+  // 447 pairs that all split 1-1 (identical deterministic bots): Elo 0, nElo undefined (no
+  // spread to measure a distance in), no interval; the bots cannot be told apart.
+  const EloEstimate split = estimate(Pentanomial{{0, 0, 447, 0, 0}});
+  EXPECT_EQ(split.elo, 0.0);
+  EXPECT_TRUE(std::isnan(split.nelo));
+  EXPECT_FALSE(split.has_interval());
+  EXPECT_EQ(split.verdict(), EloEstimate::Verdict::kCannotTell);
+  // 19 of 20 pairs won twice: the delta method's nElo +/- (1078) is ten times the
+  // fixed-variance one (107.7 for any 20 pairs); the score's interval reaches 1, so Elo's
+  // upper end is unbounded; the verdict follows the score.
+  const EloEstimate lopsided = estimate(Pentanomial{{0, 0, 1, 0, 19}});
+  EXPECT_NEAR(lopsided.elo, 635.7412661, 1e-5);
+  EXPECT_NEAR(lopsided.elo_lower, 441.5009058, 1e-5);
+  EXPECT_TRUE(std::isinf(lopsided.elo_upper) && lopsided.elo_upper > 0);
+  EXPECT_NEAR(lopsided.nelo, 1067.306813, 1e-4);
+  EXPECT_NEAR(lopsided.nelo_ci95, 1077.972179, 1e-4);
+  EXPECT_EQ(lopsided.verdict(), EloEstimate::Verdict::kFirstStronger);
+  // An ordinary pairing with a losing candidate (nElo -35 +/- 56).
+  const EloEstimate losing = estimate(Pentanomial{{15, 0, 51, 0, 9}});
+  EXPECT_NEAR(losing.elo, -27.85362531, 1e-5);
+  EXPECT_NEAR(losing.elo_lower, -72.87689148, 1e-5);
+  EXPECT_NEAR(losing.elo_upper, 16.25019248, 1e-5);
+  EXPECT_NEAR(losing.los, 0.1080127934, 1e-8);
+  EXPECT_NEAR(losing.nelo, -35.09544355, 1e-5);
+  EXPECT_NEAR(losing.nelo_ci95, 55.80388938, 1e-5);
+  EXPECT_EQ(losing.verdict(), EloEstimate::Verdict::kCannotTell);
+  // Ten pairs: the first sample with an interval; nine: none.
+  const EloEstimate ten = estimate(Pentanomial{{1, 1, 2, 3, 3}});
+  EXPECT_NEAR(ten.nelo, 115.1035258, 1e-5);
+  EXPECT_NEAR(ten.nelo_ci95, 178.9458235, 1e-5);
+  EXPECT_NEAR(ten.elo_lower, -33.75931115, 1e-5);
+  EXPECT_NEAR(ten.los, 0.9307758743, 1e-8);
+  EXPECT_EQ(ten.verdict(), EloEstimate::Verdict::kCannotTell);
+  EXPECT_FALSE(estimate(Pentanomial{{1, 1, 2, 3, 2}}).has_interval());
+  // No pairs at all: nothing exists.
+  const EloEstimate none = estimate(Pentanomial{});
+  EXPECT_TRUE(std::isnan(none.elo) && std::isnan(none.nelo) && std::isnan(none.score));
+  EXPECT_EQ(none.verdict(), EloEstimate::Verdict::kTooFew);
+}
+
 TEST(Statistics, EdgeCases) {
-  // Every pair won twice: the score is 1, Elo is infinite above, the interval has no spread.
-  const EloEstimate all = estimate(Pentanomial{{0, 0, 0, 0, 7}});
-  EXPECT_EQ(all.score, 1.0);
-  EXPECT_TRUE(std::isinf(all.elo) && all.elo > 0);
-  EXPECT_EQ(all.los, 1.0);
-  EXPECT_FALSE(all.indistinguishable());
-  // Every pair split (identical deterministic bots): Elo 0, indistinguishable, and the SPRT
-  // still moves toward H0 (the empty outcomes' 0.001 pairs give it a variance).
-  const Pentanomial split{{0, 0, 50, 0, 0}};
-  EXPECT_TRUE(estimate(split).indistinguishable());
-  EXPECT_LT(sprt_llr(split, 0, 20), -0.1);
-  // Trinomial: 60 wins, 20 draws, 20 losses: score 0.7, variance 0.16 (by hand).
+  // Every pair split (identical deterministic bots): the SPRT still moves toward H0 (the empty
+  // outcomes' 0.001 pairs give it a variance).
+  EXPECT_LT(sprt_llr(Pentanomial{{0, 0, 50, 0, 0}}, 0, 20), -0.1);
+  // Trinomial: 60 wins, 20 draws, 20 losses: score 0.7, variance 0.16 (by hand); the rest from
+  // the Python above with the three outcomes 0, 1/2, 1 and no sqrt(2).
   const EloEstimate t = estimate(Trinomial{60, 20, 20});
   EXPECT_NEAR(t.score, 0.7, 1e-12);
   EXPECT_NEAR(t.variance, 0.16, 1e-12);
-  EXPECT_NEAR(t.elo, -400 * std::log10(1 / 0.7 - 1), 1e-9);
+  EXPECT_NEAR(t.elo, 147.1907141, 1e-5);
+  EXPECT_NEAR(t.elo_lower, 86.2250152, 1e-5);
+  EXPECT_NEAR(t.elo_upper, 218.2517776, 1e-5);
+  EXPECT_NEAR(t.los, 0.9999997133, 1e-9);
   EXPECT_NEAR(t.nelo, 0.2 / 0.4 * 800 / std::log(10), 1e-9);
+  EXPECT_NEAR(t.nelo_ci95, 83.10120721, 1e-5);
 }
 
 // A pentanomial distribution with nElo exactly `nelo`: the symmetric `base` tilted by
@@ -267,6 +330,62 @@ TEST(Statistics, SimulatedExactSprtErrorRates) {
   EXPECT_LE(better.h0, 0.08);
 }
 
+// The pairs a test is expected to need from here (the progress line's ETA): Wald's expected
+// sample number of the LLR as a Brownian motion, worked out separately (Python):
+//   t1 = sqrt(2) * 10 / (800 / ln 10); var = t1^2; a, b = -/+ ln(0.95 / 0.05)
+//   no estimate yet (drift 0): (b - x)(x - a) / var = b^2 / var = 5232.674 at x = 0;
+//   equal bots (t = 0, drift -t1^2 / 2): theta = 2 drift / var = -1,
+//   P(b first) = (1 - e^(-theta (x - a))) / (1 - e^(-theta (b - a))),
+//   E = (P (b - x) - (1 - P)(x - a)) / drift = 3198.848 at x = 0, 3761.309 at x = 1,
+// the simulations above measure 3,252 pairs for equal bots.
+TEST(Statistics, ExpectedPairsLeftOfAnSprt) {
+  const SprtParams p{0, 10, 0.05, 0.05};
+  EXPECT_NEAR(sprt_expected_pairs_left(Pentanomial{}, p, 0), 5232.674470, 1e-3);
+  const Pentanomial equal{{400, 1800, 5600, 1800, 400}};
+  EXPECT_NEAR(sprt_expected_pairs_left(equal, p, 0), 3198.848444, 1e-3);
+  EXPECT_NEAR(sprt_expected_pairs_left(equal, p, 1.0), 3761.309355, 1e-3);
+  // By symmetry a true nElo of 10 needs as many to reach H1; at a bound, none.
+  const Pentanomial better{{300, 1600, 5600, 2000, 500}};
+  EXPECT_GT(sprt_expected_pairs_left(better, p, 0), 0);
+  EXPECT_EQ(sprt_expected_pairs_left(equal, p, p.upper_bound()), 0);
+  EXPECT_EQ(sprt_expected_pairs_left(equal, p, p.lower_bound() - 1), 0);
+  // Pairs that all split: no difference, like equal bots (not the slowest midpoint case).
+  EXPECT_NEAR(sprt_expected_pairs_left(Pentanomial{{0, 0, 40, 0, 0}}, p, 0), 3198.848444, 1e-3);
+}
+
+// The SPRT's words: a value beyond a bound is never said to lie inside it, and the verdict
+// names the bots, never a variable.
+TEST(Sprt, StatusAndReportSayWhereTheLlrIs) {
+  SprtSummary s;
+  s.candidate = "new";
+  s.against = "old";
+  s.params = {0, 10, 0.05, 0.05};
+  s.pairs = Pentanomial{{10, 20, 60, 30, 20}};
+  s.llr = 1.234;
+  EXPECT_EQ(sprt_status(s), "LLR +1.23 in (-2.94, +2.94), 140 pairs");
+  EXPECT_NE(sprt_report(s).find("verdict: none yet"), std::string::npos) << sprt_report(s);
+  s.state = SprtSummary::State::kAcceptH1;
+  s.llr_at_end = s.llr = 2.956;
+  s.pairs_at_end = 140;
+  EXPECT_EQ(sprt_status(s), "LLR +2.96 ≥ +2.94: H1 accepted after 140 pairs");
+  const std::string report = sprt_report(s);
+  EXPECT_NE(report.find("LLR +2.956 ≥ +2.944: H1 accepted after 140 pairs"), std::string::npos)
+      << report;
+  EXPECT_EQ(report.find(" in ("), std::string::npos) << report;
+  EXPECT_NE(report.find("verdict: new is stronger than old"), std::string::npos) << report;
+  EXPECT_EQ(report.find("elo1"), std::string::npos) << report;
+  s.state = SprtSummary::State::kAcceptH0;
+  s.llr_at_end = -3.01;
+  EXPECT_EQ(sprt_status(s), "LLR -3.01 ≤ -2.94: H0 accepted after 140 pairs");
+  EXPECT_NE(sprt_report(s).find("verdict: new is not stronger than old by nElo 10"),
+            std::string::npos)
+      << sprt_report(s);
+  s.state = SprtSummary::State::kMaxPairs;
+  s.max_pairs = 140;
+  s.llr_at_end = 0.5;
+  EXPECT_EQ(sprt_status(s), "LLR +0.50 in (-2.94, +2.94): undecided at the maximum of 140 pairs");
+}
+
 TEST(Pairs, MirroredMatchesMakeOnePairScoredFromBothSides) {
   PairBook book;
   auto m = [](const std::string& id, uint32_t deal, uint32_t rotation, const std::string& a,
@@ -304,7 +423,7 @@ TEST(Pairs, MirroredMatchesMakeOnePairScoredFromBothSides) {
 TEST(Sprt, MonitorStopsAtTheFirstDecisionAndKeepsIt) {
   TournamentDef::SprtSetup setup;
   setup.params = {0, 20, 0.05, 0.05};
-  SprtMonitor monitor(setup, "new");
+  SprtMonitor monitor(setup, "new", "old");
   int matches = 0;
   for (uint32_t deal = 0; !monitor.over() && deal < 1000; ++deal) {
     for (uint32_t r = 0; r < 2; ++r) {
@@ -337,7 +456,7 @@ TEST(Sprt, MaximumEndsTheTestUndecided) {
   TournamentDef::SprtSetup setup;
   setup.params = {0, 5, 0.05, 0.05};
   setup.max_pairs = 3;
-  SprtMonitor monitor(setup, "a");
+  SprtMonitor monitor(setup, "a", "b");
   for (uint32_t deal = 0; deal < 3; ++deal)
     for (uint32_t r = 0; r < 2; ++r) {
       v1::IndexEntry e =

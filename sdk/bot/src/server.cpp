@@ -20,7 +20,7 @@
 namespace allfives::bot {
 
 uint64_t match_seed(uint64_t base_seed, std::string_view match_id, int seat) {
-  return derive_seed(derive_seed(base_seed, fnv1a64(match_id)), static_cast<uint64_t>(seat));
+  return allfives::match_seed(base_seed, match_id, seat);
 }
 
 namespace {

@@ -18,6 +18,10 @@ to think about threads. Install the package (``pip install sdk/python``, see sdk
 and run the file: ``python3 my_bot.py --listen ADDRESS``, or ``allfives-bot my_bot.py --listen
 ADDRESS`` (the runner, also ``python3 -m allfives_bot``). In a build of the repository,
 ``build/python/run_bot my_bot.py --listen ...`` runs it without installing anything.
+
+``allfives_bot.core`` is the rules core itself (the referee's C++ code, bound): states to play
+forward, worlds consistent with a view, matches played in C++; ``allfives_bot.env`` an
+in-process environment in PettingZoo's style for search and training.
 """
 
 from .bot import Bot

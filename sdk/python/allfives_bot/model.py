@@ -1,8 +1,10 @@
 """The game as a Python bot sees it: tiles, plays, the line, the view and the clock.
 
-Everything here is plain Python (named tuples, enums, dataclasses) built by the SDK from the
-protocol messages of proto/allfives/v1/bot.proto; a bot never touches protobuf. The rules
-are those of docs/RULES.md ("allfives-1"): a double-six set, two open ends, no spinner.
+Tiles, plays and events are plain named tuples and dataclasses built by the SDK from the
+protocol messages of proto/allfives/v1/bot.proto; a bot never touches protobuf. The enums are
+made from the protocol's (common.proto), and the View and every rule (the count, the legal
+plays, what a seat may see) are the rules core's, bound from C++ (allfives_bot.core): the
+referee's own code, so nothing of the rules is written twice.
 """
 
 from __future__ import annotations
@@ -12,63 +14,50 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple, Optional, Tuple, Union
 
+from .stubs import common_pb2
 
-class End(enum.IntEnum):
-    """An open end of the line (the numbers are those of the protocol's End).
+try:
+    from . import _core
+except ImportError as error:  # pragma: no cover - depends on how the package was built
+    raise ImportError(
+        "allfives_bot: the rules core extension allfives_bot._core is missing "
+        f"({error}). This is the package's source folder: install the package "
+        "(pip install sdk/python, which compiles it with pybind11) or build the project and "
+        "start the bot with build/python/run_bot BOT.py.") from error
+
+
+def _from_proto(name: str, proto_enum, prefix: str, doc: str, zero: Optional[str] = None):
+    """An IntEnum with the values of a protocol enum (common.proto) under their names without
+    the enum's prefix (FORMAT_TWO_PLAYERS is Format.TWO_PLAYERS); the UNSPECIFIED value is left
+    out, or kept under the name ``zero``. The numbers are the protocol's."""
+    members = {} if zero is None else {zero: 0}
+    for value_name, number in proto_enum.items():
+        if number != 0:
+            members[value_name[len(prefix):]] = number
+    cls = enum.IntEnum(name, members, module=__name__)
+    cls.__doc__ = doc
+    return cls
+
+
+# The enums of proto/allfives/v1/common.proto, the one place they are written.
+End = _from_proto("End", common_pb2.End, "END_", """An open end of the line: LEFT or RIGHT.
 
     The opening tile lies with its low half on the LEFT end and its high half on the RIGHT
-    end; the opening play itself is always recorded as LEFT.
-    """
-
-    LEFT = 1
-    RIGHT = 2
-
-
-class Format(enum.IntEnum):
-    """Who sits at the table (the protocol's Format)."""
-
-    TWO_PLAYERS = 1  # 7 tiles each, target 250
-    THREE_PLAYERS = 2  # 5 tiles each, target 200
-    FOUR_PLAYERS = 3  # 4 individual players, 5 tiles each, target 200
-    PARTNERSHIPS = 4  # seats 0+2 against 1+3, 5 tiles each, target 250
-
-
-class OpenRule(enum.IntEnum):
-    """How the opener of a hand was chosen (docs/RULES.md §4 "Who opens a hand")."""
-
-    HIGHEST_DOUBLE = 1  # must open with the highest double held
-    HEAVIEST_TILE = 2  # nobody held a double: must open with the heaviest tile
-    WINNER_CHOOSES = 3  # after a domino: the player who went out opens with any tile
-
-
-class HandEndKind(enum.IntEnum):
-    """How a hand ended."""
-
-    DOMINO = 1  # a player played their last tile
-    BLOCKED = 2  # the boneyard was empty and nobody could play
-
-
-class MatchEndReason(enum.IntEnum):
-    """Why a match ended."""
-
-    UNSPECIFIED = 0
-    TARGET = 1  # a side reached the target score
-    HAND_LIMIT = 2  # the safety valve: max_hands hands were played
-    FAULT = 3  # a bot committed a fault; its side forfeits
-    ABORTED = 4  # the referee was stopped; no result
-
-
-class FaultKind(enum.IntEnum):
-    """The faults of docs/RULES.md §14 "Faults and forfeits"; any of them forfeits the match."""
-
-    NONE = 0
-    TIMEOUT = 1
-    CRASH = 2
-    DISCONNECT = 3
-    ILLEGAL_PLAY = 4
-    MALFORMED_ANSWER = 5
-    PROTOCOL_VIOLATION = 6
-    STARTUP_FAILURE = 7
+    end; the opening play itself is always recorded as LEFT.""")
+Format = _from_proto("Format", common_pb2.Format, "FORMAT_",
+                     "Who sits at the table: TWO_PLAYERS, THREE_PLAYERS, FOUR_PLAYERS, "
+                     "PARTNERSHIPS (seats 0+2 against 1+3).")
+OpenRule = _from_proto("OpenRule", common_pb2.OpenRule, "OPEN_RULE_",
+                       "How the opener of a hand was chosen (docs/RULES.md §4): HIGHEST_DOUBLE, "
+                       "HEAVIEST_TILE, WINNER_CHOOSES.")
+HandEndKind = _from_proto("HandEndKind", common_pb2.HandEndKind, "HAND_END_KIND_",
+                          "How a hand ended: DOMINO (a player went out) or BLOCKED.")
+MatchEndReason = _from_proto("MatchEndReason", common_pb2.MatchEndReason, "MATCH_END_REASON_",
+                             "Why a match ended: TARGET, HAND_LIMIT, FAULT, ABORTED.",
+                             zero="UNSPECIFIED")
+FaultKind = _from_proto("FaultKind", common_pb2.FaultKind, "FAULT_KIND_",
+                        "The faults of docs/RULES.md §14; any of them forfeits the match. NONE "
+                        "when there was none.", zero="NONE")
 
 
 class Tile(NamedTuple):
@@ -161,9 +150,7 @@ class PassEvent(NamedTuple):
 Event = Union[PlayEvent, DrawEvent, PassEvent]
 
 
-def points_for_count(count: int) -> int:
-    """Points an end count scores: the count if it is a positive multiple of five, else 0."""
-    return count if count > 0 and count % 5 == 0 else 0
+points_for_count = _core.points_for_count
 
 
 @dataclass(frozen=True)
@@ -229,65 +216,13 @@ class MatchEndInfo:
     fault_reason: str
 
 
-@dataclass(frozen=True)
-class View:
-    """Everything this seat may see when it must play (docs/RULES.md §15 "What a bot may see").
-
-    ``legal_plays`` is never empty, in the referee's fixed order (by tile, LEFT before
-    RIGHT); ``choose_play`` answers with one of them or with its index.
-    """
-
-    seat: int
-    side: int
-    partner: int  # -1 without partnerships
-    num_players: int
-    num_sides: int
-    target_score: int
-    hand_index: int
-    hand: Tuple[Tile, ...]  # this seat's tiles, including any it just drew
-    line: Tuple[LineTile, ...]  # every tile on the line, in play order
-    left_end: Optional[LineEnd]  # None while the line is empty
-    right_end: Optional[LineEnd]
-    end_count: int  # the current count of the open ends
-    hand_sizes: Tuple[int, ...]  # tiles held by each seat
-    boneyard_size: int
-    scores: Tuple[int, ...]  # every side's score
-    legal_plays: Tuple[Play, ...]
-    open_rule: OpenRule
-
-    @property
-    def ends(self) -> Tuple[Optional[LineEnd], Optional[LineEnd]]:
-        """(left_end, right_end)."""
-        return (self.left_end, self.right_end)
-
-    def end(self, end: End) -> Optional[LineEnd]:
-        """The open end on ``end``'s side (None while the line is empty)."""
-        return self.left_end if end == End.LEFT else self.right_end
-
-    def count_after(self, play: Play) -> int:
-        """The end count if this seat made ``play`` now (docs/RULES.md §7).
-
-        A lone tile counts all its pips; otherwise each end counts its value, and a double
-        lying at an end counts both halves (a double opener stays a double end on the side
-        nobody has played on yet).
-        """
-        tile = Tile(*play.tile)
-        if not self.line:
-            return tile.pips
-        new_end = LineEnd(tile.other(self.end(play.end).value), tile.is_double)
-        if play.end == End.LEFT:
-            return new_end.count + self.right_end.count
-        return self.left_end.count + new_end.count
-
-    def points_after(self, play: Play) -> int:
-        """Points ``play`` would score now: the count after it, if a positive multiple of 5."""
-        return points_for_count(self.count_after(play))
-
-    def unseen(self) -> Tuple[Tile, ...]:
-        """Every tile this seat cannot see: the other hands and the boneyard together."""
-        seen = set(self.hand) | {t.tile for t in self.line}
-        return tuple(Tile(h, lo) for h in range(7) for lo in range(h + 1)
-                     if (h, lo) not in seen)
+# Everything this seat may see when it must play (docs/RULES.md §15): the rules core's view
+# (allfives_bot.core.View), with seat, side, partner, num_players, num_sides, target_score,
+# hand_index, hand, line, left_end, right_end, ends, end(End), end_count, hand_sizes,
+# boneyard_size, scores, legal_plays (never empty at a decision, in the referee's order),
+# open_rule, count_after(play), points_after(play), unseen(), and for searching bots
+# knowledge, sampler() and sample_state(rng).
+View = _core.View
 
 
 @dataclass(frozen=True)
@@ -312,6 +247,9 @@ class Clock:
         """Seconds left before the hard deadline (negative once it passed)."""
         return self.hard_deadline() - time.monotonic()
 
+
+_core._register(Tile, Play, LineTile, LineEnd, End, Format, OpenRule, HandEndKind,
+                MatchEndReason)
 
 __all__ = [
     "Clock", "DrawEvent", "End", "Event", "FaultKind", "Format", "HandEndInfo",

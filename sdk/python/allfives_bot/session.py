@@ -14,19 +14,15 @@ import threading
 import traceback
 from typing import Callable, List, Optional
 
-from . import rng
+from . import _core
 from .bot import Bot
 from .model import (Clock, DrawEvent, End, FaultKind, Format, HandEndInfo, HandEndKind,
-                    HandStartInfo, LineEnd, LineTile, MatchEndInfo, MatchEndReason, MatchInfo,
-                    OpenRule, PassEvent, Play, PlayEvent, Tile, View)
+                    HandStartInfo, LineTile, MatchEndInfo, MatchEndReason, MatchInfo, OpenRule,
+                    PassEvent, Play, PlayEvent, Tile, View)
 from .stubs import bot_pb2, common_pb2
 
 PROTOCOL_VERSION = common_pb2.PROTOCOL_VERSION_CURRENT  # common.proto, the one place it is written
-RULES_VERSION = "allfives-1"
-
-# Seats and sides per format (docs/RULES.md §2 "Seats and sides").
-_PLAYERS = {Format.TWO_PLAYERS: 2, Format.THREE_PLAYERS: 3, Format.FOUR_PLAYERS: 4,
-            Format.PARTNERSHIPS: 4}
+RULES_VERSION = _core.RULES_VERSION  # the rules core's (types.h), the one place it is written
 
 _log_lock = threading.Lock()
 
@@ -74,6 +70,19 @@ def _enum(kind, value: int, what: str):
         return kind(value)
     except ValueError:
         raise _invalid(f"{what}: unknown value {value}") from None
+
+
+def _observe(knowledge, steps) -> None:
+    """Tells the seat's Knowledge (what it knows of the other hands) the events of ``steps``."""
+    for method, event in steps:
+        if method == "on_hand_start":
+            knowledge.start_hand(event.hand_index, event.open_rule, event.open_with)
+        elif isinstance(event, PlayEvent):
+            knowledge.observe_play(event.seat, event.play)
+        elif isinstance(event, DrawEvent):
+            knowledge.observe_draw(event.seat, event.count)
+        elif isinstance(event, PassEvent):
+            knowledge.observe_pass(event.seat)
 
 
 def _out_of_memory(what: str) -> None:
@@ -169,24 +178,25 @@ class MatchSession:
             log_line(f'{self.label}: warning: the referee plays rules "{m.rules_version}", '
                      f'this SDK knows "{RULES_VERSION}"')
         fmt = _enum(Format, m.format, "match_start.format")
-        players = _PLAYERS[fmt]
-        sides = 2 if fmt == Format.PARTNERSHIPS else players
+        players, sides = _core.num_players(fmt), _core.num_sides(fmt)
         if m.seat >= players:
             raise _invalid(f"match_start: seat {m.seat} out of range")
         if m.num_players != players or m.num_sides != sides:
             raise _invalid("match_start: num_players/num_sides disagree with the format")
-        side = m.seat % 2 if fmt == Format.PARTNERSHIPS else m.seat
-        partner = (m.seat + 2) % 4 if fmt == Format.PARTNERSHIPS else -1
+        side, partner = _core.side_of(fmt, m.seat), _core.partner_of(fmt, m.seat)
         if m.side != side or m.partner_seat != partner:
             raise _invalid("match_start: side/partner_seat disagree with the format and seat")
-        if m.target_score == 0 or m.max_hands == 0:
-            raise _invalid("match_start: target_score and max_hands must be positive")
+        try:
+            self._config = _core.Config(fmt, m.target_score, m.max_hands)
+        except ValueError as error:
+            raise _invalid(f"match_start: {error}") from None
+        self._knowledge = _core.Knowledge(fmt, m.seat)
         self._info = MatchInfo(
             match_id=m.match_id, format=fmt, num_players=players, num_sides=sides,
             seat=m.seat, side=side, partner=partner, target_score=m.target_score,
             max_hands=m.max_hands, move_time_ms=m.move_time_ms, time_bank_ms=m.time_bank_ms,
             seat_names=tuple(m.seat_names),
-            seed=rng.match_seed(self._base_seed, m.match_id, m.seat), args=self._args)
+            seed=_core.match_seed(self._base_seed, m.match_id, m.seat), args=self._args)
         self._bot = self._call("the bot factory", self._factory, self._info)
         if self._bot is None:
             raise SessionError("INTERNAL", "the bot factory returned no bot")
@@ -200,7 +210,10 @@ class MatchSession:
             raise _invalid("turn_request outside a hand (no hand_start event before it)")
         if m.hand_index != hand_index:
             raise _invalid(f"turn_request: hand_index {m.hand_index} during hand {hand_index}")
-        view = self._view(m)
+        knowledge = self._knowledge.copy()
+        _observe(knowledge, steps)
+        view = self._view(m, knowledge)
+        self._knowledge = knowledge
         self._in_hand, self._hand_index, self._plays_in_hand = hand
         self._deliver(steps)
         clock = Clock(received=received, move_time_ms=m.move_time_ms,
@@ -324,34 +337,25 @@ class MatchSession:
         for method, argument in steps:
             self._call(method, getattr(self._bot, method), argument)
 
-    def _view(self, m) -> View:
+    def _view(self, m, knowledge) -> View:
+        """The rules core's view of a turn request, checked by the core (tiles twice, a line
+        that does not connect, counts that do not add up to 28 tiles)."""
         info = self._info
-        opening = len(m.line) == 0
-        if len(m.hand_sizes) != info.num_players:
-            raise _invalid("turn_request: hand_sizes must list every seat")
-        if len(m.scores) != info.num_sides:
-            raise _invalid("turn_request: scores must list every side")
         if not m.legal_plays:
             raise _invalid("turn_request: legal_plays is empty")
-        if not opening and not (m.HasField("left_end") and m.HasField("right_end")):
-            raise _invalid("turn_request: the line has tiles but no ends")
+        opening = len(m.line) == 0
         line = []
         for i, t in enumerate(m.line):
-            if t.seat >= info.num_players:
-                raise _invalid("turn_request: a line tile's seat out of range")
             end = End.LEFT if i == 0 else _enum(End, t.end, "turn_request.line.end")
             line.append(LineTile(_tile(t.tile), t.seat, end))
-        return View(
-            seat=info.seat, side=info.side, partner=info.partner,
-            num_players=info.num_players, num_sides=info.num_sides,
-            target_score=info.target_score, hand_index=m.hand_index,
-            hand=_tiles(m.your_tiles), line=tuple(line),
-            left_end=None if opening else LineEnd(m.left_end.value, m.left_end.is_double),
-            right_end=None if opening else LineEnd(m.right_end.value, m.right_end.is_double),
-            end_count=m.end_count, hand_sizes=tuple(m.hand_sizes),
-            boneyard_size=m.boneyard_size, scores=tuple(m.scores),
-            legal_plays=tuple(_play(p, opening) for p in m.legal_plays),
-            open_rule=_enum(OpenRule, m.open_rule, "turn_request.open_rule"))
+        try:
+            return View.from_observation(
+                self._config, info.seat, m.hand_index, _tiles(m.your_tiles), line,
+                tuple(m.scores), tuple(m.hand_sizes), m.boneyard_size,
+                _enum(OpenRule, m.open_rule, "turn_request.open_rule"),
+                tuple(_play(p, opening) for p in m.legal_plays), knowledge=knowledge)
+        except (ValueError, TypeError) as error:
+            raise _invalid(f"turn_request: {error}") from None
 
     def _resolve(self, choice, view: View):
         """(index or None, play) for what choose_play returned: a Play (or a

@@ -14,7 +14,7 @@ namespace allfives::bot {
 
 // MatchInfo::seed: derived from the bot's --seed, the match id and the seat only, so a bot's
 // randomness in a match does not depend on which matches it played before or alongside it.
-// The match id is hashed with allfives::fnv1a64 (allfives/core/rng.h).
+// It is the core's allfives::match_seed (allfives/core/rng.h), which the Python SDK binds.
 uint64_t match_seed(uint64_t base_seed, std::string_view match_id, int seat);
 
 struct ServerOptions {

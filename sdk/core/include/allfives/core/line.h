@@ -72,14 +72,20 @@ constexpr int points_for_count(int count) {
   return count > 0 && count % 5 == 0 ? count : 0;
 }
 
+// The count after `play` (a tile that fits that end) on a line that is not empty, from its two
+// ends alone: the end the tile leaves open (both halves of a double) plus the other end.
+constexpr int count_after(LineEnd left, LineEnd right, Play play) {
+  const LineEnd at = play.end == End::kLeft ? left : right;
+  const LineEnd other = play.end == End::kLeft ? right : left;
+  const LineEnd placed{static_cast<uint8_t>(play.tile.other(at.value)), play.tile.is_double()};
+  return other.count() + placed.count();
+}
+
 // The end count `play` (a play that fits) would leave if made now: what Line::place then
 // count() give, without copying the line, since searches ask it in their inner loop.
 constexpr int count_after(const Line& line, Play play) {
   if (line.empty()) return play.tile.pips();
-  const LineEnd at = line.end(play.end);
-  const LineEnd other = line.end(play.end == End::kLeft ? End::kRight : End::kLeft);
-  const LineEnd placed{static_cast<uint8_t>(play.tile.other(at.value)), play.tile.is_double()};
-  return other.count() + placed.count();
+  return count_after(line.end(End::kLeft), line.end(End::kRight), play);
 }
 
 // Points `play` (a play that fits) would score if made now.

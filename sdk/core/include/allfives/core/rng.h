@@ -33,6 +33,15 @@ class SplitMix64 {
     return static_cast<uint32_t>(r % bound);
   }
 
+  // Uniform in [0, bound), bound > 0, for bounds past 32 bits (counts of hidden deals).
+  constexpr uint64_t below64(uint64_t bound) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t r;
+    do r = next();
+    while (r >= limit);
+    return r % bound;
+  }
+
  private:
   uint64_t state_;
 };
@@ -64,6 +73,12 @@ constexpr uint64_t fnv1a64(std::string_view text) {
     h *= 0x00000100000001B3ull;  // the FNV 64-bit prime
   }
   return h;
+}
+
+// A bot's seed for one match (MatchInfo::seed in both SDKs): a function of the bot's --seed,
+// the match id and its seat only, so a bot's play does not depend on how matches are scheduled.
+constexpr uint64_t match_seed(uint64_t base_seed, std::string_view match_id, int seat) {
+  return derive_seed(derive_seed(base_seed, fnv1a64(match_id)), static_cast<uint64_t>(seat));
 }
 
 }  // namespace allfives

@@ -12,6 +12,11 @@
 
 namespace allfives {
 
+// The rules this core plays, as MatchStart.rules_version and the log header state them:
+// docs/RULES.md as of this version (two open ends, no spinner, targets 250/200, a 200-hand
+// safety valve). The referee, both SDKs and the log checker read it from here.
+inline constexpr const char* kRulesVersion = "allfives-1";
+
 inline constexpr int kNumTiles = 28;
 inline constexpr int kMaxPips = 6;
 inline constexpr int kMaxPlayers = 4;

@@ -16,7 +16,7 @@ namespace allfives::wire {
 
 // The protocol version, as common.proto defines it (the one place it is written).
 inline constexpr uint32_t kProtocolVersion = v1::PROTOCOL_VERSION_CURRENT;
-inline constexpr const char* kRulesVersion = "allfives-1";
+inline constexpr const char* kRulesVersion = allfives::kRulesVersion;  // the core's (types.h)
 inline constexpr uint32_t kLogVersion = 1;
 
 v1::Tile to_proto(Tile t);

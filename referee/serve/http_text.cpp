@@ -1,0 +1,184 @@
+#include "serve/http_text.h"
+
+#include <boost/asio/ip/address.hpp>
+
+#include <algorithm>
+#include <optional>
+
+namespace allfives::referee::serve {
+
+bool split_host_port(const std::string& text, std::string& host, int& port) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 == text.size()) return false;
+  host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  if (host.empty()) return false;
+  port = 0;
+  for (size_t i = colon + 1; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') return false;
+    port = port * 10 + (text[i] - '0');
+    if (port > 65535) return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::optional<boost::asio::ip::address> ip_of(const std::string& text) {
+  boost::system::error_code ec;
+  const auto a = boost::asio::ip::make_address(text, ec);
+  if (ec) return std::nullopt;
+  return a;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// "Host: name[:port]" split; false if the port is malformed.
+bool split_host_header(std::string_view value, std::string& name, int& port) {
+  port = -1;
+  std::string v = lower(value);
+  if (!v.empty() && v.front() == '[') {  // [v6]:port
+    const size_t close = v.find(']');
+    if (close == std::string::npos) return false;
+    name = v.substr(1, close - 1);
+    v = v.substr(close + 1);
+    if (v.empty()) return true;
+    if (v[0] != ':') return false;
+    v = v.substr(1);
+  } else {
+    const size_t colon = v.find(':');
+    name = v.substr(0, colon);
+    if (colon == std::string::npos) return !name.empty();
+    v = v.substr(colon + 1);
+  }
+  if (v.empty() || v.size() > 5 || !std::all_of(v.begin(), v.end(), ::isdigit)) return false;
+  port = std::stoi(v);
+  return !name.empty();
+}
+
+}  // namespace
+
+bool is_loopback_host(const std::string& host) {
+  if (lower(host) == "localhost") return true;
+  const auto a = ip_of(host);
+  return a && a->is_loopback();
+}
+
+bool host_allowed(std::string_view host_header, const HostPolicy& policy) {
+  std::string name;
+  int port = -1;
+  if (!split_host_header(host_header, name, port)) return false;
+  if (port >= 0 && port != policy.port) return false;
+  if (name.back() == '.') name.pop_back();  // "localhost." is localhost
+  if (is_loopback_host(name)) return true;
+  if (std::find(policy.extra_names.begin(), policy.extra_names.end(), name) !=
+      policy.extra_names.end())
+    return true;
+  const auto ip = ip_of(name);
+  if (!ip) return false;  // a name nobody allowed
+  const auto listened = ip_of(policy.listen_host);
+  if (listened && listened->is_unspecified()) return true;
+  return listened && *listened == *ip;
+}
+
+bool origin_allowed(std::string_view origin, const HostPolicy& policy) {
+  constexpr std::string_view kScheme = "http://";
+  if (origin.size() <= kScheme.size() || lower(origin.substr(0, kScheme.size())) != kScheme)
+    return false;
+  const std::string_view rest = origin.substr(kScheme.size());
+  if (rest.find('/') != std::string_view::npos) return false;
+  return host_allowed(rest, policy);
+}
+
+bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
+  out.clear();
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '%') {
+      if (i + 2 >= in.size()) return false;
+      const int a = hex(in[i + 1]), b = hex(in[i + 2]);
+      if (a < 0 || b < 0) return false;
+      c = static_cast<char>(a * 16 + b);
+      if (c == '\0') return false;
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      c = ' ';
+    }
+    out += c;
+  }
+  return true;
+}
+
+std::string_view target_path(std::string_view target) {
+  const size_t q = target.find('?');
+  return q == std::string_view::npos ? target : target.substr(0, q);
+}
+
+namespace {
+std::optional<std::string> find_query(std::string_view target, std::string_view key) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const size_t amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    const size_t eq = pair.find('=');
+    const std::string_view k = pair.substr(0, eq);
+    if (k == key) {
+      std::string v;
+      if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), v, true)) v.clear();
+      return v;
+    }
+    if (amp == std::string_view::npos) break;
+    rest = rest.substr(amp + 1);
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::string query_value(std::string_view target, std::string_view key) {
+  return find_query(target, key).value_or("");
+}
+bool query_has(std::string_view target, std::string_view key) {
+  return find_query(target, key).has_value();
+}
+
+std::string html_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace allfives::referee::serve

@@ -1,0 +1,75 @@
+// The HTML of `referee serve`'s own pages (the replay page is replay/html_view.h): one frame
+// and style for all, the list of served folders, and a tournament's page (the SPRT, the
+// standings, head to head, pairings, decision times and the matches, filtered by bot and by
+// fault). Built from values only: arena_site.cpp reads the files. Pages of something still
+// being played say so (body data-live="1") and refresh their content every 2 s until it ends;
+// body data-refreshes counts the refreshes (for tests).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "allfives/v1/common.pb.h"
+#include "tournament/standings.h"
+
+namespace allfives::referee::serve {
+
+struct FolderRow {
+  std::string name;  // as given on the command line, with its path inside
+  std::string url;
+  size_t logs = 0;
+  std::optional<size_t> finished;  // entries of its index; nullopt if the index is unreadable
+  bool tournament = false;         // it has an index or tournament.txtpb (else: loose logs)
+  int playing = 0;                 // logs being written now
+};
+std::string folders_page(const std::vector<FolderRow>& rows);
+
+// One match of a folder, from its index entry or, if the index does not hold it, its log.
+struct MatchRow {
+  enum class Status { kFinished, kPlaying, kUnfinished, kNotALog };
+  std::string name;     // the log's name without .jsonl
+  std::string url;      // its replay page
+  std::string log_url;  // the log itself
+  Status status = Status::kFinished;
+  v1::Format format = v1::FORMAT_UNSPECIFIED;
+  std::vector<std::string> seats;  // the bot of each seat
+  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
+  int winner_side = -1;
+  std::vector<int> scores;
+  int hands = 0;
+  int fault_seat = -1;
+  v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+  std::string fault_reason;
+  std::string too_large;  // the log's size in words if it is too large for a page, else ""
+};
+
+// Which matches the page lists: ?bot=NAME (a seat's bot) and ?fault=any|none|KIND.
+struct MatchFilter {
+  std::string bot;
+  std::string fault;
+  bool shows(const MatchRow& row) const;
+};
+
+struct TournamentPage {
+  std::string title;
+  std::string crumbs;         // links above the title
+  std::string standings_url;  // the standings as JSON
+  bool has_index = false;     // false: a folder of loose logs (no standings)
+  const Standings* standings = nullptr;
+  std::vector<MatchRow> matches;  // every match, in natural order
+  MatchFilter filter;
+  bool live = false;  // matches being played: the page refreshes itself
+};
+std::string tournament_page(const TournamentPage& p);
+
+// What a match's result says in words: "greedy won 250–145", "a draw 200–200",
+// "aborted"; and the name of each side ("a + c" for partners).
+std::string result_words(const MatchRow& row);
+std::string side_name(v1::Format format, const std::vector<std::string>& seats, int side);
+
+// The frame of every page: title, links, body; `live` makes it refresh (see above).
+std::string page(const std::string& title, const std::string& crumbs, const std::string& body,
+                 bool live = false, const std::string& head_extra = "");
+
+}  // namespace allfives::referee::serve
