@@ -15,7 +15,8 @@
 // Protocol abuse: answer-twice (send two answers to decision K), answer-early (send a
 // PlayAnswer right after Hello, before any turn request), abort-stream (cancel the stream at
 // decision K, the process staying alive), error-status (the handler returns INTERNAL at
-// decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
+// decision K), oversized (answer decision K with a 5 MiB message), long-comment (every
+// answer with a 1 MiB comment, an escape sequence at its start), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
 // MatchStart, the process staying alive).
 // Start-up and serving mistakes (for `referee check-bot` and the start-up messages):
@@ -177,6 +178,13 @@ class MisbehavingBot final : public v1::Bot::Service {
         a->mutable_play()->set_end(v1::END_LEFT);
       } else {
         a->set_legal_play_index(0);
+      }
+      if (g_opt.mode == "long-comment") {
+        // Every answer: 1 MiB of comment, its 256th byte inside a 3-byte character, with a
+        // terminal escape sequence: the referee keeps the 254 bytes before that character.
+        std::string c = "\x1b[2J\x1b]0;pwned\x07" + std::string(240, 'a') + "\xe2\x82\xac";
+        c += std::string((1 << 20) - c.size(), 'z');
+        a->set_comment(c);
       }
       if (now && g_opt.mode == "oversized") {
         // A field the referee does not know, 5 MiB long: over the 4 MiB limit of bot.proto.

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allfives/core/events.h"
@@ -123,6 +124,16 @@ class Bot {
   virtual void on_event(const PublicEvent&) {}
   virtual void on_hand_end(const HandEndInfo&) {}
   virtual void on_match_end(const MatchEndInfo&) {}
+
+  // Inside choose_play: a short note sent with this answer (PlayAnswer.comment: an evaluation,
+  // a principal line), kept in the match log beside the play and shown by `referee replay`.
+  // UTF-8 text; the referee keeps at most 256 bytes and counts the rest as dropped.
+  void set_comment(std::string text) { comment_ = std::move(text); }
+  // The note set during the last choose_play, cleared (the SDK sends it with the answer).
+  std::string take_comment() { return std::exchange(comment_, std::string()); }
+
+ private:
+  std::string comment_;
 };
 
 struct BotIdentity {
