@@ -14,6 +14,7 @@
 #include "log/match_log.h"
 #include "match/match_runner.h"
 #include "process/private_dir.h"
+#include "text/terminal_text.h"
 
 namespace allfives::referee {
 namespace {
@@ -436,21 +437,9 @@ void Checker::add_output(const std::string& text) {
   if (output_.back() != '\n') output_ += '\n';
 }
 
-// `text` safe to print on a terminal: control characters other than line breaks and tabs
-// (a bot's escape sequences could rewrite the report) written as \xNN.
+// `text` safe to print on a terminal (a bot's escape sequences could rewrite the report).
 std::string printable(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return terminal_text(text, true);
 }
 
 // The first and last lines of what the bot printed, each cut to a readable length.
