@@ -117,7 +117,8 @@ class SameAsTheCppCore(unittest.TestCase):
         with open(path, encoding="utf-8") as f:
             records = [json.loads(line) for line in f]
         header = records[0]["header"]
-        state, events = core.State.new_match_with_events(fmt, int(header["seed"]))
+        config = core.Config(fmt, header["target_score"], header["max_hands"])
+        state, events = core.State.new_match_with_events(config, int(header["seed"]))
         pending = list(events)
         plays = 0
 
