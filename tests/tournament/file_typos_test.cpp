@@ -76,7 +76,7 @@ TEST(TournamentFileTypos, NestedMessagesAndWordsFarFromAnyName) {
   std::string e = error_of("format: FORMAT_TWO_PLAYERS\nsprt { elo0: 0 elo1: 5 alfa: 0.05 }\n");
   expect_has(e,
              "t.txtpb:2:24: Message type \"allfives.v1.Sprt\" has no field named \"alfa\". "
-             "Did you mean alpha? Its fields: elo0, elo1, alpha, beta or max_pairs.");
+             "Did you mean alpha? Its fields: elo0, elo1, alpha, beta, max_pairs or against.");
   e = error_of("format: FORMAT_TWO_PLAYERS\ncolour: 3\n");
   expect_has(e, "has no field named \"colour\". Its fields: name, bots, format,");
   EXPECT_EQ(e.find("Did you mean"), std::string::npos) << e;
