@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "bots/startup_failure.h"
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
@@ -159,15 +160,29 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
 }
 
 bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
-  // On failure: stops the bot and says why, with how it ended and its output.
+  // On failure: stops the bot and says why, with how it ended, what to do and its output.
   auto fail = [&](const std::string& why) {
-    if (error) *error = why;
-    if (process_) {
-      if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
-      process_->stop(std::chrono::milliseconds(200));
-      const std::string output = process_->take_stderr();
-      if (error && !output.empty()) *error += "; its output:\n" + output;
+    if (!process_) {
+      if (error) *error = why;
+      return false;
     }
+    StartupFailure f;
+    f.why = why;
+    f.timeout = spec_.startup_timeout;
+    if (process_->running()) {
+      f.timed_out = Clock::now() >= deadline;
+      f.listening = listening_addresses(process_->pid());  // while it still runs
+    } else {
+      f.exit = process_->describe_exit();
+    }
+    f.command = spec_.command;
+    f.listen = "unix:" + listen_path_;
+    f.sandboxed = spec_.confinement.sandbox;
+    f.visible_dirs = process_->read_only_dirs();
+    f.socket_found = socket_fd_ >= 0;
+    process_->stop(std::chrono::milliseconds(200));
+    f.output = process_->take_stderr();
+    if (error) *error = describe_startup_failure(f);
     return false;
   };
   std::string why;

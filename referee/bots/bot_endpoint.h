@@ -11,6 +11,7 @@
 
 #include "allfives/v1/common.pb.h"
 #include "allfives/v1/log.pb.h"
+#include "allfives/wire/match_terms.h"
 #include "process/bot_process.h"
 #include "process/sandbox.h"
 
@@ -39,6 +40,9 @@ struct BotSpec {
   std::vector<std::string> command;  // argv; the referee appends "--listen ADDRESS"
   std::string address;               // host:port or unix:PATH, when connecting instead
   Confinement confinement;           // for a started bot
+  // How long a started bot may take to serve (the match's start-up timeout); a message about a
+  // bot that did not start in time names it.
+  std::chrono::milliseconds startup_timeout = wire::kDefaultStartupTimeout;
   bool started() const { return !command.empty(); }
   std::string describe() const;  // the command line or the address, for logs and messages
 };

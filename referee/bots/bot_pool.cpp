@@ -7,7 +7,10 @@ namespace allfives::referee {
 BotPool::BotPool(std::vector<BotSpec> bots, std::string socket_dir,
                  std::chrono::milliseconds startup_timeout, size_t max_idle)
     : socket_dir_(std::move(socket_dir)), startup_timeout_(startup_timeout), max_idle_(max_idle) {
-  for (BotSpec& b : bots) slots_.push_back(Slot{std::move(b), {}, 0, 0});
+  for (BotSpec& b : bots) {
+    b.startup_timeout = startup_timeout;
+    slots_.push_back(Slot{std::move(b), {}, 0, 0});
+  }
 }
 
 BotPool::~BotPool() {

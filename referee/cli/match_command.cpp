@@ -50,6 +50,7 @@ struct MatchOptions {
   std::optional<int> target;
   int max_hands = kDefaultMaxHands;
   std::string match_id;
+  bool verbose = false;
   ConfinementFlags confinement;
 };
 
@@ -144,6 +145,7 @@ int run_match(const MatchOptions& o) {
       }
     }
     spec.confinement = confinement_from(o.confinement);
+    spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
     given.push_back(spec);
   }
   {
@@ -211,8 +213,9 @@ int run_match(const MatchOptions& o) {
 
   const std::atomic<bool>& stop = install_stop_signals();
   std::string why;
+  // Socket folders of referees that died are removed; said only when asked (not this run's).
   for (const std::string& note : sweep_stale_private_dirs())
-    std::cerr << "referee match: " << note << "\n";
+    if (o.verbose) std::cerr << "referee match: " << note << "\n";
   auto socket_dir = PrivateDir::create(&why);
   if (!socket_dir) {
     std::cerr << "referee match: " << why << "\n";
@@ -437,6 +440,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
                       " (3-4 players). Other values are for quick experiments only");
   cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
       ->capture_default_str();
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Also print housekeeping notes (the socket folders of referees that died, "
+                "removed)");
   add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run_match(*o); });
 }

@@ -21,6 +21,7 @@ struct TournamentOptions {
   bool resume = false;
   std::string shard;
   bool quiet = false;
+  bool verbose = false;
   bool affinity = true;
   int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
   int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
@@ -159,6 +160,7 @@ int run(const TournamentOptions& o) {
   run.resume = o.resume;
   settle_seed(run);
   run.quiet = o.quiet;
+  run.verbose = o.verbose;
   run.affinity = o.affinity;
   if (o.idle_bots < 0 || o.idle_bots > 10000) {
     std::cerr << "referee tournament: --idle-bots must be 0..10000, not " << o.idle_bots << "\n";
@@ -208,6 +210,9 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "Play only slice I of N of the schedule (e.g. 3/8), into its own folder; "
                   "merge the folders with `referee standings`");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress line");
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Also print housekeeping notes (the socket folders of referees that died, "
+                "removed)");
   cmd->add_option("--candidate", o->candidates,
                   "Make this bot a gauntlet candidate (repeatable; as `candidates` in the file): "
                   "each candidate plays every other bot that is not a candidate, and baselines do "

@@ -1,5 +1,6 @@
 #include "log/log_records.h"
 
+#include <algorithm>
 #include <ctime>
 #include <vector>
 
@@ -71,8 +72,8 @@ void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<cons
   for (int s : scores) h->add_scores(static_cast<uint32_t>(s));
 }
 
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
-              int legal_count) {
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
+              const LogDecision& d) {
   v1::LogPlay* lp = log.add().mutable_play();
   lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
   lp->set_seat(static_cast<uint32_t>(e.seat));
@@ -81,10 +82,29 @@ void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, u
   lp->set_points(static_cast<uint32_t>(e.points));
   lp->set_side(static_cast<uint32_t>(e.side));
   lp->set_side_score(static_cast<uint32_t>(side_score));
-  lp->set_decision_time_us(decision_us);
-  lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
+  lp->set_decision_time_us(d.decision_us);
+  lp->set_legal_play_count(static_cast<uint32_t>(d.offered.size()));
   *lp->mutable_left_end() = wire::to_proto(line.end(End::kLeft));
   *lp->mutable_right_end() = wire::to_proto(line.end(End::kRight));
+  for (const Play& p : d.offered) {
+    v1::LogOption* o = lp->add_options();
+    *o->mutable_play() = wire::to_proto(p);
+    const int count = count_after(d.before, p);
+    o->set_count(static_cast<uint32_t>(count));
+    o->set_points(static_cast<uint32_t>(points_for_count(count)));
+  }
+  lp->set_time_bank_left_ms(static_cast<uint32_t>(d.bank_left.count()));
+  lp->set_comment(d.comment);
+  lp->set_comment_dropped_bytes(d.comment_dropped);
+}
+
+std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped) {
+  size_t keep = std::min(comment.size(), max_bytes);
+  // Back off over continuation bytes (10xxxxxx) so no character is cut in two.
+  if (keep < comment.size())
+    while (keep > 0 && (static_cast<unsigned char>(comment[keep]) & 0xC0) == 0x80) --keep;
+  *dropped = static_cast<uint32_t>(comment.size() - keep);
+  return std::string(comment.substr(0, keep));
 }
 
 void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn) {

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "allfives/core/events.h"
 #include "allfives/core/line.h"
+#include "allfives/core/state.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
 #include "log/match_log.h"
@@ -36,8 +38,20 @@ v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const Lo
 // The records of a hand as the core reports it. `scores` are every side's scores once the
 // event is done; `line` is the line after a play.
 void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
-              int legal_count);
+// The decision a play answered: the plays offered on the line before it, the time it took,
+// the bank left after it and the bot's comment (LogPlay's decision fields).
+struct LogDecision {
+  uint32_t decision_us = 0;
+  PlayList offered;
+  Line before;
+  std::chrono::milliseconds bank_left{0};
+  std::string comment;  // at most wire::kMaxCommentBytes, whole characters
+  uint32_t comment_dropped = 0;
+};
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
+              const LogDecision& decision);
+// `comment` cut to at most `max_bytes` at a character boundary; `dropped` gets the rest's size.
+std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped);
 // `drawn`: the tiles drawn, in the boneyard's order (the core knows them as a set).
 void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn);
 void log_pass(MatchLog& log, const Event& e);

@@ -64,9 +64,9 @@ class Runner {
   bool handshake();
   bool check_hello(int seat, Clock::time_point deadline);
   void write_header();
-  // Asks `seat` for its play; says how long it took and how many plays were legal.
-  bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us, int* legal_count);
-  void on_events(const EventList& events, uint32_t decision_us, int legal_count);
+  // Asks `seat` for its play; says what it was offered, how long it took and what it said.
+  bool ask_play(int seat, const State& state, Play* play, LogDecision* decision);
+  void on_events(const EventList& events, const LogDecision& decision);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   // Faults every seat whose stream holds an answer nobody asked for, if no fault came first.
   void check_unasked();
@@ -231,7 +231,8 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
   if (st == IoStatus::kTimeout) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT,
               "no Hello within " + std::to_string(spec_.time.handshake.count()) +
-                  " ms of MatchStart (the start-up timeout)");
+                  " ms of MatchStart (the start-up timeout: --startup-timeout-ms of referee "
+                  "match and check-bot, startup_timeout_ms in a tournament file)");
     return false;
   }
   if (st != IoStatus::kOk) {
@@ -287,8 +288,7 @@ void Runner::write_header() {
   }
 }
 
-bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us,
-                      int* legal_count) {
+bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* decision) {
   Seat& s = seats_[seat];
   // The request is needed only during this call (gRPC has serialized it when the write
   // completes); the answer lives in the stream.
@@ -299,7 +299,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   s.pending.clear();
   const View view = state.view(seat);
   wire::fill_turn_request(view, tr);
-  *legal_count = view.legal_plays().size();
+  decision->offered = view.legal_plays();
+  decision->before = state.line();
   const auto limit = s.move_time + s.bank;
   tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
@@ -310,7 +311,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   const IoStatus st = s.stream->exchange(m, deadline, [this] { flush_log(); });
   const auto elapsed = Clock::now() - sent;
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
-  *decision_us =
+  decision->decision_us =
       static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   // Only a timeout needs these words: not built for every decision.
   const auto limit_words = [&] {
@@ -335,8 +336,9 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - s.move_time);
   ++s.turns;
   DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
-  timing.add(*decision_us, static_cast<uint64_t>(limit.count()) * 1000);
+  timing.add(decision->decision_us, static_cast<uint64_t>(limit.count()) * 1000);
   timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
+  decision->bank_left = s.bank;
 
   const v1::BotMessage& answer = s.stream->answer();
   if (!answer.has_play()) {
@@ -346,6 +348,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
     return false;
   }
   const v1::PlayAnswer& a = answer.play();
+  decision->comment =
+      capped_comment(a.comment(), wire::kMaxCommentBytes, &decision->comment_dropped);
   const PlayList& legal = view.legal_plays();
   const bool opening = state.line().empty();
   if (!a.has_legal_play_index() && !a.has_play()) {
@@ -394,7 +398,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   return true;
 }
 
-void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_count) {
+void Runner::on_events(const EventList& events, const LogDecision& decision) {
   for (const Event& e : events) {
     std::span<const Tile> drawn;  // a draw's tiles in drawing order
     switch (e.kind) {
@@ -409,7 +413,7 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        log_play(log_, e, line_, scores_[e.side], decision_us, legal_count);
+        log_play(log_, e, line_, scores_[e.side], decision);
         break;
       }
       case EventKind::kDraw: {
@@ -547,7 +551,7 @@ MatchResult Runner::run() {
 
   EventList events;
   State state = State::new_match(spec_.config, spec_.seed, &events);
-  on_events(events, 0, 0);
+  on_events(events, LogDecision{});
   while (!state.is_terminal() && !result_.fault && !aborted_) {
     if (stopped()) {
       aborted_ = true;
@@ -555,13 +559,12 @@ MatchResult Runner::run() {
     }
     const int seat = state.seat_to_move();
     Play play;
-    uint32_t decision_us = 0;
-    int legal_count = 0;
-    if (!ask_play(seat, state, &play, &decision_us, &legal_count)) break;
+    LogDecision decision;
+    if (!ask_play(seat, state, &play, &decision)) break;
     ++result_.decisions;
     events.clear();
     state.apply(play, &events);
-    on_events(events, decision_us, legal_count);
+    on_events(events, decision);
   }
   finish(&state);
   return result_;

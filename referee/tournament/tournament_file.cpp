@@ -18,6 +18,7 @@
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
 #include "process/limit_ranges.h"
+#include "tournament/file_typos.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/sprt.h"
@@ -39,8 +40,11 @@ class FirstError final : public google::protobuf::io::ErrorCollector {
     column_ = column + 1;
     message_ = message;
   }
-  std::string describe(const std::string& path) const {
-    return path + ":" + std::to_string(line_) + ":" + std::to_string(column_) + ": " + message_;
+  // "FILE:LINE:COLUMN: what", with the name probably meant for an unknown one (file_typos.h).
+  std::string describe(const std::string& path, const std::string& text) const {
+    const ParseProblem p =
+        explain_typo({line_, column_, message_}, text, v1::Tournament::descriptor());
+    return path + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " + p.message;
   }
 
  private:
@@ -166,7 +170,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   TextFormat::ParseInfoTree tree;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path));
+  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path, text));
 
   v1::Tournament& p = t.proto;
   if (adjust) adjust(p);

@@ -511,9 +511,10 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  // Socket folders of referees that died (kill -9) are removed, ours are made anew.
+  // Socket folders of referees that died (kill -9) are removed, ours are made anew; said only
+  // when asked (they are not this run's, and may be another run's of the same user).
   for (const std::string& note : sweep_stale_private_dirs())
-    std::cerr << "referee tournament: " << note << "\n";
+    if (run.verbose) std::cerr << "referee tournament: " << note << "\n";
 
   // What is already finished here: nothing for a fresh run; the index for a resume. A torn last
   // line (a kill mid-write) is dropped and cut off the same way in both cases, so nothing is

@@ -22,6 +22,8 @@ struct TournamentRun {
   int shard_index = 0;  // this run plays shard_index of shard_count
   int shard_count = 1;
   bool quiet = false;  // no progress line
+  // Also housekeeping notes: the socket folders of referees that died, removed.
+  bool verbose = false;
   // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
   bool affinity = true;
   // How long finished matches gather before their logs and index lines are synced together

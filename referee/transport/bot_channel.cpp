@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "transport/match_stream.h"
 
 namespace allfives::referee {
 
@@ -85,7 +86,7 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
     grpc::health::v1::HealthCheckResponse resp;
     const grpc::Status st = stub->Check(&ctx, req, &resp);
     if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
-    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
+    last = st.ok() ? "health status " + std::to_string(resp.status()) : describe(st);
     std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
     backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
   }

@@ -15,11 +15,20 @@
 // Protocol abuse: answer-twice (send two answers to decision K), answer-early (send a
 // PlayAnswer right after Hello, before any turn request), abort-stream (cancel the stream at
 // decision K, the process staying alive), error-status (the handler returns INTERNAL at
-// decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
+// decision K), oversized (answer decision K with a 5 MiB message), long-comment (every
+// answer with a 1 MiB comment, an escape sequence at its start), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
 // MatchStart, the process staying alive), stale-nonce (answer decision K carrying the nonce of
 // the request before it: MatchStart's at K = 1), forged-nonce (answer decision K carrying a
 // guessed nonce, 12345), hello-nonce (answer MatchStart with a Hello carrying nonce 0).
+// Start-up and serving mistakes (for `referee check-bot` and the start-up messages):
+// slow-start (listen only after N ms), listen-tcp (ignore --listen, serve on 0.0.0.0:50051),
+// listen-own-unix (ignore --listen, serve on unix:/tmp/misbehaving.sock), no-health (serve the
+// Bot service without the health service), no-listen-flag (refuse --listen as an unknown flag,
+// exit 2), exit-after-match (exit 0 when its first match ends), chatty (print a line to
+// stdout and one to stderr at startup, with a terminal escape sequence, and at every decision,
+// then play normally),
+// ignore-sigterm (play normally but ignore SIGTERM).
 // --protocol N: the protocol version its Hello says (default: the newest,
 // PROTOCOL_VERSION_CURRENT); from 3 on every answer carries the nonce of the request it answers
 // (bot.proto, "Unasked answers"), 2 carries none (a bot written for version 2).
@@ -35,6 +44,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -115,10 +125,17 @@ class MisbehavingBot final : public v1::Bot::Service {
         }
         continue;
       }
+      if (in.has_match_end() && g_opt.mode == "exit-after-match") std::_Exit(0);
       if (!in.has_turn_request()) continue;
       const v1::TurnRequest& t = in.turn_request();
       ++decision;
       const bool now = decision == g_opt.at;
+      if (g_opt.mode == "chatty") {
+        std::printf("chatty: thinking about decision %d\n", decision);
+        std::fflush(stdout);
+        std::fprintf(stderr, "chatty: decision %d, %d legal plays\n", decision,
+                     t.legal_plays_size());
+      }
       if (now && g_opt.mode == "crash") _exit(3);
       if (now && g_opt.mode == "hang") {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -178,6 +195,13 @@ class MisbehavingBot final : public v1::Bot::Service {
         a->mutable_play()->set_end(v1::END_LEFT);
       } else {
         a->set_legal_play_index(0);
+      }
+      if (g_opt.mode == "long-comment") {
+        // Every answer: 1 MiB of comment, its 256th byte inside a 3-byte character, with a
+        // terminal escape sequence: the referee keeps the 254 bytes before that character.
+        std::string c = "\x1b[2J\x1b]0;pwned\x07" + std::string(240, 'a') + "\xe2\x82\xac";
+        c += std::string((1 << 20) - c.size(), 'z');
+        a->set_comment(c);
       }
       if (now && g_opt.mode == "oversized") {
         // A field the referee does not know, 5 MiB long: over the 4 MiB limit of bot.proto.
@@ -242,6 +266,23 @@ int main(int argc, char** argv) {
     std::cerr << "misbehaving_bot: exiting at startup as asked\n";
     return 7;
   }
+  if (g_opt.mode == "no-listen-flag") {
+    std::cerr << "usage: misbehaving_bot [--mode MODE]\nmisbehaving_bot: error: unrecognized "
+                 "arguments: --listen "
+              << g_opt.listen << "\n";
+    return 2;
+  }
+  if (g_opt.mode == "slow-start") std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+  if (g_opt.mode == "listen-tcp") g_opt.listen = "0.0.0.0:50051";
+  if (g_opt.mode == "listen-own-unix") g_opt.listen = "unix:/tmp/misbehaving.sock";
+  if (g_opt.mode == "ignore-sigterm") std::signal(SIGTERM, SIG_IGN);
+  if (g_opt.mode == "chatty") {
+    std::printf("chatty: hello on stdout\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "chatty: hello on stderr\n");
+    // An escape sequence that would clear the terminal a report is printed on.
+    std::fprintf(stderr, "chatty: \x1b[2J\x1b[Hcleared\n");
+  }
   if (g_opt.mode == "no-socket") {
     std::this_thread::sleep_for(std::chrono::hours(1));
     return 0;
@@ -262,7 +303,7 @@ int main(int argc, char** argv) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
-  builder.RegisterService(&health);
+  if (g_opt.mode != "no-health") builder.RegisterService(&health);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

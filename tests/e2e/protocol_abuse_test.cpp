@@ -184,7 +184,9 @@ TEST(ProtocolAbuse, AMessageOverTheSizeLimitIsAMalformedAnswerNamingTheLimit) {
 TEST(ProtocolAbuse, NoHelloIsATimeoutGivingTheLimit) {
   const Match m = play("nohello", {bad("no-hello"), kRandom}, {"--startup-timeout-ms", "1000"});
   expect_fault(m, v1::FAULT_KIND_TIMEOUT,
-               "no Hello within 1000 ms of MatchStart (the start-up timeout)");
+               "no Hello within 1000 ms of MatchStart (the start-up timeout: "
+               "--startup-timeout-ms of referee match and check-bot, startup_timeout_ms in a "
+               "tournament file)");
 }
 
 TEST(ProtocolAbuse, OutputThatIsNotUtf8IsKeptEscapedAndCounted) {

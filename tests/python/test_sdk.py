@@ -264,6 +264,15 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(view.scores, (0, 15))
         self.assertEqual(bot.info.seed, rng.match_seed(7, "m-1", 0))
 
+    def test_a_comment_set_in_choose_play_goes_with_that_answer_only(self):
+        s, bot = self.started(answer=1)
+        bot.choose_play = lambda view, clock: (bot.set_comment("3-2 right: 5 points"), 1)[1]
+        answer = s.handle(turn_request_after_opening(), 0.0)
+        self.assertEqual(answer.play.comment, "3-2 right: 5 points")
+        bot.choose_play = lambda view, clock: 1
+        s2 = turn_request_after_opening([hand_end(0), hand_start(1)], hand_index=1)
+        self.assertEqual(s.handle(s2, 0.0).play.comment, "")
+
     def test_a_play_or_a_tuple_is_matched_to_its_index(self):
         for answer in (Play(Tile(3, 2), End.RIGHT), ((3, 2), End.RIGHT), ((3, 2), 2)):
             s, _ = self.started(answer=answer)

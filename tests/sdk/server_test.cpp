@@ -194,6 +194,25 @@ TEST(SdkServer, TurnRequestFromCoreStateGetsLegalPlayWithMatchingIndex) {
   }
 }
 
+// A note set with set_comment inside choose_play travels in that decision's PlayAnswer.
+TEST(SdkServer, ACommentSetInChoosePlayIsSentWithTheAnswer) {
+  class CommentingBot final : public Bot {
+    Play choose_play(const View& view, const Clock&) override {
+      set_comment("first of " + std::to_string(view.legal_plays().size()));
+      return view.legal_plays()[0];
+    }
+  };
+  TestServer server([](const MatchInfo&) { return std::make_unique<CommentingBot>(); });
+  MatchStream s(*server.stub, std::chrono::seconds(10));
+  v1::BotMessage hello;
+  const State state = first_turn(s, Format::kTwoPlayers, 3, "comment", &hello);
+  const v1::BotMessage answer = read_one(s);
+  ASSERT_TRUE(answer.has_play());
+  EXPECT_EQ(answer.play().comment(), "first of " + std::to_string(state.legal_plays().size()));
+  ASSERT_TRUE(s.send(match_end_message()));
+  EXPECT_TRUE(s.finish().ok());
+}
+
 // A bot that names the right end for an opening play still gets the index sent: the
 // opening's end is irrelevant and the SDK records it as left, as the core does.
 TEST(SdkServer, OpeningPlayOnTheRightEndStillCarriesItsIndex) {

@@ -246,6 +246,7 @@ Status MatchSession::on_turn_request(const v1::TurnRequest& m,
 
   v1::PlayAnswer* out = answer->mutable_play();
   *out->mutable_play() = wire::to_proto(play);
+  out->set_comment(bot_->take_comment());
   const PlayList& legal = view.legal_plays();
   for (int i = 0; i < legal.size(); ++i) {
     if (legal[i] == play) {

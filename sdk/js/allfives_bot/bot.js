@@ -16,6 +16,9 @@ class Bot {
   choose_play(view, clock) { // eslint-disable-line no-unused-vars
     throw new Error("a Bot must define choose_play(view, clock)");
   }
+  // Inside choose_play: a short note sent with this answer (PlayAnswer.comment), kept in the
+  // match log beside the play; the referee keeps at most 256 bytes of its UTF-8.
+  set_comment(text) { this._comment = String(text); }
   on_match_start(info) {}  // eslint-disable-line no-unused-vars
   on_hand_start(info) {}   // eslint-disable-line no-unused-vars
   on_event(event) {}       // eslint-disable-line no-unused-vars
@@ -159,6 +162,10 @@ class MatchSession {
     }
     const answer = { play: { play: { tile: { high: play.tile.high, low: play.tile.low }, end: play.end } } };
     if (index >= 0) answer.play.legal_play_index = index;
+    if (this.bot._comment) {
+      answer.play.comment = this.bot._comment;
+      this.bot._comment = "";
+    }
     return answer;
   }
 

@@ -244,6 +244,11 @@ class MatchSession:
         answer.play.play.tile.high = play.tile.high
         answer.play.play.tile.low = play.tile.low
         answer.play.play.end = int(play.end)
+        # The note set_comment left during choose_play, sent once.
+        comment = getattr(self._bot, "_allfives_comment", "")
+        if comment:
+            answer.play.comment = comment
+            self._bot._allfives_comment = ""
         if index is not None:
             answer.play.legal_play_index = index
         else:

@@ -40,7 +40,7 @@ py::list actions_of(const PlayList& list);   // tile index * 2 + end
 void apply_or_raise(State& s, Play p, EventList* events);  // ValueError saying why
 Play play_of_action(int action);                           // ValueError outside 0..55
 py::list events_of(const EventList& events);
-int count_after(const Line& line, Play p);  // ValueError if the tile does not fit
+int checked_count_after(const Line& line, Play p);  // ValueError if the tile does not fit
 py::object to_array(const Features& o);     // array.array("h")
 py::bytes mask_of(const PlayList& legal);   // NUM_ACTIONS bytes of 0 or 1
 State blank_state();                        // a state to assign into

@@ -71,13 +71,11 @@ py::list events_of(const EventList& events) {
   return out;
 }
 
-int count_after(const Line& line, Play p) {
+int checked_count_after(const Line& line, Play p) {
   if (!line.empty() && !line.fits(p.tile, p.end))
     throw py::value_error("the tile " + to_string(p.tile) + " does not fit the " +
                           std::string(to_string(p.end)) + " end");
-  Line copy = line;
-  copy.place(p.tile, p.end, 0);
-  return copy.count();
+  return allfives::count_after(line, p);
 }
 
 // An observation as array.array("h"): a slice of an all-zero template (one allocation, no
