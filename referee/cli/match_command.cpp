@@ -200,8 +200,6 @@ int run_match(const MatchOptions& o) {
     return 1;
   }
   // Every program is started before any is waited for, so the bots start up together.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
   std::vector<std::unique_ptr<BotEndpoint>> endpoints(static_cast<size_t>(n));
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int seat = 0; seat < n; ++seat) {
@@ -209,12 +207,15 @@ int run_match(const MatchOptions& o) {
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir->path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
-                 &stop);
+  std::vector<v1::LogConfinement> confinements;
+  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true),
+                 std::chrono::milliseconds(o.startup_timeout_ms), errors, &stop, &confinements);
   for (int seat = 0; seat < n; ++seat) {
     if (!endpoints[seat] && !stop && !errors[seat].empty())
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
+    if (!endpoints[seat] && confinements[static_cast<size_t>(seat)].ByteSizeLong() > 0)
+      spec.seats.back().confinement = confinements[static_cast<size_t>(seat)];
   }
 
   const MatchResult r = play_match(spec, *log, &stop);

@@ -200,8 +200,9 @@ bool Runner::handshake() {
     Seat& s = seats_[seat];
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
-    *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
-                                                 s.initial_bank, seat_names);
+    *m.mutable_match_start() =
+        wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
+                          spec_.config, seat, s.move_time, s.initial_bank, seat_names);
     s.stream->start_exchange(m);
   }
   bool ok = true;
@@ -242,6 +243,7 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
 void Runner::write_header() {
   v1::LogHeader& h = add_log_header(log_, spec_.match_id, spec_.config, spec_.seed,
                                     spec_.time.move_time, spec_.time.time_bank);
+  h.set_bot_match_id(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id);
   for (int seat = 0; seat < n(); ++seat) {
     const Seat& s = seats_[seat];
     LogSeat ls{seat_display_name(*s.spec, s.hello),
@@ -252,7 +254,15 @@ void Runner::write_header() {
                s.move_time,
                s.initial_bank};
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
-    if (s.bot && s.bot->process()) *b.mutable_confinement() = s.bot->confinement_record();
+    // Every seat of a started bot says how it was confined, even one whose bot did not start.
+    const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
+    if (s.bot && s.bot->process()) {
+      *b.mutable_confinement() = s.bot->confinement_record();
+    } else if (given.confinement) {
+      *b.mutable_confinement() = *given.confinement;
+    } else if (s.spec->started()) {
+      *b.mutable_confinement() = planned_confinement(*s.spec);
+    }
   }
 }
 

@@ -33,6 +33,13 @@
 //   fill-socket-folder  write files of 2 MiB into the folder of its own --listen socket (the
 //                  one folder outside /tmp it may write), up to --max-mib in all or until a
 //                  write fails, and keep them; reports how much it wrote
+//   remember-deals remember, across the matches its process plays, every hand it was dealt and
+//                  every tile each other seat held (played or revealed at the hand's end); at
+//                  each hand start, a hand dealt before (the same deals again, at the same seat)
+//                  or a hand another seat held before (the other rotation of a mirrored pair)
+//                  means it knows its opponents' tiles: "GOT known hand: ..." for each, and at
+//                  the match's end "GOT hands known: K of N in match ID" or "BLOCKED hands known:
+//                  0 of N in match ID"
 #include <allfives/bot/bot.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -45,6 +52,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -53,6 +62,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -325,7 +335,72 @@ void fill_socket_folder() {
          "wrote " + mib + " MiB (" + stopped + ")");
 }
 
+// remember-deals: what every match of this process showed it, kept across matches.
+struct DealMemory {
+  std::mutex mu;
+  std::vector<allfives::TileSet> dealt;  // its own hands, as dealt
+  std::vector<allfives::TileSet> held;   // another seat's tiles in one hand: played or revealed
+};
+DealMemory g_memory;
+
+class Rememberer {
+ public:
+  void start(const allfives::bot::MatchInfo& m) {
+    id_ = m.match_id;
+    seat_ = m.seat;
+  }
+  void hand_start(const allfives::bot::HandStartInfo& h) {
+    played_ = {};
+    ++hands_;
+    std::lock_guard lock(g_memory.mu);
+    const auto& d = g_memory.dealt;
+    const bool again = std::find(d.begin(), d.end(), h.tiles) != d.end();
+    const bool theirs = std::any_of(g_memory.held.begin(), g_memory.held.end(),
+                                    [&](allfives::TileSet t) { return (h.tiles - t).empty(); });
+    if (again || theirs) {
+      ++known_;
+      report(true, "known hand",
+             "match " + id_ + " hand " + std::to_string(h.hand_index) +
+                 (again ? ": dealt to me before" : ": held by another seat before"));
+    }
+    g_memory.dealt.push_back(h.tiles);
+  }
+  void event(const allfives::bot::PublicEvent& e) {
+    if (e.kind == allfives::EventKind::kPlay && e.seat != seat_) played_[e.seat].add(e.play.tile);
+  }
+  void hand_end(const allfives::bot::HandEndInfo& h) {
+    std::lock_guard lock(g_memory.mu);
+    for (int seat = 0; seat < allfives::kMaxPlayers; ++seat)
+      if (seat != seat_ && !(played_[seat] | h.hands[seat]).empty())
+        g_memory.held.push_back(played_[seat] | h.hands[seat]);
+  }
+  void end() {
+    report(known_ > 0, "hands known",
+           std::to_string(known_) + " of " + std::to_string(hands_) + " in match " + id_);
+  }
+
+ private:
+  std::string id_;
+  int seat_ = 0;
+  int hands_ = 0;
+  int known_ = 0;
+  std::array<allfives::TileSet, allfives::kMaxPlayers> played_{};
+};
+
 class Hostile final : public allfives::bot::Bot {
+  void on_match_start(const allfives::bot::MatchInfo& m) override { memory_.start(m); }
+  void on_hand_start(const allfives::bot::HandStartInfo& h) override {
+    if (g_options.mode == "remember-deals") memory_.hand_start(h);
+  }
+  void on_event(const allfives::bot::PublicEvent& e) override { memory_.event(e); }
+  void on_hand_end(const allfives::bot::HandEndInfo& h) override {
+    if (g_options.mode == "remember-deals") memory_.hand_end(h);
+  }
+  void on_match_end(const allfives::bot::MatchEndInfo&) override {
+    if (g_options.mode == "remember-deals") memory_.end();
+  }
+  Rememberer memory_;
+
   allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
     static bool done = false;
     if (!done) {
