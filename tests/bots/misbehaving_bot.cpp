@@ -18,6 +18,9 @@
 // decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
 // MatchStart, the process staying alive).
+// Start-up: late-ready (the health service answers NOT_SERVING until the referee's start-up
+// deadline is near, then holds that check and answers SERVING N ms before the deadline: ready
+// in time, at the last moment).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
 // gives the tests of unasked answers a wide window between two requests.
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
@@ -170,6 +173,24 @@ class MisbehavingBot final : public v1::Bot::Service {
   }
 };
 
+// late-ready: NOT_SERVING while the referee's check has its own short deadline (500 ms at most,
+// bot_channel.cpp); once a check's deadline is the start-up deadline itself (closer than that),
+// it is held until N ms before it and answered SERVING.
+class LateHealth final : public grpc::health::v1::Health::Service {
+  grpc::Status Check(grpc::ServerContext* ctx, const grpc::health::v1::HealthCheckRequest*,
+                     grpc::health::v1::HealthCheckResponse* response) override {
+    const auto deadline = ctx->deadline();
+    const auto now = std::chrono::system_clock::now();
+    if (deadline - now > std::chrono::milliseconds(450)) {
+      response->set_status(grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+      return grpc::Status::OK;
+    }
+    std::this_thread::sleep_until(deadline - std::chrono::milliseconds(g_opt.ms));
+    response->set_status(grpc::health::v1::HealthCheckResponse::SERVING);
+    return grpc::Status::OK;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -215,10 +236,15 @@ int main(int argc, char** argv) {
   }
   MisbehavingBot service;
   allfives::test::HealthService health;
+  LateHealth late_health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
-  builder.RegisterService(&health);
+  if (g_opt.mode == "late-ready") {
+    builder.RegisterService(&late_health);
+  } else {
+    builder.RegisterService(&health);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@ namespace fs = std::filesystem;
 const std::string kReferee = ALLFIVES_REFEREE;
 const std::string kHostile = ALLFIVES_HOSTILE_BOT;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kMisbehaving = ALLFIVES_MISBEHAVING_BOT;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -116,6 +118,47 @@ TEST(FairPlay, NoInstancePlaysTheSameDealsTwice) {
     // Every match the hostile bot played was checked (partnerships: both its seats report).
     EXPECT_EQ(tried, c.matches_per_pairing * (c.bots == 3 ? 2 : 1));
   }
+}
+
+// --- 6. The start-up race ------------------------------------------------------------------
+
+// Seat 0's bot answers NOT_SERVING until the start-up deadline is near, then SERVING a few
+// milliseconds before it. The other seats (greedy, ready within milliseconds) are judged by
+// their own start-up: they never fail because seat 0 took all the time. Either seat 0 made it
+// and the match is played, or seat 0 is the one at fault. Several margins, so that some land
+// right at the deadline, in 2 and 4 players.
+TEST(FairPlay, AStartUpFaultLandsOnTheSeatThatFailed) {
+  int played = 0, seat0_failed = 0;
+  for (const int players : {2, 4}) {
+    for (const int margin_ms : {1, 2, 4, 8, 16}) {
+      SCOPED_TRACE(std::to_string(players) + " players, SERVING " + std::to_string(margin_ms) +
+                   " ms before the deadline");
+      std::vector<std::string> seats = {"late=" + kMisbehaving + " --mode late-ready --ms " +
+                                        std::to_string(margin_ms)};
+      for (int s = 1; s < players; ++s)
+        seats.push_back("greedy" + std::to_string(s) + "=" + kGreedy);
+      const PlayedMatch m = play_match(
+          kReferee, "late-ready-" + std::to_string(players) + "-" + std::to_string(margin_ms),
+          seats, 1000, 1000,
+          {"--format", players == 2 ? "2p" : "4p", "--max-hands", "1", "--startup-timeout-ms",
+           "1500"});
+      ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+      const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+      if (end.fault_seat() < 0) {
+        ++played;
+        EXPECT_EQ(end.hands_played(), 1u);
+        continue;
+      }
+      EXPECT_EQ(end.fault_seat(), 0) << m.run.output;
+      EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << m.run.output;
+      ++seat0_failed;
+      // Every seat's log entry says how its bot was confined, the stopped ones' too.
+      for (const auto& bot : only(m.log, v1::LogRecord::kHeader).header().bots())
+        EXPECT_TRUE(bot.has_confinement()) << bot.display_name();
+    }
+  }
+  std::cout << "late-ready: " << played << " matches played, " << seat0_failed
+            << " with seat 0 at fault\n";
 }
 
 }  // namespace
