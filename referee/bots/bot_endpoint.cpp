@@ -7,6 +7,7 @@
 #include <cstring>
 #include <thread>
 
+#include "process/seccomp.h"
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
@@ -234,6 +235,8 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
   if (spec_.confinement.sandbox) {
     c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
     for (const std::string& dir : process_->read_only_dirs()) c.add_read_only_dirs(dir);
+    c.set_user_namespaces_disabled(bwrap_disables_userns());
+    c.set_connect_refused(!sandbox_seccomp_filter().empty());
   }
   c.set_writable_dir(listen_path_.substr(0, listen_path_.rfind('/')));
   if (spec_.confinement.sandbox) c.set_writable_dir_tmpfs_mib(kSocketDirSizeMib);

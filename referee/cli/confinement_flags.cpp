@@ -73,6 +73,14 @@ bool check_confinement(const std::vector<BotSpec>& bots, const std::string& prog
     launch.sandbox = true;
     launch.read_only_dirs = b.confinement.read_only_dirs;
     launch.hidden = b.confinement.hidden;
+    if (const std::optional<std::string> refusal = given_paths_refusal(launch)) {
+      std::cerr << program << ": cannot start bot '" << b.display_name << "' (" << b.describe()
+                << ") in its sandbox: " << *refusal
+                << ".\nThe sandbox binds what a path given to a bot leads to, so a symbolic "
+                   "link there may not lead out of the folders the bot was given "
+                   "(docs/SANDBOX.md).\n";
+      return false;
+    }
     if (const std::optional<std::string> refusal = hidden_paths_refusal(launch)) {
       std::cerr << program << ": cannot start bot '" << b.display_name << "' (" << b.describe()
                 << ") in its sandbox: " << *refusal

@@ -50,6 +50,7 @@
 #include <thread>
 
 #include "process/capped_output.h"
+#include "process/seccomp.h"
 #include "process/spawn.h"
 
 extern char** environ;
@@ -223,8 +224,19 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
         p.working_dir.empty() ? std::filesystem::current_path(ec).string() : p.working_dir;
     // The program by its absolute path: PATH inside the sandbox may not lead to it.
     p.argv_storage[0] = p.exec_path;
+    if (const std::optional<std::string> refusal =
+            link_refusal(p.argv_storage, layout.working_dir, spec.read_only_dirs, spec.hidden)) {
+      *error = "the sandbox would not be what it looks like: " + *refusal;
+      return std::nullopt;
+    }
     layout.read_only = read_only_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
     p.read_only = layout.read_only;
+    // Bound from their real paths, resolved here once: bwrap binds what was checked.
+    for (const std::string& dir : layout.read_only) {
+      std::error_code real_ec;
+      const std::filesystem::path real = std::filesystem::canonical(dir, real_ec);
+      layout.read_only_sources.push_back(real_ec ? dir : real.string());
+    }
     const std::vector<std::string> needed =
         needed_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
     if (const std::optional<std::string> refusal = mask_hidden_paths(layout, needed, spec.hidden)) {
@@ -241,7 +253,27 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     layout.writable = spec.writable_dir;
     layout.info_fd = spawn::kSandboxInfoFd;
     p.info_pipe = true;
-    p.argv_storage = bwrap_argv(layout, p.argv_storage);
+    layout.disable_userns = bwrap_disables_userns();
+    const std::string filter = sandbox_seccomp_filter();
+    if (!filter.empty()) {
+      p.passed.push_back(spawn::memory_file("allfives-seccomp", filter, error));
+      if (p.passed.back().get() < 0) return std::nullopt;
+      layout.seccomp_fd = spawn::kSandboxSeccompFd;
+    } else {
+      p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
+    }
+    // bwrap reads its options from a memory file (--args): its own command line, which is the
+    // sandbox's /proc/1/cmdline, then shows the bot's command (the bot's own anyway) and none
+    // of the host's paths it binds or covers. (bwrap takes the command from its real argv.)
+    const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
+    const auto command = std::find(full.begin(), full.end(), std::string("--"));
+    std::string options;
+    for (auto it = full.begin() + 1; it != command; ++it) options.append(*it).push_back('\0');
+    p.passed.push_back(spawn::memory_file("allfives-bwrap-args", options, error));
+    if (p.passed.back().get() < 0) return std::nullopt;
+    std::vector<std::string> argv = {layout.bwrap, "--args", std::to_string(spawn::kSandboxArgsFd)};
+    argv.insert(argv.end(), command, full.end());
+    p.argv_storage = std::move(argv);
     p.exec_path = layout.bwrap;
     p.working_dir.clear();  // bwrap changes into it inside the sandbox
   }
@@ -699,18 +731,41 @@ void BotProcess::stop(milliseconds grace) {
   impl.finish_reader();
 }
 
-std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
-  if (!spec.sandbox || spec.hidden.empty() || spec.argv.empty()) return std::nullopt;
+namespace {
+
+// The bot's argv with its program's absolute path, and its working folder, as start() sees
+// them; nullopt if the program cannot be found (start() will say why).
+std::optional<std::pair<std::vector<std::string>, std::string>> resolved_command(
+    const LaunchSpec& spec) {
+  if (spec.argv.empty()) return std::nullopt;
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path base =
       spec.working_dir.empty() ? fs::current_path(ec) : fs::path(spec.working_dir);
-  const std::string working_dir = fs::absolute(base, ec).string();
+  std::string working_dir = fs::absolute(base, ec).string();
   std::string why;
   const std::optional<std::string> program = find_program(spec.argv[0], working_dir, &why);
   if (!program) return std::nullopt;
   std::vector<std::string> argv = spec.argv;
   argv[0] = *program;
+  return std::make_pair(std::move(argv), std::move(working_dir));
+}
+
+}  // namespace
+
+std::optional<std::string> given_paths_refusal(const LaunchSpec& spec) {
+  if (!spec.sandbox) return std::nullopt;
+  const auto command = resolved_command(spec);
+  if (!command) return std::nullopt;
+  return link_refusal(command->first, command->second, spec.read_only_dirs, spec.hidden);
+}
+
+std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
+  if (!spec.sandbox || spec.hidden.empty()) return std::nullopt;
+  const auto command = resolved_command(spec);
+  if (!command) return std::nullopt;
+  const std::vector<std::string>& argv = command->first;
+  const std::string& working_dir = command->second;
   SandboxLayout layout;
   add_system_paths(layout);
   layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);

@@ -89,6 +89,10 @@ std::optional<std::string> find_program(const std::string& name, const std::stri
 // checks the same; this lets the referee refuse before it starts any bot. A program that
 // cannot be found is not this function's concern (nullopt: start() will say why).
 std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec);
+// For a sandboxed `spec`: why a path given to its bot is not what it looks like (link_refusal in
+// sandbox.h: a symbolic link leading out of the folders it was given, or to the host's /proc,
+// /sys, /dev, /run or the referee's own files), or nullopt. start() checks the same.
+std::optional<std::string> given_paths_refusal(const LaunchSpec& spec);
 
 // How a process ended.
 struct ExitStatus {

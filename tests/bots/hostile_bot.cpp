@@ -24,7 +24,8 @@
 //   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
 //                  most --max-mib), then let std::bad_alloc end the process
 //   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
-//   connect        connect to each --target: host:port (TCP) or a Unix socket path
+//   connect        connect to each --target: host:port (TCP) or a Unix socket path, or send a
+//                  datagram to dgram:PATH (a Unix datagram socket, reached without connect)
 //   write-files    create a file in each --target folder, then one in /tmp
 //   link-socket    before it serves, put a symbolic link to the first --target (a Unix socket
 //                  outside its sandbox) where its --listen socket should be, and serve on
@@ -33,6 +34,8 @@
 //   fill-socket-folder  write files of 2 MiB into the folder of its own --listen socket (the
 //                  one folder outside /tmp it may write), up to --max-mib in all or until a
 //                  write fails, and keep them; reports how much it wrote
+//   new-namespace  make a user namespace of its own (unshare(CLONE_NEWUSER)), the way in to much
+//                  of the kernel's namespace code
 //   remember-deals remember, across the matches its process plays, every hand it was dealt and
 //                  every tile each other seat held (played or revealed at the hand's end); at
 //                  each hand start, a hand dealt before (the same deals again, at the same seat)
@@ -43,6 +46,7 @@
 #include <allfives/bot/bot.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -78,6 +82,7 @@ struct Options {
   int max_forks = 400;
   int max_mib = 8192;
   int think_ms = 0;
+  std::string data;
 };
 Options g_options;
 
@@ -252,7 +257,30 @@ void escape(const char* self) {
   std::abort();
 }
 
+void send_datagram(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  if (fd < 0) {
+    report(false, "datagram socket for " + path, errno_text());
+    return;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  const char message[] = "hostile";
+  if (sendto(fd, message, sizeof message, 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr) >=
+      0) {
+    report(true, "send datagram " + path, "sent");
+  } else {
+    report(false, "send datagram " + path, errno_text());
+  }
+  close(fd);
+}
+
 void connect_to(const std::string& target) {
+  if (target.rfind("dgram:", 0) == 0) {
+    send_datagram(target.substr(6));
+    return;
+  }
   const auto colon = target.rfind(':');
   if (target[0] != '/' && colon != std::string::npos) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -387,6 +415,16 @@ class Rememberer {
   std::array<allfives::TileSet, allfives::kMaxPlayers> played_{};
 };
 
+void new_namespace() {
+  // In a child, so that the bot itself stays as it was.
+  const pid_t child = fork();
+  if (child == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+  int status = 0;
+  waitpid(child, &status, 0);
+  const int err = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  report(err == 0, "user namespace", err == 0 ? "made one" : std::strerror(err));
+}
+
 class Hostile final : public allfives::bot::Bot {
   void on_match_start(const allfives::bot::MatchInfo& m) override { memory_.start(m); }
   void on_hand_start(const allfives::bot::HandStartInfo& h) override {
@@ -420,6 +458,7 @@ class Hostile final : public allfives::bot::Bot {
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();
       if (m == "fill-socket-folder") fill_socket_folder();
+      if (m == "new-namespace") new_namespace();
     }
     if (g_options.think_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));
@@ -467,5 +506,6 @@ int main(int argc, char** argv) {
         app.add_option("--max-mib", g_options.max_mib,
                        "eat-memory, fill-socket-folder: at most this much");
         app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
+        app.add_option("--data", g_options.data, "A data folder, as a bot's argument (unused)");
       });
 }

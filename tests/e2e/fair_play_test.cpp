@@ -3,6 +3,9 @@
 // misbehaving_bot) tries to win by other means than play, and each test checks from outside
 // that it learned nothing the protocol does not give it, and slowed or blamed no one.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -117,6 +120,179 @@ TEST(FairPlay, NoInstancePlaysTheSameDealsTwice) {
     }
     // Every match the hostile bot played was checked (partnerships: both its seats report).
     EXPECT_EQ(tried, c.matches_per_pairing * (c.bots == 3 ? 2 : 1));
+  }
+}
+
+// --- 2. Folders a bot may read are what they look like ---------------------------------------
+
+// A fresh folder holding a copy of the hostile bot, and a file of `targets` (one per line)
+// kept elsewhere (the sandbox lets a bot read the folder of every path among its arguments).
+struct BotFolder {
+  std::string dir;
+  std::string targets;
+};
+BotFolder folder_with_hostile(const std::string& name, const std::vector<std::string>& targets) {
+  BotFolder f{temp_dir(name), temp_dir(name + "-targets") + "/targets.txt"};
+  fs::copy_file(kHostile, f.dir + "/hostile_bot");
+  std::ofstream out(f.targets);
+  for (const std::string& t : targets) out << t << "\n";
+  return f;
+}
+
+// `referee match` run in `dir` with `hostile` (its arguments after ./hostile_bot) against
+// greedy; its log at dir/../NAME.jsonl, outside the bot's folder.
+struct MatchInDir {
+  RunResult run;
+  std::vector<v1::LogRecord> log;
+  std::string hostile_output;
+};
+MatchInDir match_in(const std::string& dir, const std::string& hostile,
+                    const std::vector<std::string>& extra = {}) {
+  const std::string log = temp_dir(fs::path(dir).filename().string() + "-log") + "/m.jsonl";
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-C",
+                                   dir,
+                                   kReferee,
+                                   "match",
+                                   "--seed",
+                                   "11",
+                                   "--max-hands",
+                                   "1",
+                                   "--startup-timeout-ms",
+                                   "20000",
+                                   "--log",
+                                   log};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.push_back("hostile=./hostile_bot " + hostile);
+  argv.push_back("greedy=" + kGreedy);
+  MatchInDir m;
+  m.run = run(argv, std::chrono::seconds(120));
+  if (fs::exists(log)) {
+    m.log = read_log(log);
+    for (const auto& r : m.log)
+      if (r.has_bot_output() && r.bot_output().seat() == 0)
+        m.hostile_output = r.bot_output().stderr();
+  }
+  return m;
+}
+
+// A bot's folder holds links among its files: one to the host's /proc, one to a folder of the
+// host's the user never gave it, one to the folder beside it. The referee refuses the first two
+// before any bot starts (naming the bot, the argument and where it leads), in `referee match`
+// and in a tournament file; the third, a link within the bot's own folders, is bound and read.
+// (Before the referee checked links, it bound their targets: the bot saw the host's processes
+// and read the referee's --seed.)
+TEST(FairPlay, ALinkLeadingOutOfTheBotsFoldersIsRefused) {
+  const std::string secret = temp_dir("link-secret");
+  std::ofstream(secret + "/secret.txt") << "only-the-host-knows-4d2a\n";
+  const BotFolder f = folder_with_hostile(
+      "link-args", {"./bots/proc/1/cmdline", "./bots/secret/secret.txt", "./bots/model/w.bin"});
+  fs::create_directories(f.dir + "/bots/v2");
+  std::ofstream(f.dir + "/bots/v2/w.bin") << "weights-v2\n";
+  fs::create_directory_symlink("/proc", f.dir + "/bots/proc");
+  fs::create_directory_symlink(secret, f.dir + "/bots/secret");
+  fs::create_directory_symlink("v2", f.dir + "/bots/model");
+  const std::string attack = "--mode read-files --targets-file " + f.targets;
+  for (const auto& [arg, leads_to] : std::vector<std::pair<std::string, std::string>>{
+           {"./bots/proc", "/proc"}, {"./bots/secret", secret}}) {
+    SCOPED_TRACE(arg);
+    const MatchInDir m = match_in(f.dir, attack + " --data " + arg);
+    EXPECT_EQ(m.run.exit_code, 1) << m.run.output;
+    EXPECT_TRUE(contains(m.run.output, "cannot start bot 'hostile' (./hostile_bot"))
+        << m.run.output;
+    EXPECT_TRUE(contains(m.run.output, "argument '" + arg + "' goes through the symbolic link " +
+                                           f.dir + arg.substr(1) + ", which leads to " + leads_to))
+        << m.run.output;
+    EXPECT_TRUE(m.log.empty()) << "a match was played";
+    EXPECT_FALSE(contains(m.hostile_output, "GOT")) << m.hostile_output;
+  }
+  // The same in a tournament file, and for a read-only folder naming /proc itself.
+  std::ofstream(f.dir + "/t.txtpb")
+      << "name: \"links\"\nformat: FORMAT_TWO_PLAYERS\n"
+      << bot_entry("hostile", "./hostile_bot", {"--data", "./bots/proc"})
+      << bot_entry("greedy", kGreedy) << "seed: 1\n";
+  RunResult r = run({kReferee, "tournament", f.dir + "/t.txtpb", "--out", f.dir + "/../links-out"},
+                    std::chrono::seconds(60));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "referee tournament: cannot start bot 'hostile'")) << r.output;
+  // (A tournament file's paths are made absolute against its folder.)
+  EXPECT_TRUE(contains(r.output, "bots/proc' goes through the symbolic link")) << r.output;
+  const MatchInDir proc = match_in(f.dir, attack, {"--read-only", "/proc"});
+  EXPECT_EQ(proc.run.exit_code, 1) << proc.run.output;
+  EXPECT_TRUE(contains(proc.run.output, "read-only folder '/proc' is /proc, the host's /proc"))
+      << proc.run.output;
+  // A link within its own folders is what it looks like: bound, and read.
+  const MatchInDir ok = match_in(f.dir, attack + " --data ./bots/model");
+  EXPECT_EQ(ok.run.exit_code, 0) << ok.run.output;
+  EXPECT_TRUE(contains(ok.hostile_output, "GOT read ./bots/model/w.bin: weights-v2"))
+      << ok.hostile_output;
+  EXPECT_FALSE(contains(ok.hostile_output, "only-the-host-knows")) << ok.hostile_output;
+  // The link to /proc inside its folder leads to the sandbox's own /proc: not the referee's.
+  EXPECT_FALSE(contains(ok.hostile_output, "--seed 11")) << ok.hostile_output;
+}
+
+// A socket of the host's inside a folder the bot may read (here its own program's folder, the
+// one every sandbox binds), with a live listener: the bot can neither connect to it nor send it
+// a datagram. The twin without the sandbox reaches both, so the test can fail.
+TEST(FairPlay, AHostSocketInsideAFolderItMayReadIsNoWayOut) {
+  for (const bool sandboxed : {true, false}) {
+    SCOPED_TRACE(sandboxed ? "sandboxed" : "--no-sandbox");
+    const std::string name = sandboxed ? "host-socket" : "host-socket-unsandboxed";
+    const std::string dir = temp_dir(name + "-dir");
+    const std::string stream_path = dir + "/host.sock", dgram_path = dir + "/host-dgram.sock";
+    const BotFolder f = folder_with_hostile(name, {stream_path, "dgram:" + dgram_path});
+    fs::rename(f.dir + "/hostile_bot", dir + "/hostile_bot");
+    const int listener = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    const int receiver = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+    for (const auto& [fd, path] :
+         {std::pair{listener, stream_path}, std::pair{receiver, dgram_path}}) {
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+      ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << path;
+      ::chmod(path.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
+    }
+    ASSERT_EQ(::listen(listener, 8), 0);
+    const MatchInDir m =
+        match_in(dir, "--mode connect --targets-file " + f.targets,
+                 sandboxed ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"});
+    EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+    const int reached = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);
+    char buffer[64];
+    const ssize_t got = ::recv(receiver, buffer, sizeof buffer, 0);
+    if (reached >= 0) ::close(reached);
+    ::close(listener);
+    ::close(receiver);
+    if (sandboxed) {
+      EXPECT_TRUE(contains(m.hostile_output, "BLOCKED connect unix " + stream_path))
+          << m.hostile_output;
+      EXPECT_FALSE(contains(m.hostile_output, "GOT")) << m.hostile_output;
+      EXPECT_LT(reached, 0) << "the bot connected to the host's socket";
+      EXPECT_LT(got, 0) << "the bot's datagram reached the host's socket";
+    } else {
+      EXPECT_TRUE(contains(m.hostile_output, "GOT connect unix " + stream_path))
+          << m.hostile_output;
+      EXPECT_GE(reached, 0);
+      EXPECT_GT(got, 0);
+    }
+  }
+}
+
+// --- 8. Smaller points -----------------------------------------------------------------------
+
+// No user namespace can be made inside the sandbox (bwrap --disable-userns). Unsandboxed, the
+// same bot makes one, so the test can fail.
+TEST(FairPlay, NoUserNamespaceInsideTheSandbox) {
+  for (const bool sandboxed : {true, false}) {
+    SCOPED_TRACE(sandboxed ? "sandboxed" : "--no-sandbox");
+    const BotFolder f = folder_with_hostile(sandboxed ? "userns" : "userns-unsandboxed", {});
+    const MatchInDir m =
+        match_in(f.dir, "--mode new-namespace",
+                 sandboxed ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"});
+    EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+    EXPECT_TRUE(contains(m.hostile_output,
+                         sandboxed ? "BLOCKED user namespace" : "GOT user namespace: made one"))
+        << m.hostile_output;
   }
 }
 
