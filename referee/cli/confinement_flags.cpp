@@ -1,5 +1,8 @@
 #include "cli/confinement_flags.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -51,6 +54,27 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
   return c;
+}
+
+std::vector<HiddenPath> own_output_files() {
+  std::vector<HiddenPath> out;
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::error_code ec;
+    const std::filesystem::path path =
+        std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+    struct stat named {};
+    // The name it had when opened; if it is gone or another file now, nothing to cover.
+    if (ec || ::stat(path.c_str(), &named) != 0 || named.st_ino != st.st_ino ||
+        named.st_dev != st.st_dev)
+      continue;
+    out.push_back(
+        {path.string(),
+         fd == STDOUT_FILENO ? "the referee's standard output" : "the referee's standard error",
+         HiddenPath::Kind::kFile});
+  }
+  return out;
 }
 
 bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program) {

@@ -24,6 +24,11 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
 // The flags as a bot's confinement (read-only folders made absolute).
 Confinement confinement_from(const ConfinementFlags& flags);
 
+// The referee's own standard output and error where they are files (`2> run.log`), as paths
+// no bot may see: a bot may read the folder that holds them, and they say what the referee
+// says (the seed once a run is over, every fault). Empty where they are a terminal or a pipe.
+std::vector<HiddenPath> own_output_files();
+
 // Before starting `bots`: if any started bot is to be sandboxed and the sandbox cannot be made
 // here, or a sandboxed bot could not be kept from the referee's own paths (its
 // confinement.hidden: hidden_paths_refusal), prints why and what to do and returns false; if

@@ -148,6 +148,7 @@ int run_match(const MatchOptions& o) {
       b.confinement.hidden.push_back({log_file.parent_path().string(), "the match log folder",
                                       HiddenPath::Kind::kSharedFolder});
       b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+      for (const HiddenPath& own : own_output_files()) b.confinement.hidden.push_back(own);
     }
   }
 

@@ -135,7 +135,8 @@ int run(const TournamentOptions& o) {
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
-  const std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  for (const HiddenPath& own : own_output_files()) hidden.push_back(own);
   for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
   if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;

@@ -18,7 +18,8 @@ struct TerminalOptions {
   int width = 100;     // columns available to the line drawing
 };
 
-// The match's heading: id, format, seed, target, seats.
+// The match's heading: id, format, seed (for a seat's view only once the match is over), target,
+// seats.
 std::string render_heading(const Replay& replay, const TerminalOptions& options);
 // One frame: a rule with where it is, what happened, the line, the hands, the boneyard and
 // the scores. Ends with a newline.

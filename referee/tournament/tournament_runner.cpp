@@ -411,9 +411,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
             << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
                                           std::to_string(run.shard_count)
                                     : "")
-            << ", " << todo.size() << " to play, " << run.concurrency << " at once, seed "
-            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
-            << " -> " << run.out_dir << "\n";
+            << ", " << todo.size() << " to play, " << run.concurrency << " at once -> "
+            << run.out_dir << "\n";
 
   Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
@@ -514,6 +513,10 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     failed = true;
   }
   if (!run.quiet) progress.finish();
+  // Only now: the seed deals every match, and the referee's output may be a file a bot can read
+  // (it is hidden from the sandboxes as well, but not a copy a pipe makes).
+  std::cerr << "seed " << def.proto.seed()
+            << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")") << "\n";
   for (size_t b = 0; b < def.bots.size(); ++b)
     if (replaced[b] > 0)
       std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]

@@ -17,6 +17,11 @@
 #include <vector>
 
 #include "e2e/e2e_util.h"
+#include "log/match_log.h"
+#include "replay/frames.h"
+#include "replay/html_view.h"
+#include "replay/replay.h"
+#include "replay/terminal_view.h"
 
 namespace allfives::e2e {
 namespace {
@@ -274,6 +279,75 @@ TEST(FairPlay, AHostSocketInsideAFolderItMayReadIsNoWayOut) {
           << m.hostile_output;
       EXPECT_GE(reached, 0);
       EXPECT_GT(got, 0);
+    }
+  }
+}
+
+// --- 3. No seat learns the seed before the match is over ------------------------------------
+
+// The README's way to keep a run's messages: `2> run.log` (and `> out.txt`), here in the bot's
+// own folder, which it may read. The hostile bot reads both at its first decision: neither
+// shows it the seed (it is printed when the run is over, and both files are covered inside the
+// sandbox anyway). Afterwards run.log does give the seed.
+TEST(FairPlay, TheRefereesOutputInABotsFolderDoesNotShowTheSeed) {
+  constexpr const char* kSecretSeed = "918273645";
+  const BotFolder f = folder_with_hostile("seed-in-output", {"./run.log", "./out.txt"});
+  std::ofstream(f.dir + "/t.txtpb")
+      << "name: \"seed\"\nformat: FORMAT_TWO_PLAYERS\n"
+      << bot_entry("hostile", "./hostile_bot",
+                   {"--mode", "read-files", "--targets-file", f.targets})
+      << bot_entry("greedy", kGreedy) << "matches_per_pairing: 2\nseed: " << kSecretSeed
+      << "\nmax_hands: 1\n";
+  const std::string out = temp_dir("seed-in-output-out");
+  const RunResult r =
+      run({"/bin/sh", "-c",
+           "cd '" + f.dir + "' && exec '" + kReferee + "' tournament t.txtpb -j 1 --out '" + out +
+               "' > out.txt 2> run.log"},
+          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << read_file(f.dir + "/run.log");
+  const std::vector<PlayedLog> logs = logs_of(out, "hostile");
+  ASSERT_EQ(logs.size(), 2u);
+  std::string seen;
+  for (const PlayedLog& l : logs) seen += l.output;
+  EXPECT_TRUE(contains(seen, "./run.log")) << seen;  // it did look
+  EXPECT_FALSE(contains(seen, kSecretSeed)) << seen;
+  EXPECT_TRUE(contains(read_file(f.dir + "/run.log"), std::string("seed ") + kSecretSeed));
+}
+
+// A seat's view of a match still being played never shows the seed (it deals every hand): the
+// page `referee serve ?seat=` serves and the heading `human-tty` prints (the same code as
+// `referee replay --seat`, which refuses an unfinished log), drawn from a real match's log cut
+// in its first hand. Once the match is over the seat's view shows it, as does the view of
+// everything (a spectator's) at any time.
+TEST(FairPlay, ASeatsViewOfAMatchInPlayDoesNotShowTheSeed) {
+  const PlayedMatch m = play_match(kReferee, "seed-seat-view", {kGreedy, kGreedy}, 1000, 1000);
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  std::string full, cut;
+  bool in_play = true;
+  for (const auto& r : m.log) {
+    full += referee::to_json_line(r) + "\n";
+    in_play = in_play && !r.has_hand_end();
+    if (in_play) cut += referee::to_json_line(r) + "\n";
+  }
+  const std::string seed = std::to_string(only(m.log, v1::LogRecord::kHeader).header().seed());
+  for (const bool over : {false, true}) {
+    referee::Replay replay;
+    referee::LogError error;
+    EXPECT_EQ(referee::load_replay(over ? full : cut, "log", replay, error), over);
+    EXPECT_EQ(replay.finished, over);
+    for (const int viewer : {0, 1, -1}) {
+      SCOPED_TRACE(std::string(over ? "finished" : "in play") + ", viewer " +
+                   std::to_string(viewer));
+      const bool shown = over || viewer < 0;
+      referee::TerminalOptions t;
+      t.viewer = viewer;
+      EXPECT_EQ(contains(referee::render_heading(replay, t), "seed " + seed), shown);
+      referee::HtmlOptions h;
+      h.viewer = viewer;
+      const std::string page =
+          referee::render_html(replay, referee::build_frames(replay, viewer), h);
+      EXPECT_EQ(contains(page, "\"seed\":\"" + seed + "\""), shown);
+      EXPECT_FALSE(contains(page, "seed " + seed));
     }
   }
 }
