@@ -166,8 +166,12 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
                     describe(status) + ")");
       return;
     case grpc::StatusCode::UNIMPLEMENTED:
+      // Also what the referee's channel reports for a compressed message, which it refuses
+      // before inflating anything (bot.proto, "Limits").
       set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-                "the bot does not serve allfives.v1.Bot/PlayMatch (" + describe(status) + ")");
+                "the bot does not serve allfives.v1.Bot/PlayMatch, or compressed what it sent "
+                "(messages may not be compressed), while " +
+                    doing + " (" + describe(status) + ")");
       return;
     default:
       // The bot aborted or reset its stream, its handler failed, or the connection broke.

@@ -2,22 +2,27 @@
 // processes, the sandbox, -j 2): a hostile bot (tests/bots/hostile_bot, tests/bots/
 // misbehaving_bot) tries to win by other means than play, and each test checks from outside
 // that it learned nothing the protocol does not give it, and slowed or blamed no one.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "e2e/e2e_util.h"
 #include "log/match_log.h"
+#include "process/bot_process.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
@@ -32,6 +37,7 @@ const std::string kReferee = ALLFIVES_REFEREE;
 const std::string kHostile = ALLFIVES_HOSTILE_BOT;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
 const std::string kMisbehaving = ALLFIVES_MISBEHAVING_BOT;
+const std::string kZipBomb = ALLFIVES_ZIP_BOMB_BOT;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -367,6 +373,65 @@ TEST(FairPlay, NoUserNamespaceInsideTheSandbox) {
     EXPECT_TRUE(contains(m.hostile_output,
                          sandboxed ? "BLOCKED user namespace" : "GOT user namespace: made one"))
         << m.hostile_output;
+  }
+}
+
+// --- 5. Bounded before it is inflated ---------------------------------------------------------
+
+// Runs `argv` (its output into `output_file`) and returns its exit code and peak resident
+// memory in KiB, as the kernel counted it for that process alone (wait4).
+std::pair<int, long> run_measured(const std::vector<std::string>& argv,
+                                  const std::string& output_file) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int out = ::open(output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, usage.ru_maxrss};
+}
+
+// The zip-bomb bot answers its first turn request with 256 MiB of zeros gzip-compressed into
+// about 256 KiB. Started by the referee (sandboxed) or reached at an address, it is refused
+// before anything is inflated: the referee's peak memory stays far under 64 MiB (it reached
+// 297 MiB when the referee accepted compressed answers), and the fault is the bomb's.
+TEST(FairPlay, ACompressedAnswerIsRefusedBeforeItIsInflated) {
+  for (const bool connect : {false, true}) {
+    SCOPED_TRACE(connect ? "connect mode" : "launched");
+    const std::string dir = temp_dir(connect ? "zip-bomb-connect" : "zip-bomb");
+    std::unique_ptr<referee::BotProcess> server;
+    std::string bomb = "bomb=" + kZipBomb + " --mib 256";
+    if (connect) {
+      referee::LaunchSpec spec;
+      spec.argv = {kZipBomb, "--listen", "unix:" + dir + "/bomb.sock", "--mib", "256"};
+      std::string error;
+      server = referee::BotProcess::start(spec, &error);
+      ASSERT_TRUE(server) << error;
+      bomb = "bomb=unix:" + dir + "/bomb.sock";
+    }
+    const auto [code, peak_kib] =
+        run_measured({kReferee, "match", "--seed", "3", "--max-hands", "1", "--log",
+                      dir + "/m.jsonl", "--startup-timeout-ms", "30000", bomb, "greedy=" + kGreedy},
+                     dir + "/out.txt");
+    const std::string out = read_file(dir + "/out.txt");
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_LT(peak_kib, 64 * 1024) << out;
+    std::cout << (connect ? "connect" : "launched") << ": the referee's peak memory " << peak_kib
+              << " KiB\n";
+    const auto log = read_log(dir + "/m.jsonl");
+    const auto& fault = only(log, v1::LogRecord::kFault).fault();
+    EXPECT_EQ(fault.seat(), 0u);
+    EXPECT_EQ(fault.kind(), v1::FAULT_KIND_PROTOCOL_VIOLATION) << fault.reason();
+    EXPECT_TRUE(contains(fault.reason(), "compressed what it sent")) << fault.reason();
+    if (server) server->stop(std::chrono::milliseconds(100));
   }
 }
 
