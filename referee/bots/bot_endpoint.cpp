@@ -134,6 +134,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
     launch.cgroups = spec.confinement.cgroups;
+    launch.watch_cpu = true;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
     if (launch.sandbox) launch.writable_dir = kSandboxSocketDir;
@@ -225,6 +226,8 @@ v1::LogConfinement planned_confinement(const BotSpec& spec) {
   c.set_open_files(planned.limits.open_files);
   c.set_file_size_mib(planned.limits.file_size_mib);
   c.set_core_dumps(!planned.limits.no_core_dumps);
+  c.set_cpu_percent(planned.limits.cpu_percent);
+  c.set_think_on_opponent_time(planned.think_on_opponent_time);
   return c;
 }
 
@@ -249,6 +252,10 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
   c.set_core_dumps(!l.no_core_dumps);
   c.set_memory_limit_by(log_mechanism(process_->memory_limit_by()));
   c.set_processes_limit_by(log_mechanism(process_->processes_limit_by()));
+  c.set_cpu_percent(process_->cpu_limit_by() == LimitMechanism::kNone ? 0 : l.cpu_percent);
+  c.set_cpu_limit_by(log_mechanism(process_->cpu_limit_by()));
+  c.set_think_on_opponent_time(spec_.confinement.think_on_opponent_time);
+  c.set_cpu_watched_by(log_mechanism(process_->freezer_by()));
   for (const std::string& folder : process_->cgroups()) c.add_cgroups(folder);
   return c;
 }

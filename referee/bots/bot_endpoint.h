@@ -29,6 +29,10 @@ struct Confinement {
   // The referee's own paths it must not see (the match log, a tournament's output folder...),
   // besides the bots' socket folder, which launch() adds.
   std::vector<HiddenPath> hidden;
+  // Its CPU time is counted while the referee waits on other bots (match/cpu_guard.h); false
+  // here: seen thinking then, it is frozen whenever the referee does not wait on it, and
+  // between its matches. True: it may think on the opponent's time (--think-on-opponent-time).
+  bool think_on_opponent_time = false;
 };
 
 // How a user names a bot: a display name plus either a command line or an address.
@@ -94,6 +98,10 @@ class BotEndpoint {
   void stop(std::chrono::milliseconds grace);
   // Starts stop() without waiting: closes the connection and sends the SIGTERM.
   void request_stop();
+  // Whether the CPU guard has seen this process use the CPU while the referee waited on
+  // another bot (then it is frozen whenever it is not waited on, for the rest of its life).
+  bool thinks_off_turn() const { return thinks_off_turn_; }
+  void set_thinks_off_turn() { thinks_off_turn_ = true; }
 
  private:
   BotEndpoint() = default;
@@ -106,6 +114,7 @@ class BotEndpoint {
   int socket_fd_ = -1;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<BotProcess> process_;
+  bool thinks_off_turn_ = false;
 };
 
 // Stops every bot at once (all are told first, then each is waited for), so shutting down n

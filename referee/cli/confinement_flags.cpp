@@ -39,6 +39,19 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
                   "Largest file a bot may write (RLIMIT_FSIZE); 0 = no limit. Core dumps are "
                   "always off")
       ->capture_default_str();
+  cmd->add_option("--cpu-percent", flags.limits.cpu_percent,
+                  "CPU per bot, all its processes together, in percent of one CPU (100: one "
+                  "CPU's worth, however many threads), by a cpu cgroup of its own; 0 = none "
+                  "(the default, or " +
+                      std::to_string(kPonderCpuPercent) + " with --think-on-opponent-time)")
+      ->check(CLI::Range(0u, 6400u));
+  cmd->add_flag("--think-on-opponent-time", flags.think_on_opponent_time,
+                "Let bots think while their opponents do (ponder). By default a bot gets CPU "
+                "only while the referee waits on it: a bot seen using more than 1 ms of CPU "
+                "during another's turn is frozen whenever it is not its turn, and every bot "
+                "between its matches, so none can slow its opponent (docs/SANDBOX.md). With "
+                "this flag nothing is frozen and each bot's CPU is bounded by its quota "
+                "(--cpu-percent)");
   cmd->add_option("--read-only", flags.read_only,
                   "A folder every started bot may read in the sandbox (repeatable), besides "
                   "its program's folder and the folders of its path arguments")
@@ -51,6 +64,9 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   c.sandbox = flags.sandbox;
   c.limits = flags.limits;
   c.cgroups = flags.cgroups;
+  c.think_on_opponent_time = flags.think_on_opponent_time;
+  if (flags.think_on_opponent_time && c.limits.cpu_percent == 0)
+    c.limits.cpu_percent = kPonderCpuPercent;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
   return c;

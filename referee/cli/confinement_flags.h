@@ -16,7 +16,11 @@ struct ConfinementFlags {
   bool cgroups = true;
   ResourceLimits limits;
   std::vector<std::string> read_only;
+  bool think_on_opponent_time = false;  // Confinement::think_on_opponent_time
 };
+
+// A bot's CPU quota when it may think on the opponent's time and none is set: one CPU.
+inline constexpr uint32_t kPonderCpuPercent = 100;
 
 // Adds the flags to `cmd`, their defaults shown in its --help.
 void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);

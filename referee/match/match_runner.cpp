@@ -7,6 +7,7 @@
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
+#include "match/cpu_guard.h"
 #include "process/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -90,6 +91,7 @@ class Runner {
   alignas(8) char decision_block_[16 * 1024];
   google::protobuf::Arena decision_arena_{decision_block_, sizeof decision_block_};
   Clock::time_point started_;
+  std::optional<CpuGuard> guard_;  // made once the seats are known
 };
 
 void Runner::flush_log() {
@@ -199,6 +201,7 @@ bool Runner::handshake() {
   }
   std::vector<std::string> seat_names;
   for (const Seat& other : seats_) seat_names.push_back(other.spec->display_name);
+  guard_->thaw_all();  // frozen between matches; each must answer its MatchStart
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
@@ -287,10 +290,14 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
 
+  guard_->before_turn(seat);
+  const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  const IoStatus st = s.stream->exchange(m, deadline, [this] { flush_log(); });
+  const IoStatus st = s.stream->exchange(
+      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
   const auto elapsed = Clock::now() - sent;
+  guard_->after_turn(seat);
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   *decision_us =
       static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
@@ -450,6 +457,7 @@ void Runner::finish(const State* state) {
   for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
 
   // Tell every bot still connected how it ended, then close the streams.
+  guard_->thaw_all();
   for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
     Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
@@ -478,6 +486,9 @@ void Runner::finish(const State* state) {
     if (s.stream && !s.stream->broken()) s.stream->wait_started(deadline);
     s.stream.reset();
   }
+  // Frozen until their next match: an idle bot steals from no one, and what each wrote in this
+  // match is in its pipe now, nothing later.
+  guard_->end_of_match();
 
   LogEnd end;
   end.reason = result_.reason;
@@ -489,6 +500,10 @@ void Runner::finish(const State* state) {
   if (result_.fault) {
     end.fault_seat = result_.fault->seat;
     end.fault_kind = result_.fault->kind;
+  }
+  if (guard_->active()) {
+    end.off_turn_cpu_us = guard_->off_turn_cpu_us();
+    end.frozen_off_turn = guard_->frozen_off_turn();
   }
   log_match_end(log_, end);
 
@@ -519,6 +534,9 @@ MatchResult Runner::run() {
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
+  std::vector<BotEndpoint*> bots;
+  for (const Seat& s : seats_) bots.push_back(s.bot);
+  guard_.emplace(bots);
 
   const bool ok = handshake();
   write_header();

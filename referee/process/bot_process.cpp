@@ -285,10 +285,13 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   // limits fall back to setrlimit; the log header says which applied.
   if (spec.cgroups) {
     const CgroupPlaces& places = cgroup_places();
+    const CpuCgroupOptions cpu{spec.watch_cpu, l.cpu_percent};
     if ((l.memory_mib != 0 && !places.memory_parent.empty()) ||
-        (l.processes != 0 && !places.pids_parent.empty())) {
+        (l.processes != 0 && !places.pids_parent.empty()) ||
+        (cpu.watch && !places.freezer_parent.empty()) ||
+        (cpu.cpu_percent != 0 && !places.cpu_parent.empty())) {
       std::string why;
-      p.cgroup = BotCgroup::create(places, l.memory_mib, l.processes, &why);
+      p.cgroup = BotCgroup::create(places, l.memory_mib, l.processes, cpu, &why);
     }
   }
   if (p.cgroup) {
@@ -297,6 +300,8 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.cgroup_folders = p.cgroup->folders();
     p.cgroup_procs = p.cgroup->procs_files();
     p.cgroup_join = p.cgroup->join_files();
+    p.cgroup_thaw_file = p.cgroup->thaw_file();
+    p.cgroup_thaw_text = p.cgroup->thaw_text();
   }
   if (l.memory_mib != 0 && p.memory_by == LimitMechanism::kNone) {
     p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);
@@ -618,6 +623,24 @@ const std::vector<std::string>& BotProcess::cgroups() const {
   return impl_->cgroup_folders;
 }
 
+LimitMechanism BotProcess::freezer_by() const {
+  return impl_->cgroup ? impl_->cgroup->freezer_by() : LimitMechanism::kNone;
+}
+
+LimitMechanism BotProcess::cpu_limit_by() const {
+  return impl_->cgroup ? impl_->cgroup->cpu_by() : LimitMechanism::kNone;
+}
+
+std::optional<uint64_t> BotProcess::cpu_time_us() const {
+  return impl_->cgroup ? impl_->cgroup->cpu_time_us() : std::nullopt;
+}
+
+bool BotProcess::set_frozen(bool frozen) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->stopped || !impl_->cgroup) return false;
+  return impl_->cgroup->set_frozen(frozen);
+}
+
 bool BotProcess::running() {
   std::lock_guard lock(impl_->mu);
   return !impl_->stopped && !impl_->check_exited(pid_);
@@ -683,6 +706,7 @@ void BotProcess::request_stop() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.mu);
   if (impl.stopped || impl.term_sent || impl.check_exited(pid_)) return;
+  if (impl.cgroup) impl.cgroup->set_frozen(false);  // a frozen bot could not wind down
   ::kill(-pid_, SIGTERM);
   impl.term_sent = true;
 }
@@ -692,6 +716,8 @@ void BotProcess::stop(milliseconds grace) {
   std::lock_guard lock(impl.mu);
   if (impl.stopped) return;
 
+  // A frozen bot could neither wind down nor (cgroup v1) die.
+  if (impl.cgroup) impl.cgroup->set_frozen(false);
   if (!impl.check_exited(pid_)) {
     if (!impl.term_sent) ::kill(-pid_, SIGTERM);
     impl.term_sent = true;

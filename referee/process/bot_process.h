@@ -61,6 +61,9 @@ struct LaunchSpec {
   // Memory and processes limited by cgroups of the bot's own where this machine allows it
   // (cgroup.h); false, or where it does not: by setrlimit (RLIMIT_AS, RLIMIT_NPROC).
   bool cgroups = true;
+  // With cgroups: count the bot's CPU time and be able to freeze it (cpu_time_us(),
+  // set_frozen()), in a cpuacct and a freezer cgroup of its own (v1) or its one cgroup (v2).
+  bool watch_cpu = false;
   // As root: run the bot under a user id of its own (see sandbox.h, bot_uid_base()).
   bool own_user = false;
   // Run the program inside a bubblewrap sandbox (sandbox.h). The caller should have checked
@@ -152,6 +155,15 @@ class BotProcess {
   LimitMechanism processes_limit_by() const;
   // The folders of the bot's cgroups (removed by stop()), empty without them.
   const std::vector<std::string>& cgroups() const;
+  // With LaunchSpec::watch_cpu where the machine allows it (freezer_by() not kNone): the CPU
+  // time of all the bot's processes together, in microseconds, and stopping or resuming them
+  // all at once (set_frozen returns false where it cannot). stop() resumes them first. Cheap:
+  // a read or a write of one cgroup file; may be called from one thread at a time.
+  LimitMechanism freezer_by() const;
+  std::optional<uint64_t> cpu_time_us() const;
+  bool set_frozen(bool frozen);
+  // How the CPU quota (ResourceLimits::cpu_percent) is enforced, kNone if it is not.
+  LimitMechanism cpu_limit_by() const;
   // In the sandbox: the pid (in the referee's PID namespace) of the sandbox's first process,
   // as bwrap reported it, waiting for the report until `deadline`; -1 when not sandboxed or
   // bwrap did not report (it failed first). /proc/<it>/root is the sandbox's file system seen

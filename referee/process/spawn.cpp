@@ -298,6 +298,14 @@ void guardian_remove_cgroups(const std::vector<std::string>& folders,
     n = ::read(guard, &byte, 1);  // nothing is ever written: this returns when the referee is gone
   } while (n < 0 && errno == EINTR);
 
+  if (!p.cgroup_thaw_file.empty()) {
+    const int fd = ::open(p.cgroup_thaw_file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      [[maybe_unused]] const ssize_t n =
+          ::write(fd, p.cgroup_thaw_text, ::strlen(p.cgroup_thaw_text));
+      ::close(fd);
+    }
+  }
   ::kill(-pgid, SIGTERM);
   for (int waited = 0; waited < kGuardianGraceMs; waited += kGuardianPollMs) {
     if (::kill(-pgid, 0) != 0 && errno == ESRCH) break;

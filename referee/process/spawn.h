@@ -72,6 +72,10 @@ struct Prepared {
   std::vector<std::string> cgroup_procs;
   // The files the child writes "0" to before anything else, to move itself in (join_files()).
   std::vector<std::string> cgroup_join;
+  // The freezer file the guardian writes thaw_text to before it kills the bot ("" if none):
+  // a frozen process does not die.
+  std::string cgroup_thaw_file;
+  const char* cgroup_thaw_text = "";
   LimitMechanism memory_by = LimitMechanism::kNone;     // how limits.memory_mib is enforced
   LimitMechanism processes_by = LimitMechanism::kNone;  // how limits.processes is
 };

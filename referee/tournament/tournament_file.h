@@ -53,6 +53,7 @@ inline constexpr uint32_t kMaxMoveTimeMs = 600'000;     // 10 minutes per decisi
 inline constexpr uint32_t kMaxTimeBankMs = 86'400'000;  // a day per match
 inline constexpr uint32_t kMaxStartupTimeoutMs = 600'000;
 inline constexpr uint32_t kMaxConcurrency = 1024;
+inline constexpr uint32_t kMaxCpuPercent = 6400;  // a bot's CPU quota: 64 CPUs
 
 struct LoadOptions {
   // false: bot programs are neither looked up nor checked (`referee verify` reads the copy of

@@ -36,6 +36,9 @@
 //                  write fails, and keep them; reports how much it wrote
 //   new-namespace  make a user namespace of its own (unshare(CLONE_NEWUSER)), the way in to much
 //                  of the kernel's namespace code
+//   hog            from its first match on, keep --threads threads spinning: a CPU thief, they
+//                  run while its opponents think unless the referee stops them (the tests read
+//                  the referee's count of its CPU during other seats' turns in the log)
 //   remember-deals remember, across the matches its process plays, every hand it was dealt and
 //                  every tile each other seat held (played or revealed at the hand's end); at
 //                  each hand start, a hand dealt before (the same deals again, at the same seat)
@@ -83,6 +86,7 @@ struct Options {
   int max_mib = 8192;
   int think_ms = 0;
   std::string data;
+  int threads = 4;
 };
 Options g_options;
 
@@ -425,8 +429,22 @@ void new_namespace() {
   report(err == 0, "user namespace", err == 0 ? "made one" : std::strerror(err));
 }
 
+void start_hog_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int i = 0; i < g_options.threads; ++i)
+      std::thread([] {
+        volatile uint64_t spin = 0;
+        for (;;) spin = spin + 1;
+      }).detach();
+  });
+}
+
 class Hostile final : public allfives::bot::Bot {
-  void on_match_start(const allfives::bot::MatchInfo& m) override { memory_.start(m); }
+  void on_match_start(const allfives::bot::MatchInfo& m) override {
+    memory_.start(m);
+    if (g_options.mode == "hog") start_hog_threads();
+  }
   void on_hand_start(const allfives::bot::HandStartInfo& h) override {
     if (g_options.mode == "remember-deals") memory_.hand_start(h);
   }
@@ -507,5 +525,6 @@ int main(int argc, char** argv) {
                        "eat-memory, fill-socket-folder: at most this much");
         app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
         app.add_option("--data", g_options.data, "A data folder, as a bot's argument (unused)");
+        app.add_option("--threads", g_options.threads, "hog: spinning threads");
       });
 }

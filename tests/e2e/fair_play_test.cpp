@@ -36,6 +36,7 @@ namespace fs = std::filesystem;
 const std::string kReferee = ALLFIVES_REFEREE;
 const std::string kHostile = ALLFIVES_HOSTILE_BOT;
 const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+const std::string kStrong = ALLFIVES_STRONG_BOT;
 const std::string kMisbehaving = ALLFIVES_MISBEHAVING_BOT;
 const std::string kZipBomb = ALLFIVES_ZIP_BOMB_BOT;
 
@@ -373,6 +374,59 @@ TEST(FairPlay, NoUserNamespaceInsideTheSandbox) {
     EXPECT_TRUE(contains(m.hostile_output,
                          sandboxed ? "BLOCKED user namespace" : "GOT user namespace: made one"))
         << m.hostile_output;
+  }
+}
+
+// --- 4. A bot cannot slow its opponent -------------------------------------------------------
+
+// The hostile bot keeps four threads spinning from its first match on, while strong_bot
+// thinks 20 000 simulations a decision: in the README's setup (a tournament, -j 2, reused
+// processes, mirrored deals) the referee counts the hog's CPU during strong's turns, freezes it
+// within milliseconds of its first theft, and from then on whenever it is not its turn and
+// between its matches: over every match the hog took at most a few milliseconds of strong's
+// time, strong was never frozen and never forfeited. With --think-on-opponent-time nothing is
+// frozen, and the same count shows what the hog took (so the test can fail).
+TEST(FairPlay, ABotThatHogsTheCpuWhileItsOpponentThinksIsFrozen) {
+  for (const bool ponder : {false, true}) {
+    SCOPED_TRACE(ponder ? "--think-on-opponent-time" : "the default");
+    const std::string text = "name: \"hog\"\nformat: FORMAT_TWO_PLAYERS\n" +
+                             bot_entry("hog", kHostile, {"--mode", "hog", "--threads", "4"}) +
+                             bot_entry("strong", kStrong, {"--simulations", "20000"}) +
+                             "matches_per_pairing: 4\nseed: 9\nmax_hands: 2\nmove_time_ms: 3000\n";
+    std::vector<std::string> flags = {"-j", "2"};
+    if (ponder) flags.push_back("--think-on-opponent-time");
+    const std::string out = run_tournament(ponder ? "hog-ponder" : "hog", text, flags);
+    uint64_t taken_us = 0;
+    int logs = 0;
+    for (const PlayedLog& l : logs_of(out, "hog")) {
+      ++logs;
+      const auto& header = only(l.log, v1::LogRecord::kHeader).header();
+      const auto& end = only(l.log, v1::LogRecord::kMatchEnd).match_end();
+      EXPECT_EQ(end.fault_seat(), -1) << l.path;  // nobody forfeited
+      ASSERT_EQ(end.off_turn_cpu_us_size(), 2) << l.path;
+      for (const auto& bot : header.bots()) {
+        EXPECT_EQ(bot.confinement().think_on_opponent_time(), ponder);
+        EXPECT_NE(bot.confinement().cpu_watched_by(), v1::LIMIT_MECHANISM_NONE);
+        if (ponder) {
+          EXPECT_EQ(bot.confinement().cpu_percent(), 100u);
+        }
+        const int seat = static_cast<int>(bot.seat());
+        if (bot.display_name() == "hog") {
+          taken_us += end.off_turn_cpu_us(seat);
+          EXPECT_EQ(end.frozen_off_turn(seat), !ponder) << l.path;
+        } else {
+          EXPECT_FALSE(end.frozen_off_turn(seat)) << l.path;
+        }
+      }
+    }
+    EXPECT_EQ(logs, 4);
+    std::cout << (ponder ? "pondering" : "guarded") << ": the hog used " << taken_us / 1000
+              << " ms of CPU during strong's turns in 4 matches\n";
+    if (ponder) {
+      EXPECT_GT(taken_us, 200'000u);
+    } else {
+      EXPECT_LT(taken_us, 100'000u);  // a few ms once per hog process; 100 for a busy machine
+    }
   }
 }
 
