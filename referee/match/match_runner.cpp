@@ -30,13 +30,6 @@ const char* kind_name(const v1::BotMessage& m) {
   }
 }
 
-uint64_t dropped_bytes_in(const std::string& output) {
-  // The process layer marks a cut as "[... N bytes dropped]".
-  const auto at = output.find("[... ");
-  if (at == std::string::npos) return 0;
-  return std::strtoull(output.c_str() + at + 5, nullptr, 10);
-}
-
 struct Seat {
   const BotSpec* spec = nullptr;
   BotEndpoint* bot = nullptr;  // null if it failed to start
@@ -513,11 +506,11 @@ void Runner::finish(const State* state) {
     BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
     if (!p || std::find(done.begin(), done.end(), p) != done.end()) continue;
     done.push_back(p);
-    const std::string output = p->take_stderr();
-    if (output.empty()) continue;
+    const CappedOutput::Taken output = p->take_output();
+    if (output.text.empty()) continue;
     uint64_t invalid = 0;
-    std::string text = valid_utf8(output, &invalid);
-    log_bot_output(log_, seat, std::move(text), dropped_bytes_in(output), invalid);
+    std::string text = valid_utf8(output.text, &invalid);
+    log_bot_output(log_, seat, std::move(text), output.dropped, invalid);
   }
   flush_log();
 }

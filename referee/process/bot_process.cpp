@@ -473,7 +473,7 @@ void BotProcess::Impl::read_output() {
       break;
     }
     if (fds[0].revents != 0) {
-      // Read and keep under out_mu, so that take_stderr()'s own drain cannot reorder output.
+      // Read and keep under out_mu, so that take_output()'s own drain cannot reorder output.
       ssize_t n;
       int err = 0;
       {
@@ -669,7 +669,7 @@ std::string BotProcess::describe_exit() {
   return describe_exit_with_limits(impl_->status, impl_->limits, tail, evidence);
 }
 
-std::string BotProcess::take_stderr() {
+CappedOutput::Taken BotProcess::take_output() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.out_mu);
   // What the pipe holds now, before the reader thread gets to it: on a busy machine that

@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "process/capped_output.h"
 #include "process/cgroup.h"
 #include "process/sandbox.h"
 
@@ -76,7 +77,7 @@ struct LaunchSpec {
   // In the sandbox: the referee's own paths the bot must not see even where they lie inside
   // a folder it may read (sandbox.h). They must exist when the bot starts.
   std::vector<HiddenPath> hidden;
-  // At most this many bytes of output are kept between two take_stderr() calls: the first half
+  // At most this many bytes of output are kept between two take_output() calls: the first half
   // and the last half of what was written, with "[... N bytes dropped]" between them.
   size_t stderr_cap_bytes = 64 * 1024;
 };
@@ -183,8 +184,12 @@ class BotProcess {
   std::string describe_exit();
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
-  // LaunchSpec::stderr_cap_bytes). Never blocks on the bot.
-  std::string take_stderr();
+  // LaunchSpec::stderr_cap_bytes), with the count of bytes the cap dropped. Never blocks on the
+  // bot. Each call closes a window: the match runner takes at each match's end, so what came
+  // before belongs to that match (a take at each decision would attribute it to the decision).
+  // take_stderr(): the text alone.
+  CappedOutput::Taken take_output();
+  std::string take_stderr() { return take_output().text; }
 
   // Blocks until the main process has exited or `deadline` has passed (true if it exited),
   // waking at the exit itself.

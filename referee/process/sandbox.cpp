@@ -364,7 +364,10 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
 
 std::vector<std::string> bot_environment(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+  // PYTHONUNBUFFERED: a Python bot's prints reach the capture as it prints them, so each lands
+  // in the match that printed it (a pipe would hold them in a block buffer).
+  std::vector<std::string> env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
+                                  "PYTHONUNBUFFERED=1"};
   for (const auto& [key, value] : extra) {
     const std::string prefix = key + "=";
     std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });

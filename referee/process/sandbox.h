@@ -196,7 +196,7 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
 
 // The environment every started bot gets, sandboxed or not, instead of the referee's:
 // PATH (the referee's, so that bare program names resolve as they do for the user), HOME=/tmp,
-// TMPDIR=/tmp, LANG=C.UTF-8, then `extra` (added or replacing).
+// TMPDIR=/tmp, LANG=C.UTF-8, PYTHONUNBUFFERED=1, then `extra` (added or replacing).
 std::vector<std::string> bot_environment(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra);
 

@@ -39,6 +39,10 @@
 //   hog            from its first match on, keep --threads threads spinning: a CPU thief, they
 //                  run while its opponents think unless the referee stops them (the tests read
 //                  the referee's count of its CPU during other seats' turns in the log)
+//   print          at every decision and at each match's end, print a line naming the match and
+//                  the decision to stdout (with printf, as a bot author would) and to stderr;
+//                  at its process's first decision also a line that looks like the capture's
+//                  mark of dropped bytes, "[... 999999 bytes dropped]"
 //   remember-deals remember, across the matches its process plays, every hand it was dealt and
 //                  every tile each other seat held (played or revealed at the hand's end); at
 //                  each hand start, a hand dealt before (the same deals again, at the same seat)
@@ -443,6 +447,7 @@ void start_hog_threads() {
 class Hostile final : public allfives::bot::Bot {
   void on_match_start(const allfives::bot::MatchInfo& m) override {
     memory_.start(m);
+    id_ = m.match_id;
     if (g_options.mode == "hog") start_hog_threads();
   }
   void on_hand_start(const allfives::bot::HandStartInfo& h) override {
@@ -454,10 +459,21 @@ class Hostile final : public allfives::bot::Bot {
   }
   void on_match_end(const allfives::bot::MatchEndInfo&) override {
     if (g_options.mode == "remember-deals") memory_.end();
+    if (g_options.mode == "print") std::printf("stdout: match %s over\n", id_.c_str());
   }
   Rememberer memory_;
+  std::string id_;
+  int decisions_ = 0;
 
   allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
+    if (g_options.mode == "print") {
+      static bool forged = false;
+      if (!forged) std::fputs("\n[... 999999 bytes dropped]\n", stderr);
+      forged = true;
+      ++decisions_;
+      std::printf("stdout: match %s decision %d\n", id_.c_str(), decisions_);
+      std::fprintf(stderr, "stderr: match %s decision %d\n", id_.c_str(), decisions_);
+    }
     static bool done = false;
     if (!done) {
       done = true;

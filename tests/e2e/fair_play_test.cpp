@@ -359,6 +359,55 @@ TEST(FairPlay, ASeatsViewOfAMatchInPlayDoesNotShowTheSeed) {
   }
 }
 
+// --- 7. Every byte a bot writes is attributed to the match in which it wrote it ---------------
+
+// Lines "stdout: match ID decision N" / "... over" (printf, stdout to a pipe) and the same on
+// stderr, from a bot reused over 4 matches of a tournament at -j 1, and from a single match:
+// every line is in the log of the match that printed it, all of them, none in another's; and a
+// line that looks like the capture's dropped-bytes mark forges no count.
+TEST(FairPlay, EveryByteABotWritesIsInTheLogOfItsMatch) {
+  const auto check = [](const PlayedLog& l) {
+    const auto& header = only(l.log, v1::LogRecord::kHeader).header();
+    int decisions = 0;
+    for (const auto& r : l.log)
+      if (r.has_play() &&
+          header.bots(static_cast<int>(r.play().seat())).display_name() == "hostile")
+        ++decisions;
+    const std::string id = header.bot_match_id();
+    for (int d = 1; d <= decisions; ++d)
+      for (const char* stream : {"stdout", "stderr"})
+        EXPECT_TRUE(contains(l.output, std::string(stream) + ": match " + id + " decision " +
+                                           std::to_string(d) + "\n"))
+            << l.path << " lacks " << stream << " line " << d << ":\n"
+            << l.output;
+    EXPECT_TRUE(contains(l.output, "stdout: match " + id + " over\n")) << l.path << l.output;
+    // No line of another match: every "match X" names this one.
+    for (size_t at = l.output.find(": match "); at != std::string::npos;
+         at = l.output.find(": match ", at + 1))
+      EXPECT_EQ(l.output.compare(at + 8, id.size(), id), 0) << l.path << ":\n" << l.output;
+    for (const auto& r : l.log)
+      if (r.has_bot_output()) EXPECT_EQ(r.bot_output().dropped_bytes(), 0u) << l.path;
+    return decisions;
+  };
+  const std::string text = "name: \"print\"\nformat: FORMAT_TWO_PLAYERS\n" +
+                           bot_entry("hostile", kHostile, {"--mode", "print"}) +
+                           bot_entry("greedy", kGreedy) +
+                           "matches_per_pairing: 4\nseed: 4\nmax_hands: 2\n";
+  const std::string out = run_tournament("print", text, {"-j", "1"});
+  const std::vector<PlayedLog> logs = logs_of(out, "hostile");
+  ASSERT_EQ(logs.size(), 4u);
+  for (const PlayedLog& l : logs) EXPECT_GT(check(l), 0) << l.path;
+  // A single match: what it printed to stdout is in its log too.
+  const PlayedMatch m = play_match(kReferee, "print-match",
+                                   {"hostile=" + kHostile + " --mode print", "greedy=" + kGreedy},
+                                   1000, 1000, {"--max-hands", "2"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  PlayedLog single{"the single match", m.log, ""};
+  for (const auto& r : m.log)
+    if (r.has_bot_output() && r.bot_output().seat() == 0) single.output += r.bot_output().stderr();
+  EXPECT_GT(check(single), 0);
+}
+
 // --- 8. Smaller points -----------------------------------------------------------------------
 
 // No user namespace can be made inside the sandbox (bwrap --disable-userns). Unsandboxed, the
