@@ -39,7 +39,8 @@ struct Seat {
   std::chrono::milliseconds bank{0};       // what is left of the time bank
   std::chrono::milliseconds initial_bank{0};
   BotHello hello;
-  int turns = 0;  // turn requests this seat has answered
+  int turns = 0;                // turn requests this seat has answered
+  LimitEvidence limits_before;  // its process's cgroup counts when this match began
 };
 
 class Runner {
@@ -96,6 +97,15 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   // An unasked answer that another seat sent while this fault was in the making came first.
   check_unasked();
   if (result_.fault) return;
+  // A bot that ran into a resource limit in this match may fail in any way (a handler that
+  // raised on a failed fork, a turn never answered): its fault names the limit, whatever its
+  // kind (a crash's reason names it already, describe_exit()).
+  const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
+  if (BotProcess* p = s && s->bot ? s->bot->process() : nullptr;
+      p && kind != v1::FAULT_KIND_CRASH) {
+    const std::string limit = p->limit_reached_since(s->limits_before, reason);
+    if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
+  }
   // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.
   result_.fault = Fault{seat, kind, valid_utf8(reason)};
 }
@@ -524,6 +534,8 @@ MatchResult Runner::run() {
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
+    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr)
+      seats_[seat].limits_before = p->limit_evidence();
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});

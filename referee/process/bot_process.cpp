@@ -355,6 +355,23 @@ std::string ExitStatus::describe() const {
   return text;
 }
 
+std::string limit_reached(const ResourceLimits& limits, const std::string& said,
+                          const LimitEvidence& evidence) {
+  auto says = [&](const char* text) { return said.find(text) != std::string::npos; };
+  if (limits.memory_mib != 0 &&
+      (evidence.oom_kills != 0 || says("std::bad_alloc") || says("MemoryError") ||
+       says("Cannot allocate memory") || says("out of memory"))) {
+    return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB";
+  }
+  if (limits.processes != 0 &&
+      (evidence.process_limit_hits != 0 || (says("Resource temporarily unavailable") &&
+                                            (says("fork") || says("thread") || says("clone") ||
+                                             says("system_error") || says("BlockingIOError"))))) {
+    return "reached its limit of " + std::to_string(limits.processes) + " processes and threads";
+  }
+  return "";
+}
+
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
                                       const std::string& output_tail,
                                       const LimitEvidence& evidence) {
@@ -364,21 +381,8 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
            how + ")";
   }
   if (!status.signaled && status.code == 0) return how;  // a clean exit is not a limit's doing
-  auto said = [&](const char* text) { return output_tail.find(text) != std::string::npos; };
-  if (limits.memory_mib != 0 &&
-      (evidence.oom_kills != 0 || said("std::bad_alloc") || said("MemoryError") ||
-       said("Cannot allocate memory") || said("out of memory"))) {
-    return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB (" + how +
-           ")";
-  }
-  if (limits.processes != 0 &&
-      (evidence.process_limit_hits != 0 ||
-       (said("Resource temporarily unavailable") &&
-        (said("fork") || said("thread") || said("clone") || said("system_error"))))) {
-    return "reached its limit of " + std::to_string(limits.processes) + " processes and threads (" +
-           how + ")";
-  }
-  return how;
+  const std::string limit = limit_reached(limits, output_tail, evidence);
+  return limit.empty() ? how : limit + " (" + how + ")";
 }
 
 struct BotProcess::Impl {
@@ -661,12 +665,28 @@ std::string BotProcess::describe_exit() {
     std::lock_guard out_lock(impl_->out_mu);
     tail = impl_->output.last(4096);
   }
+  return describe_exit_with_limits(impl_->status, impl_->limits, tail, limit_evidence());
+}
+
+LimitEvidence BotProcess::limit_evidence() const {
   LimitEvidence evidence;
   if (impl_->cgroup) {
     evidence.oom_kills = impl_->cgroup->oom_kills();
     evidence.process_limit_hits = impl_->cgroup->process_limit_hits();
   }
-  return describe_exit_with_limits(impl_->status, impl_->limits, tail, evidence);
+  return evidence;
+}
+
+std::string BotProcess::limit_reached_since(const LimitEvidence& before, const std::string& said) {
+  LimitEvidence now = limit_evidence();
+  now.oom_kills -= std::min(now.oom_kills, before.oom_kills);
+  now.process_limit_hits -= std::min(now.process_limit_hits, before.process_limit_hits);
+  std::string text;
+  {
+    std::lock_guard lock(impl_->out_mu);
+    text = impl_->output.last(4096);
+  }
+  return limit_reached(impl_->limits, text + "\n" + said, now);
 }
 
 CappedOutput::Taken BotProcess::take_output() {

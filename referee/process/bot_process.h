@@ -128,6 +128,13 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
                                       const std::string& output_tail,
                                       const LimitEvidence& evidence = {});
 
+// The resource limit a bot ran into, in words ("reached its limit of 64 processes and threads",
+// "exceeded its memory limit of 1024 MiB"), or "" when nothing points to one: by `evidence`
+// (its cgroups' counts), else by `said` (its output, a status message) reporting a failed
+// allocation, or a failed fork or thread creation, as describe_exit_with_limits judges.
+std::string limit_reached(const ResourceLimits& limits, const std::string& said,
+                          const LimitEvidence& evidence);
+
 // The status waitpid() reported, as an ExitStatus.
 ExitStatus exit_status_of(int wait_status);
 
@@ -182,6 +189,12 @@ class BotProcess {
   // "running", or the exit status in words, naming a resource limit it ran into
   // (describe_exit_with_limits).
   std::string describe_exit();
+  // What the bot's cgroups have counted so far (zeros without them).
+  LimitEvidence limit_evidence() const;
+  // The limit the bot ran into since `before` (an earlier limit_evidence()), judged by its
+  // cgroups' counts, its output since the last take_output() and `said` (limit_reached()), or
+  // "": for a fault of a bot that did not end (a handler that failed, a turn never answered).
+  std::string limit_reached_since(const LimitEvidence& before, const std::string& said);
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
   // LaunchSpec::stderr_cap_bytes), with the count of bytes the cap dropped. Never blocks on the

@@ -385,8 +385,11 @@ TEST(FairPlay, EveryByteABotWritesIsInTheLogOfItsMatch) {
     for (size_t at = l.output.find(": match "); at != std::string::npos;
          at = l.output.find(": match ", at + 1))
       EXPECT_EQ(l.output.compare(at + 8, id.size(), id), 0) << l.path << ":\n" << l.output;
-    for (const auto& r : l.log)
-      if (r.has_bot_output()) EXPECT_EQ(r.bot_output().dropped_bytes(), 0u) << l.path;
+    for (const auto& r : l.log) {
+      if (r.has_bot_output()) {
+        EXPECT_EQ(r.bot_output().dropped_bytes(), 0u) << l.path;
+      }
+    }
     return decisions;
   };
   const std::string text = "name: \"print\"\nformat: FORMAT_TWO_PLAYERS\n" +
@@ -424,6 +427,41 @@ TEST(FairPlay, NoUserNamespaceInsideTheSandbox) {
                          sandboxed ? "BLOCKED user namespace" : "GOT user namespace: made one"))
         << m.hostile_output;
   }
+}
+
+// Every seat of every log says how its bot was confined (sandboxed, its limits), also in a
+// match that ends at start-up because one seat's bot exits at once, alone (referee match, 4
+// players) and in a tournament (whose pool starts the bots).
+TEST(FairPlay, EverySeatOfEveryLogSaysHowItsBotWasConfined) {
+  const auto check = [](const std::vector<v1::LogRecord>& log, const std::string& where) {
+    const auto& end = only(log, v1::LogRecord::kMatchEnd).match_end();
+    EXPECT_EQ(end.fault_kind(), v1::FAULT_KIND_STARTUP_FAILURE) << where;
+    const auto& header = only(log, v1::LogRecord::kHeader).header();
+    for (const auto& bot : header.bots()) {
+      SCOPED_TRACE(where + ", seat " + std::to_string(bot.seat()) + " " + bot.display_name());
+      ASSERT_TRUE(bot.has_confinement());
+      EXPECT_TRUE(bot.confinement().sandboxed());
+      EXPECT_FALSE(bot.confinement().sandbox().empty());
+      EXPECT_EQ(bot.confinement().memory_mib(), 512u);
+      EXPECT_EQ(bot.confinement().processes(), 32u);
+    }
+  };
+  const PlayedMatch m =
+      play_match(kReferee, "confined-at-startup",
+                 {"greedy0=" + kGreedy, "greedy1=" + kGreedy,
+                  "gone=" + kMisbehaving + " --mode exit-at-startup", "greedy3=" + kGreedy},
+                 1000, 1000, {"--format", "4p", "--memory-mib", "512", "--max-processes", "32"});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  check(m.log, "referee match");
+  const std::string text = "name: \"confined\"\nformat: FORMAT_TWO_PLAYERS\n" +
+                           bot_entry("greedy", kGreedy) +
+                           bot_entry("gone", kMisbehaving, {"--mode", "exit-at-startup"}) +
+                           "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
+  const std::string out =
+      run_tournament("confined", text, {"-j", "1", "--memory-mib", "512", "--max-processes", "32"});
+  const std::vector<PlayedLog> logs = logs_of(out, "gone");
+  ASSERT_EQ(logs.size(), 2u);
+  for (const PlayedLog& l : logs) check(l.log, l.path);
 }
 
 // --- 4. A bot cannot slow its opponent -------------------------------------------------------
