@@ -31,6 +31,16 @@ constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/e
                                      "/etc/passwd",      "/etc/group",       "/etc/nsswitch.conf",
                                      "/etc/localtime",   "/etc/alternatives"};
 
+// Host-wide counters of /proc that move with what other processes do (load, CPU ticks and
+// forks, memory, paging, I/O, interrupts, locks): a bot reading them sees its partner's, or
+// anyone's, activity. Covered in the sandbox (bwrap_argv). What stays: sysinfo(2), and time.
+constexpr const char* kHostActivityFiles[] = {
+    "/proc/loadavg",   "/proc/stat",       "/proc/meminfo",      "/proc/vmstat",
+    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",     "/proc/schedstat",
+    "/proc/buddyinfo", "/proc/zoneinfo",   "/proc/pagetypeinfo", "/proc/slabinfo",
+    "/proc/locks",     "/proc/swaps",      "/proc/vmallocinfo",  "/proc/key-users",
+    "/proc/timer_list"};
+
 std::string absolute_in(const std::string& path, const std::string& working_dir) {
   fs::path p(path);
   if (p.is_relative()) p = (working_dir.empty() ? fs::current_path() : fs::path(working_dir)) / p;
@@ -100,6 +110,14 @@ void add_system_paths(SandboxLayout& layout) {
     std::error_code ec;
     if (fs::exists(file, ec)) layout.system_files.emplace_back(file);
   }
+  // The sandbox's /proc has what the host's has (one kernel): cover those that exist.
+  for (const char* file : kHostActivityFiles) {
+    std::error_code ec;
+    if (fs::exists(file, ec)) layout.host_activity_files.emplace_back(file);
+  }
+  std::error_code ec;
+  if (fs::is_directory("/proc/pressure", ec))
+    layout.host_activity_dirs.emplace_back("/proc/pressure");
 }
 
 std::vector<std::string> needed_folders(const std::vector<std::string>& argv,
@@ -325,6 +343,13 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
     a.insert(a.end(), {"--ro-bind", file, file});
   }
   a.insert(a.end(), {"--proc", "/proc"});
+  // The sandbox's /proc shows its own processes, but these files count the whole host's CPU,
+  // memory, load and I/O: partners could signal through them by loading the machine (a
+  // covert channel, docs/SANDBOX.md), and no bot needs them. Covered by /dev/null, which the
+  // sandbox cannot open there (nodev); /proc/pressure by an empty folder.
+  for (const std::string& file : layout.host_activity_files)
+    a.insert(a.end(), {"--ro-bind", "/dev/null", file});
+  for (const std::string& dir : layout.host_activity_dirs) a.insert(a.end(), {"--tmpfs", dir});
   // A minimal /dev: the four devices programs read or write, not bwrap's --dev (which also
   // mounts a tmpfs, a devpts and a shm and costs about 10 ms more per start).
   for (const char* dev : {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"})

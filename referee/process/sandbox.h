@@ -132,6 +132,9 @@ struct SandboxLayout {
   std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
   std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)
   std::vector<std::string> system_files;  // files of /etc bound read-only if they exist
+  // Host-wide counters in /proc (kHostActivityFiles, /proc/pressure) that exist here: covered.
+  std::vector<std::string> host_activity_files;
+  std::vector<std::string> host_activity_dirs;
 };
 
 // The system part of the layout as this machine has it: /bin, /lib... as folders or symlinks.

@@ -36,6 +36,11 @@
 //                  write fails, and keep them; reports how much it wrote
 //   new-namespace  make a user namespace of its own (unshare(CLONE_NEWUSER)), the way in to much
 //                  of the kernel's namespace code
+//   host-activity  read the host-wide /proc files that change with what other processes do
+//                  (/proc/loadavg, /proc/meminfo, /proc/stat, /proc/vmstat, /proc/pressure/cpu):
+//                  a partner could signal through them by loading the machine; and the command
+//                  line of its /proc's first process (the sandbox's bwrap: are the host paths it
+//                  binds and covers there?)
 //   hog            from its first match on, keep --threads threads spinning: a CPU thief, they
 //                  run while its opponents think unless the referee stops them (the tests read
 //                  the referee's count of its CPU during other seats' turns in the log)
@@ -433,6 +438,19 @@ void new_namespace() {
   report(err == 0, "user namespace", err == 0 ? "made one" : std::strerror(err));
 }
 
+void read_host_activity() {
+  for (const char* file :
+       {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu"}) {
+    std::string data;
+    const bool got = read_whole(file, &data) && !data.empty();
+    report(got, std::string("host activity ") + file,
+           got ? data.substr(0, data.find('\n')) : errno_text());
+  }
+  std::string init;
+  const bool got = read_whole("/proc/1/cmdline", &init);
+  report(got, "init cmdline", got ? init : errno_text());
+}
+
 void start_hog_threads() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -493,6 +511,7 @@ class Hostile final : public allfives::bot::Bot {
       if (m == "write-files") write_files();
       if (m == "fill-socket-folder") fill_socket_folder();
       if (m == "new-namespace") new_namespace();
+      if (m == "host-activity") read_host_activity();
     }
     if (g_options.think_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));

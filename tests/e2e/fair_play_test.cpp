@@ -192,8 +192,8 @@ MatchInDir match_in(const std::string& dir, const std::string& hostile,
 // host's the user never gave it, one to the folder beside it. The referee refuses the first two
 // before any bot starts (naming the bot, the argument and where it leads), in `referee match`
 // and in a tournament file; the third, a link within the bot's own folders, is bound and read.
-// (Before the referee checked links, it bound their targets: the bot saw the host's processes
-// and read the referee's --seed.)
+// (Bound from their targets, the first would show the bot the host's processes and the
+// referee's --seed.)
 TEST(FairPlay, ALinkLeadingOutOfTheBotsFoldersIsRefused) {
   const std::string secret = temp_dir("link-secret");
   std::ofstream(secret + "/secret.txt") << "only-the-host-knows-4d2a\n";
@@ -462,6 +462,38 @@ TEST(FairPlay, EverySeatOfEveryLogSaysHowItsBotWasConfined) {
   const std::vector<PlayedLog> logs = logs_of(out, "gone");
   ASSERT_EQ(logs.size(), 2u);
   for (const PlayedLog& l : logs) check(l.log, l.path);
+}
+
+// The sandbox's /proc shows no host-wide activity (load, CPU and fork counters, memory,
+// pressure), through which partners could signal by loading the machine, and its first
+// process's command line (bwrap's) holds none of the host paths bound or covered. The twin
+// without the sandbox reads the host's counters, so the test can fail.
+TEST(FairPlay, TheSandboxsProcShowsNeitherHostActivityNorHostPaths) {
+  for (const bool sandboxed : {true, false}) {
+    SCOPED_TRACE(sandboxed ? "sandboxed" : "--no-sandbox");
+    const BotFolder f = folder_with_hostile(sandboxed ? "activity" : "activity-unsandboxed", {});
+    const MatchInDir m =
+        match_in(f.dir, "--mode host-activity",
+                 sandboxed ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"});
+    EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+    const std::string& out = m.hostile_output;
+    for (const char* file :
+         {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu"}) {
+      const bool open = contains(out, std::string("GOT host activity ") + file);
+      if (sandboxed) {
+        EXPECT_FALSE(open) << out;
+      } else if (std::string(file) != "/proc/pressure/cpu" || fs::exists(file)) {
+        EXPECT_TRUE(open) << out;
+      }
+    }
+    if (sandboxed) {
+      ASSERT_TRUE(contains(out, "GOT init cmdline: ")) << out;
+      const std::string init = out.substr(out.find("GOT init cmdline: "));
+      const std::string line = init.substr(0, init.find('\n'));
+      for (const char* host : {"--ro-bind", "--tmpfs", "/dev/null", "--seccomp"})
+        EXPECT_FALSE(contains(line, host)) << line;
+    }
+  }
 }
 
 // --- 4. A bot cannot slow its opponent -------------------------------------------------------
