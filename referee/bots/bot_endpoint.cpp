@@ -5,8 +5,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "bots/startup_failure.h"
+#include "process/seccomp.h"
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
@@ -114,6 +116,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
                                                  std::string* error) {
   std::unique_ptr<BotEndpoint> e(new BotEndpoint());
   e->spec_ = spec;
+  e->launched_at_ = Clock::now();
   if (spec.started() && spec.confinement.sandbox) {
     // Its socket folder is a small tmpfs inside its sandbox, the same path for every bot (no
     // bot sees another's): what it writes there never reaches the host's disk. The referee
@@ -140,6 +143,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
     launch.cgroups = spec.confinement.cgroups;
+    launch.watch_cpu = true;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
     if (launch.sandbox) launch.writable_dir = kSandboxSocketDir;
@@ -159,7 +163,9 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
   return e;
 }
 
-bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
+bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error,
+                             const std::function<bool()>& give_up) {
+  const auto going = [&] { return alive() && !(give_up && give_up()); };
   // On failure: stops the bot and says why, with how it ended, what to do and its output.
   auto fail = [&](const std::string& why) {
     if (!process_) {
@@ -199,15 +205,14 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
   if (process_ && socket_fd_ < 0) {
     // The bot owns its socket's folder: the referee connects to the socket it found there,
     // never through a link the bot put in its place.
-    socket_fd_ = open_unix_socket(
-        address_.substr(5), listen_path_ + (inside_sandbox ? " (inside its sandbox)" : ""),
-        deadline, [this] { return alive(); }, &why);
+    socket_fd_ = open_unix_socket(address_.substr(5),
+                                  listen_path_ + (inside_sandbox ? " (inside its sandbox)" : ""),
+                                  deadline, going, &why);
     if (socket_fd_ < 0) return fail(why);
   }
   const std::string connect_to =
       socket_fd_ < 0 ? address_ : "unix:/proc/self/fd/" + std::to_string(socket_fd_);
-  channel_ = wait_until_serving(
-      connect_to, deadline, [this] { return alive(); }, &why);
+  channel_ = wait_until_serving(connect_to, deadline, going, &why);
   if (channel_) return true;
   return fail(why);
 }
@@ -230,6 +235,25 @@ v1::LimitMechanism log_mechanism(LimitMechanism m) {
 
 }  // namespace
 
+v1::LogConfinement planned_confinement(const BotSpec& spec) {
+  v1::LogConfinement c;
+  if (!spec.started()) return c;
+  const Confinement& planned = spec.confinement;
+  c.set_sandboxed(planned.sandbox);
+  if (planned.sandbox) {
+    c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
+    for (const std::string& dir : planned.read_only_dirs) c.add_read_only_dirs(dir);
+  }
+  c.set_memory_mib(planned.limits.memory_mib);
+  c.set_processes(planned.limits.processes);
+  c.set_open_files(planned.limits.open_files);
+  c.set_file_size_mib(planned.limits.file_size_mib);
+  c.set_core_dumps(!planned.limits.no_core_dumps);
+  c.set_cpu_percent(planned.limits.cpu_percent);
+  c.set_think_on_opponent_time(planned.think_on_opponent_time);
+  return c;
+}
+
 v1::LogConfinement BotEndpoint::confinement_record() const {
   v1::LogConfinement c;
   if (!process_) return c;
@@ -237,6 +261,8 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
   if (spec_.confinement.sandbox) {
     c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
     for (const std::string& dir : process_->read_only_dirs()) c.add_read_only_dirs(dir);
+    c.set_user_namespaces_disabled(bwrap_disables_userns());
+    c.set_connect_refused(!sandbox_seccomp_filter().empty());
   }
   c.set_writable_dir(listen_path_.substr(0, listen_path_.rfind('/')));
   if (spec_.confinement.sandbox) c.set_writable_dir_tmpfs_mib(kSocketDirSizeMib);
@@ -249,6 +275,10 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
   c.set_core_dumps(!l.no_core_dumps);
   c.set_memory_limit_by(log_mechanism(process_->memory_limit_by()));
   c.set_processes_limit_by(log_mechanism(process_->processes_limit_by()));
+  c.set_cpu_percent(process_->cpu_limit_by() == LimitMechanism::kNone ? 0 : l.cpu_percent);
+  c.set_cpu_limit_by(log_mechanism(process_->cpu_limit_by()));
+  c.set_think_on_opponent_time(spec_.confinement.think_on_opponent_time);
+  c.set_cpu_watched_by(log_mechanism(process_->freezer_by()));
   for (const std::string& folder : process_->cgroups()) c.add_cgroups(folder);
   return c;
 }
@@ -284,25 +314,42 @@ void stop_all(const std::vector<std::unique_ptr<BotEndpoint>>& bots,
 }
 
 bool wait_all_ready(std::vector<std::unique_ptr<BotEndpoint>>& bots,
-                    const std::vector<bool>& waiting,
-                    std::chrono::steady_clock::time_point deadline,
-                    std::vector<std::string>& errors, const std::atomic<bool>* stop) {
+                    const std::vector<bool>& waiting, std::chrono::milliseconds timeout,
+                    std::vector<std::string>& errors, const std::atomic<bool>* stop,
+                    std::vector<v1::LogConfinement>* confinements) {
   errors.resize(bots.size());
-  bool failed = false;
-  for (const auto& b : bots) failed |= !b;
-  for (size_t i = 0; i < bots.size(); ++i) {
-    if (!bots[i] || !waiting[i]) continue;
-    if (stop && stop->load()) {
-      bots[i].reset();
-      errors[i] = "the referee was stopped";
-    } else if (failed) {
-      bots[i].reset();
-    } else if (!bots[i]->wait_ready(deadline, &errors[i])) {
-      bots[i].reset();
+  if (confinements) confinements->resize(bots.size());
+  std::atomic<bool> failed{false};
+  for (const auto& b : bots) failed = failed || !b;
+  const auto give_up = [&] { return failed.load() || (stop && stop->load()); };
+  std::vector<char> ready(bots.size(), 0);  // not vector<bool>: written from several threads
+  // One thread per bot to wait for, so that each is judged by its own deadline alone.
+  const auto await = [&](size_t i) {
+    if (give_up()) return;
+    std::string why;
+    ready[i] = bots[i]->wait_ready(bots[i]->launched_at() + timeout, &why, give_up);
+    // A bot that failed by itself is to blame; one given up on (another failed) is not.
+    if (!ready[i] && !give_up()) {
+      errors[i] = why;
       failed = true;
     }
-  }
+  };
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < bots.size(); ++i)
+    if (bots[i] && waiting[i]) todo.push_back(i);
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < todo.size(); ++k) threads.emplace_back(await, todo[k]);
+  if (!todo.empty()) await(todo[0]);
+  for (std::thread& t : threads) t.join();
   bool all = true;
+  for (size_t i : todo) {
+    if (ready[i] && !failed.load()) continue;
+    if (stop && stop->load() && errors[i].empty()) errors[i] = "the referee was stopped";
+    if (ready[i]) continue;  // ready before another failed: left as it is, unharmed
+    bots[i]->stop(std::chrono::milliseconds(200));
+    if (confinements) (*confinements)[i] = bots[i]->confinement_record();
+    bots[i].reset();
+  }
   for (const auto& b : bots) all &= b != nullptr;
   return all;
 }

@@ -79,6 +79,7 @@ std::vector<BotSpec> hiding_log(std::vector<BotSpec> seats, const std::string& l
     b.confinement.hidden.push_back(
         {log_file.parent_path().string(), "the match log folder", HiddenPath::Kind::kSharedFolder});
     b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+    for (const HiddenPath& own : own_output_files()) b.confinement.hidden.push_back(own);
   }
   return seats;
 }
@@ -296,8 +297,6 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
     return 1;
   }
   // Every program is started before any is waited for, so the bots start up together.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
   std::vector<std::unique_ptr<BotEndpoint>> endpoints(static_cast<size_t>(n));
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int seat = 0; seat < n; ++seat) {
@@ -305,12 +304,15 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir.path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
-                 &stop);
+  std::vector<v1::LogConfinement> confinements;
+  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true),
+                 std::chrono::milliseconds(o.startup_timeout_ms), errors, &stop, &confinements);
   for (int seat = 0; seat < n; ++seat) {
     if (!endpoints[seat] && !stop && !errors[seat].empty())
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
+    if (!endpoints[seat] && confinements[static_cast<size_t>(seat)].ByteSizeLong() > 0)
+      spec.seats.back().confinement = confinements[static_cast<size_t>(seat)];
   }
 
   const MatchResult r = play_match(spec, *log, &stop);

@@ -146,6 +146,13 @@ int run(const TournamentOptions& o) {
     if (set.processes() == 0) c.limits.processes = flags.limits.processes;
     if (set.open_files() == 0) c.limits.open_files = flags.limits.open_files;
     if (set.file_size_mib() == 0) c.limits.file_size_mib = flags.limits.file_size_mib;
+    // Thinking on the opponent's time: by the flag or the file; the quota then defaults to one
+    // CPU.
+    const bool ponder =
+        o.confinement.think_on_opponent_time || run.def.proto.think_on_opponent_time();
+    c.think_on_opponent_time = ponder;
+    if (set.cpu_percent() == 0) c.limits.cpu_percent = flags.limits.cpu_percent;
+    if (ponder && c.limits.cpu_percent == 0) c.limits.cpu_percent = kPonderCpuPercent;
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }
@@ -153,7 +160,8 @@ int run(const TournamentOptions& o) {
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
-  const std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  for (const HiddenPath& own : own_output_files()) hidden.push_back(own);
   for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
   if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;

@@ -160,6 +160,8 @@ void log_match_end(MatchLog& log, const LogEnd& end) {
   me->set_duration_ms(static_cast<uint64_t>(end.duration.count()));
   me->set_fault_seat(end.fault_seat);
   if (end.fault_seat >= 0) me->set_fault_kind(end.fault_kind);
+  for (uint64_t us : end.off_turn_cpu_us) me->add_off_turn_cpu_us(us);
+  for (bool frozen : end.frozen_off_turn) me->add_frozen_off_turn(frozen);
 }
 
 void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allfives/core/events.h"
 #include "allfives/core/line.h"
@@ -70,6 +71,9 @@ struct LogEnd {
   std::chrono::milliseconds duration{0};
   int fault_seat = -1;
   v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+  // Per seat, from the CPU guard (empty when no seat was guarded).
+  std::vector<uint64_t> off_turn_cpu_us;
+  std::vector<bool> frozen_off_turn;
 };
 void log_match_end(MatchLog& log, const LogEnd& end);
 

@@ -7,6 +7,7 @@
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
+#include "match/cpu_guard.h"
 #include "process/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -29,13 +30,6 @@ const char* kind_name(const v1::BotMessage& m) {
   }
 }
 
-uint64_t dropped_bytes_in(const std::string& output) {
-  // The process layer marks a cut as "[... N bytes dropped]".
-  const auto at = output.find("[... ");
-  if (at == std::string::npos) return 0;
-  return std::strtoull(output.c_str() + at + 5, nullptr, 10);
-}
-
 struct Seat {
   const BotSpec* spec = nullptr;
   BotEndpoint* bot = nullptr;  // null if it failed to start
@@ -45,8 +39,9 @@ struct Seat {
   std::chrono::milliseconds bank{0};       // what is left of the time bank
   std::chrono::milliseconds initial_bank{0};
   BotHello hello;
-  uint32_t protocol = 0;  // the version its Hello says it speaks (0 before)
-  int turns = 0;          // turn requests this seat has answered
+  uint32_t protocol = 0;        // the version its Hello says it speaks (0 before)
+  int turns = 0;                // turn requests this seat has answered
+  LimitEvidence limits_before;  // its process's cgroup counts when this match began
 };
 
 class Runner {
@@ -91,6 +86,7 @@ class Runner {
   alignas(8) char decision_block_[16 * 1024];
   google::protobuf::Arena decision_arena_{decision_block_, sizeof decision_block_};
   Clock::time_point started_;
+  std::optional<CpuGuard> guard_;  // made once the seats are known
 };
 
 void Runner::flush_log() {
@@ -102,6 +98,15 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   // An unasked answer that another seat sent while this fault was in the making came first.
   check_unasked();
   if (result_.fault) return;
+  // A bot that ran into a resource limit in this match may fail in any way (a handler that
+  // raised on a failed fork, a turn never answered): its fault names the limit, whatever its
+  // kind (a crash's reason names it already, describe_exit()).
+  const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
+  if (BotProcess* p = s && s->bot ? s->bot->process() : nullptr;
+      p && kind != v1::FAULT_KIND_CRASH) {
+    const std::string limit = p->limit_reached_since(s->limits_before, reason);
+    if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
+  }
   // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.
   result_.fault = Fault{seat, kind, valid_utf8(reason)};
 }
@@ -181,8 +186,12 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
                     describe(status) + ")");
       return;
     case grpc::StatusCode::UNIMPLEMENTED:
+      // Also what the referee's channel reports for a compressed message, which it refuses
+      // before inflating anything (bot.proto, "Limits").
       set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-                "the bot does not serve allfives.v1.Bot/PlayMatch (" + describe(status) + ")");
+                "the bot does not serve allfives.v1.Bot/PlayMatch, or compressed what it sent "
+                "(messages may not be compressed), while " +
+                    doing + " (" + describe(status) + ")");
       return;
     default:
       // The bot aborted or reset its stream, its handler failed, or the connection broke.
@@ -210,13 +219,15 @@ bool Runner::handshake() {
   }
   std::vector<std::string> seat_names;
   for (const Seat& other : seats_) seat_names.push_back(other.spec->display_name);
+  guard_->thaw_all();  // frozen between matches; each must answer its MatchStart
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
-    *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
-                                                 s.initial_bank, seat_names);
+    *m.mutable_match_start() =
+        wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
+                          spec_.config, seat, s.move_time, s.initial_bank, seat_names);
     m.set_nonce(s.stream->new_nonce());
     s.stream->start_exchange(m);
   }
@@ -273,6 +284,7 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
 void Runner::write_header() {
   v1::LogHeader& h = add_log_header(log_, spec_.match_id, spec_.config, spec_.seed,
                                     spec_.time.move_time, spec_.time.time_bank);
+  h.set_bot_match_id(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id);
   for (int seat = 0; seat < n(); ++seat) {
     const Seat& s = seats_[seat];
     LogSeat ls{seat_display_name(*s.spec, s.hello),
@@ -284,7 +296,15 @@ void Runner::write_header() {
                s.initial_bank,
                s.protocol};
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
-    if (s.bot && s.bot->process()) *b.mutable_confinement() = s.bot->confinement_record();
+    // Every seat of a started bot says how it was confined, even one whose bot did not start.
+    const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
+    if (s.bot && s.bot->process()) {
+      *b.mutable_confinement() = s.bot->confinement_record();
+    } else if (given.confinement) {
+      *b.mutable_confinement() = *given.confinement;
+    } else if (s.spec->started()) {
+      *b.mutable_confinement() = planned_confinement(*s.spec);
+    }
   }
 }
 
@@ -306,10 +326,14 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
   m.set_nonce(s.stream->new_nonce());
 
+  guard_->before_turn(seat);
+  const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  const IoStatus st = s.stream->exchange(m, deadline, [this] { flush_log(); });
+  const IoStatus st = s.stream->exchange(
+      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
   const auto elapsed = Clock::now() - sent;
+  guard_->after_turn(seat);
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   decision->decision_us =
       static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
@@ -472,6 +496,7 @@ void Runner::finish(const State* state) {
   for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
 
   // Tell every bot still connected how it ended, then close the streams.
+  guard_->thaw_all();
   for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
     Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
@@ -500,6 +525,9 @@ void Runner::finish(const State* state) {
     if (s.stream && !s.stream->broken()) s.stream->wait_started(deadline);
     s.stream.reset();
   }
+  // Frozen until their next match: an idle bot steals from no one, and what each wrote in this
+  // match is in its pipe now, nothing later.
+  guard_->end_of_match();
 
   LogEnd end;
   end.reason = result_.reason;
@@ -512,6 +540,10 @@ void Runner::finish(const State* state) {
     end.fault_seat = result_.fault->seat;
     end.fault_kind = result_.fault->kind;
   }
+  if (guard_->active()) {
+    end.off_turn_cpu_us = guard_->off_turn_cpu_us();
+    end.frozen_off_turn = guard_->frozen_off_turn();
+  }
   log_match_end(log_, end);
 
   // Each process's output once, under the first seat it plays.
@@ -520,11 +552,11 @@ void Runner::finish(const State* state) {
     BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
     if (!p || std::find(done.begin(), done.end(), p) != done.end()) continue;
     done.push_back(p);
-    const std::string output = p->take_stderr();
-    if (output.empty()) continue;
+    const CappedOutput::Taken output = p->take_output();
+    if (output.text.empty()) continue;
     uint64_t invalid = 0;
-    std::string text = valid_utf8(output, &invalid);
-    log_bot_output(log_, seat, std::move(text), dropped_bytes_in(output), invalid);
+    std::string text = valid_utf8(output.text, &invalid);
+    log_bot_output(log_, seat, std::move(text), output.dropped, invalid);
   }
   flush_log();
 }
@@ -538,9 +570,14 @@ MatchResult Runner::run() {
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
+    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr)
+      seats_[seat].limits_before = p->limit_evidence();
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
+  std::vector<BotEndpoint*> bots;
+  for (const Seat& s : seats_) bots.push_back(s.bot);
+  guard_.emplace(bots);
 
   const bool ok = handshake();
   write_header();

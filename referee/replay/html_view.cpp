@@ -196,7 +196,9 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"format\":";
   append_json_string(out, format_label(format));
   out += ",\"seed\":";
-  append_json_string(out, std::to_string(r.header.seed()));
+  // The seed deals every hand: a seat sees it only once the match is over.
+  append_json_string(out, o.viewer < 0 || r.finished ? std::to_string(r.header.seed())
+                                                     : "shown when the match is over");
   out += ",\"target\":" + std::to_string(r.config.target);
   out += ",\"viewer\":" + std::to_string(o.viewer);
   out += ",\"start\":" + std::to_string(o.start);

@@ -140,9 +140,11 @@ int columns(const std::string& s) {
 std::string render_heading(const Replay& r, const TerminalOptions& o) {
   const Painter paint{o.color};
   std::ostringstream out;
-  out << paint("Match " + r.header.match_id(), "1") << " · " << format_label(r.config.format)
-      << " · seed " << r.header.seed() << " · target " << r.config.target << " · "
-      << plural(r.hands, "hand", "hands") << ", " << plural(r.plays, "play", "plays") << "\n";
+  out << paint("Match " + r.header.match_id(), "1") << " · " << format_label(r.config.format);
+  // The seed deals every hand: a seat sees it only once the match is over.
+  if (o.viewer < 0 || r.finished) out << " · seed " << r.header.seed();
+  out << " · target " << r.config.target << " · " << plural(r.hands, "hand", "hands") << ", "
+      << plural(r.plays, "play", "plays") << "\n";
   const int n = num_players(r.config.format);
   for (int seat = 0; seat < n; ++seat) {
     out << "  " << paint(seat_label(r, seat), kSeatColours[seat]);

@@ -27,7 +27,8 @@ struct TerminalOptions {
 // Those lines for one play frame (none for other frames or a version 1 log's plays).
 std::vector<std::string> decision_lines(const Frame& frame);
 
-// The match's heading: id, format, seed, target, seats.
+// The match's heading: id, format, seed (for a seat's view only once the match is over), target,
+// seats.
 std::string render_heading(const Replay& replay, const TerminalOptions& options);
 // One frame: a rule with where it is, what happened, the line, the hands, the boneyard and
 // the scores. Ends with a newline.

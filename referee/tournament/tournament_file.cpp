@@ -267,6 +267,11 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
       if (b.limits().processes() != 0) c.limits.processes = b.limits().processes();
       if (b.limits().open_files() != 0) c.limits.open_files = b.limits().open_files();
       if (b.limits().file_size_mib() != 0) c.limits.file_size_mib = b.limits().file_size_mib();
+      if (b.limits().cpu_percent() > kMaxCpuPercent)
+        return fail(where + "bot '" + b.name() + "': limits.cpu_percent must be 1.." +
+                    std::to_string(kMaxCpuPercent) + " (percent of one CPU), not " +
+                    std::to_string(b.limits().cpu_percent()));
+      c.limits.cpu_percent = b.limits().cpu_percent();
       for (const std::string& dir : b.read_only_dirs()) {
         const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
         std::error_code ec;

@@ -133,17 +133,22 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   const TournamentDef& def = run.def;
   MatchSpec spec;
   spec.match_id = m.match_id();
+  spec.bot_match_id = bot_match_id(def.proto.seed(), m.match_id());
   spec.config = def.config;
   spec.seed = m.seed();
   spec.time = def.time;
   std::vector<int> seat_bots;
   for (const std::string& name : m.seat_bots()) seat_bots.push_back(bot_index.at(name));
   std::vector<std::string> why;
-  std::vector<std::unique_ptr<BotEndpoint>> held = pool.acquire(seat_bots, &why);
+  std::vector<v1::LogConfinement> confinements;
+  std::vector<std::unique_ptr<BotEndpoint>> held =
+      pool.acquire(seat_bots, m.seed(), &why, &confinements);
   for (size_t seat = 0; seat < seat_bots.size(); ++seat) {
     const auto b = static_cast<size_t>(seat_bots[seat]);
-    spec.seats.push_back(
-        SeatSpec{&def.bots[b], held[seat].get(), why[seat], std::nullopt, std::nullopt});
+    spec.seats.push_back(SeatSpec{&def.bots[b], held[seat].get(), why[seat], std::nullopt,
+                                  std::nullopt, std::nullopt});
+    if (!held[seat] && confinements[seat].ByteSizeLong() > 0)
+      spec.seats.back().confinement = confinements[seat];
     if (b < def.bot_time.size()) {
       spec.seats.back().move_time = def.bot_time[b].move_time;
       spec.seats.back().time_bank = def.bot_time[b].time_bank;
@@ -211,10 +216,11 @@ constexpr std::chrono::milliseconds kPeerPollInterval{250};
 // Lines a worker sends after its last result (see worker_main).
 constexpr std::string_view kPeakLine = "peak_rss_kib ";
 constexpr std::string_view kReplacedLine = "replaced ";
+constexpr std::string_view kStartedLine = "started ";
 
 // One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON),
-// index entries out (one per line, as JSON), then its peak memory and how many instances of
-// each bot it replaced.
+// index entries out (one per line, as JSON), then its peak memory, how many instances of each
+// bot it replaced, and how many it started in all and for deals no idle instance may play.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
                 const std::atomic<bool>& stop) {
   std::string error;
@@ -260,6 +266,13 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
   for (size_t b = 0; b < run.def.bots.size(); ++b)
     if (const int k = pool.replaced(static_cast<int>(b)); k > 0)
       trailer += std::string(kReplacedLine) + std::to_string(b) + " " + std::to_string(k) + "\n";
+  int started = 0, for_new_deals = 0;
+  for (size_t b = 0; b < run.def.bots.size(); ++b) {
+    started += pool.started(static_cast<int>(b));
+    for_new_deals += pool.started_for_new_deals(static_cast<int>(b));
+  }
+  trailer += std::string(kStartedLine) + std::to_string(started) + " " +
+             std::to_string(for_new_deals) + "\n";
   write_fully(results_fd, trailer);
   ::close(results_fd);
   return stop.load() ? 130 : code;
@@ -634,7 +647,16 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   };
   long worker_peak_kib = 0;  // the largest a match worker reported
   std::vector<int> replaced(def.bots.size(), 0);
+  int started = 0, for_new_deals = 0;
   auto on_result = [&](const std::string& line) {
+    if (line.rfind(kStartedLine, 0) == 0) {
+      int k = 0, d = 0;
+      if (std::sscanf(line.c_str() + kStartedLine.size(), "%d %d", &k, &d) == 2) {
+        started += k;
+        for_new_deals += d;
+      }
+      return true;
+    }
     if (line.rfind(kPeakLine, 0) == 0) {
       worker_peak_kib = std::max(worker_peak_kib, std::atol(line.c_str() + kPeakLine.size()));
       return true;
@@ -694,10 +716,17 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     failed = true;
   }
   if (!run.quiet) progress.finish();
+  // Only now: the seed deals every match, and the referee's output may be a file a bot can read
+  // (it is hidden from the sandboxes as well, but not a copy a pipe makes).
+  std::cerr << "seed " << def.proto.seed()
+            << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")") << "\n";
   for (size_t b = 0; b < def.bots.size(); ++b)
     if (replaced[b] > 0)
       std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
                 << " instance(s) replaced after a fault or crash\n";
+  if (started > 0)
+    std::cerr << "bot processes started: " << started << " (" << for_new_deals
+              << " because every idle instance of the bot had played the match's deals)\n";
 
   const auto resume_hint = [&](const char* prefix) {
     std::cerr << prefix << "Finished matches are kept in " << index_path

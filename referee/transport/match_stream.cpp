@@ -162,7 +162,7 @@ IoStatus MatchStream::check() {
   return broken_ ? IoStatus::kClosed : IoStatus::kOk;
 }
 
-IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
+IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline, const Watch* watch) {
   for (;;) {
     if (unasked_) return IoStatus::kUnasked;
     if (broken_) return IoStatus::kClosed;
@@ -172,7 +172,8 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
       cancel_and_drain();
       return IoStatus::kStopped;
     }
-    const auto slice_end = std::min(deadline, Clock::now() + kSlice);
+    const auto slice_end =
+        std::min(deadline, Clock::now() + (watch ? std::min(watch->every, kSlice) : kSlice));
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
@@ -185,6 +186,7 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
           cancel_and_drain();
           return IoStatus::kTimeout;
         }
+        if (watch) watch->call();
         continue;
       case grpc::CompletionQueue::SHUTDOWN:
         broken_ = true;
@@ -235,10 +237,14 @@ void MatchStream::start_close(const v1::RefereeMessage& last) {
 }
 
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                               const std::function<void()>& meanwhile) {
+                               const std::function<void()>& meanwhile, const Watch* watch) {
   start_exchange(m);
   if (meanwhile) meanwhile();
-  return wait_started(deadline);
+  const unsigned ops = started_;
+  started_ = 0;
+  const IoStatus st = wait(ops, deadline, watch);
+  done_ &= ~ops;
+  return st;
 }
 
 int MatchStream::request_with_nonce(uint64_t nonce) const {

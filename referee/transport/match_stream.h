@@ -67,11 +67,17 @@ class MatchStream {
   // request it answers, and no Read is opened ahead of a request.
   void check_nonces() { check_nonces_ = true; }
 
+  // Something to do every `every` while waiting for an answer (the CPU guard's look at the
+  // other bots), between gRPC's events.
+  struct Watch {
+    std::chrono::milliseconds every;
+    std::function<void()> call;
+  };
   // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
   // runs once the request is handed to gRPC and before waiting: the caller's own work
-  // (writing the log) then overlaps the bot's.
+  // (writing the log) then overlaps the bot's. `watch` (may be null) runs while waiting.
   IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                    const std::function<void()>& meanwhile = {});
+                    const std::function<void()>& meanwhile = {}, const Watch* watch = nullptr);
   // The answer to the last request, after its wait returned kOk (until the next request).
   const v1::BotMessage& answer() const { return incoming_[answer_]; }
   // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
@@ -99,7 +105,7 @@ class MatchStream {
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
   // Waits until every operation in `ops` (a set of operations, match_stream.cpp) has completed.
-  IoStatus wait(unsigned ops, Clock::time_point deadline);
+  IoStatus wait(unsigned ops, Clock::time_point deadline, const Watch* watch = nullptr);
   // Takes the completions already queued, without waiting.
   void poll();
   // Opens a Read if none is open (once the call has started) and polls: see the class comment

@@ -29,6 +29,9 @@
 // stdout and one to stderr at startup, with a terminal escape sequence, and at every decision,
 // then play normally),
 // ignore-sigterm (play normally but ignore SIGTERM).
+// Start-up: late-ready (the health service answers NOT_SERVING until the referee's start-up
+// deadline is near, then holds that check and answers SERVING N ms before the deadline: ready
+// in time, at the last moment).
 // --protocol N: the protocol version its Hello says (default: the newest,
 // PROTOCOL_VERSION_CURRENT); from 3 on every answer carries the nonce of the request it answers
 // (bot.proto, "Unasked answers"), 2 carries none (a bot written for version 2).
@@ -219,6 +222,24 @@ class MisbehavingBot final : public v1::Bot::Service {
   }
 };
 
+// late-ready: NOT_SERVING while the referee's check has its own short deadline (500 ms at most,
+// bot_channel.cpp); once a check's deadline is the start-up deadline itself (closer than that),
+// it is held until N ms before it and answered SERVING.
+class LateHealth final : public grpc::health::v1::Health::Service {
+  grpc::Status Check(grpc::ServerContext* ctx, const grpc::health::v1::HealthCheckRequest*,
+                     grpc::health::v1::HealthCheckResponse* response) override {
+    const auto deadline = ctx->deadline();
+    const auto now = std::chrono::system_clock::now();
+    if (deadline - now > std::chrono::milliseconds(450)) {
+      response->set_status(grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+      return grpc::Status::OK;
+    }
+    std::this_thread::sleep_until(deadline - std::chrono::milliseconds(g_opt.ms));
+    response->set_status(grpc::health::v1::HealthCheckResponse::SERVING);
+    return grpc::Status::OK;
+  }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -300,10 +321,15 @@ int main(int argc, char** argv) {
   }
   MisbehavingBot service;
   allfives::test::HealthService health;
+  LateHealth late_health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
-  if (g_opt.mode != "no-health") builder.RegisterService(&health);
+  if (g_opt.mode == "late-ready") {
+    builder.RegisterService(&late_health);
+  } else if (g_opt.mode != "no-health") {
+    builder.RegisterService(&health);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

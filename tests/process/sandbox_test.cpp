@@ -221,7 +221,7 @@ TEST(SandboxEnvironment, AShortListNotTheReferees) {
   setenv("ALLFIVES_SANDBOX_TEST_SECRET", "x", 1);
   const auto env = bot_environment("/usr/bin:/bin", {{"PYTHONPATH", "/opt/p"}, {"HOME", "/h"}});
   EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "LANG=C.UTF-8",
-                                           "PYTHONPATH=/opt/p", "HOME=/h"}));
+                                           "PYTHONUNBUFFERED=1", "PYTHONPATH=/opt/p", "HOME=/h"}));
 }
 
 TEST(LimitFaults, NameTheLimitAndItsValue) {

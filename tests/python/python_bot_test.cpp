@@ -28,6 +28,7 @@ const std::string kRandom = ALLFIVES_RANDOM_BOT;
 const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
 const std::string kRunBot = ALLFIVES_RUN_PYTHON_BOT;
 const std::string kRaisingBot = ALLFIVES_RAISING_BOT_PY;
+const std::string kForkBombBot = ALLFIVES_FORK_BOMB_BOT_PY;
 
 // `referee match` with the given bots and seed; returns the run and the parsed log.
 struct Match {
@@ -35,12 +36,13 @@ struct Match {
   std::vector<v1::LogRecord> log;
 };
 Match play(const std::string& dir, std::vector<std::string> bots, int seed,
-           const std::string& format = "2p") {
+           const std::string& format = "2p", const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {kReferee, "match", "--seed", std::to_string(seed), "--format",
                                    format, "--log", dir + "/match.jsonl", "--move-time-ms", "2000",
                                    "--startup-timeout-ms", "20000",
                                    // Bots seed themselves from the match id: fix it per seed.
                                    "--match-id", "python-" + std::to_string(seed)};
+  argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), bots.begin(), bots.end());
   Match m;
   m.run = run(argv, std::chrono::seconds(120));
@@ -169,6 +171,20 @@ TEST(PythonBot, AnExceptionIsADisconnectFaultWithItsMessage) {
     if (r.has_bot_output() && r.bot_output().seat() == 0) output = r.bot_output().stderr();
   EXPECT_NE(output.find("Traceback"), std::string::npos) << output;
   expect_log_follows_rules(m.log);
+}
+
+// A Python bot that forks without bound inside its handler runs into its process limit there:
+// os.fork() raises, the SDK ends the stream with an error and the process lives on. Whatever
+// the fault's kind, its reason names the limit.
+TEST(PythonBot, AForkBombInItsHandlerIsNamedAsTheProcessLimit) {
+  const Match m =
+      play(temp_dir("fork-bomb"), {"bomb=" + kRunBot + " " + kForkBombBot, "random=" + kRandom}, 3,
+           "2p", {"--max-processes", "24"});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_NE(f.reason().find("reached its limit of 24 processes and threads"), std::string::npos)
+      << f.reason();
 }
 
 // The flags of the C++ SDK, and SIGTERM: a graceful stop with status 0.

@@ -225,6 +225,32 @@ TEST(Schedule, GeneratedFromItsOrdinalEqualsTheList) {
     ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
 }
 
+// What a bot is told of a match: an id that names neither the bots, the deal nor the rotation,
+// different for every match, the same in every run, and a different one under another seed.
+TEST(Schedule, BotsAreToldAnOpaqueMatchId) {
+  const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 4));
+  std::set<std::string> told;
+  for (const auto& m : all) {
+    const std::string id = bot_match_id(2026, m.match_id());
+    EXPECT_EQ(id.size(), 17u) << id;
+    EXPECT_EQ(id[0], 'm');
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 1), std::string::npos) << id;
+    EXPECT_EQ(id, bot_match_id(2026, m.match_id()));
+    EXPECT_NE(id, bot_match_id(2027, m.match_id()));
+    told.insert(id);
+  }
+  EXPECT_EQ(told.size(), all.size());
+}
+
+// The keyed hash is SipHash-2-4: the reference test vector (key 00..0f, message 00..0e).
+TEST(Schedule, TheOpaqueIdIsSipHash24) {
+  std::string message;
+  for (char c = 0; c < 15; ++c) message += c;
+  EXPECT_EQ(siphash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, message),
+            0xa129ca6149be45e5ULL);
+  EXPECT_EQ(siphash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, ""), 0x726fdb47dd0e0e31ULL);
+}
+
 TEST(Schedule, ShardsPartitionTheSchedule) {
   const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 10));
   std::multiset<std::string> seen;

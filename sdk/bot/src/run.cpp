@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -167,6 +168,10 @@ int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
     return app.exit(e) == 0 ? 0 : 2;
   }
 
+  // What the bot prints reaches the referee's capture as it prints it (stdout to a pipe is
+  // block-buffered): each line lands in the match, and the turn, that printed it. std::cout
+  // goes through stdout (synced with stdio by default).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   StopSignals signals;
   std::string error;
   if (!signals.install(&error)) {
