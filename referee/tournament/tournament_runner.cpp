@@ -115,7 +115,7 @@ std::vector<int> usable_cpus() {
 
 // Pins the calling process (before it starts any thread or bot, which inherit it) to `cpu`.
 // A match is a chain of processes that wake each other in turn; on one CPU each wake-up is a
-// plain switch instead of a cross-CPU interrupt (on this project's VM, twice the throughput).
+// plain switch instead of a cross-CPU interrupt (twice the throughput on a 2-core VM, bench/README.md).
 void pin_to_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -565,7 +565,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const uint64_t mine = schedule.size() > first ? (schedule.size() - first - 1) / step + 1 : 0;
   std::vector<bool> finished(schedule.size(), false);  // by ordinal
   uint64_t finished_mine = 0;
-  // An index written twice over (by referees before the folder lock) counts each match once.
+  // An index that holds a match twice (written without the folder lock) counts it once.
   std::erase_if(earlier, [&](const v1::IndexEntry& e) {
     const uint64_t ordinal = *schedule.ordinal_of(e.match());
     if (finished[ordinal]) return true;

@@ -38,8 +38,8 @@ struct TournamentRun {
 
 // A file without `seed` plays by the rule of every command (draw_seed, match/match_terms.h):
 // with `resume`, the seed recorded in the output folder's tournament.txtpb, so that the
-// resumed run, or one with bots appended, plays the same matches (0 if that copy has no seed:
-// referees before this rule played 0 and did not record it); otherwise one drawn at random.
+// resumed run, or one with bots appended, plays the same matches (0 if that copy has no seed,
+// which is what a folder without a recorded seed was played with); otherwise one drawn at random.
 // run_tournament then records it there. Needs run.out_dir and run.resume; a no-op when the
 // file gives a seed.
 void settle_seed(TournamentRun& run);

@@ -753,8 +753,8 @@ int reported_mib(const std::string& output) {
 
 // A sandboxed bot's socket folder is a small tmpfs inside its sandbox: writing 64 MiB of files
 // there stops at its size with "No space left on device" (the bot goes on playing: a failed
-// write is no fault), and the referee's $TMPDIR, where the socket folders used to be real
-// folders, gets nothing.
+// write is no fault), and the referee's $TMPDIR, where an unsandboxed bot's socket folder
+// would be, gets nothing.
 TEST(Sandbox, FillingItsSocketFolderPutsNothingOnTheHostsDisk) {
   const std::string tmpdir = temp_dir("fill-tmpdir");
   Match m;
