@@ -7,6 +7,7 @@
 
 #include "allfives/core/rng.h"
 #include "tournament/gauntlet.h"
+#include "transport/nonce.h"
 
 namespace allfives::referee {
 
@@ -57,10 +58,6 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t) {
 
 namespace {
 
-constexpr uint64_t rotl(uint64_t x, int b) {
-  return (x << b) | (x >> (64 - b));
-}
-
 // C(n, k), or UINT64_MAX if it does not fit. Every partial product C(n-k+i, i) is an integer;
 // an overflow means far more matches than any limit, so it saturates.
 uint64_t choose(uint64_t n, uint64_t k) {
@@ -74,31 +71,6 @@ uint64_t choose(uint64_t n, uint64_t k) {
 }
 
 }  // namespace
-
-uint64_t siphash24(uint64_t k0, uint64_t k1, const std::string& data) {
-  uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
-  uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
-  const auto round = [&] {
-    v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);
-    v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;
-    v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;
-    v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);
-  };
-  const size_t n = data.size();
-  uint64_t m = 0;
-  for (size_t i = 0; i < n; ++i) {
-    m |= static_cast<uint64_t>(static_cast<unsigned char>(data[i])) << (8 * (i % 8));
-    if (i % 8 == 7) {
-      v3 ^= m, round(), round(), v0 ^= m;
-      m = 0;
-    }
-  }
-  m |= static_cast<uint64_t>(n & 0xff) << 56;
-  v3 ^= m, round(), round(), v0 ^= m;
-  v2 ^= 0xff;
-  round(), round(), round(), round();
-  return v0 ^ v1 ^ v2 ^ v3;
-}
 
 std::string bot_match_id(uint64_t tournament_seed, const std::string& match_id) {
   // The second half of the key is fixed: the seed is the secret.

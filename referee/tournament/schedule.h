@@ -74,8 +74,6 @@ class Schedule {
 // sees, neither the id nor the seed can be recovered from it), yet it is the same in every
 // run, resume and shard, so bots that seed their own randomness from it repeat their play.
 std::string bot_match_id(uint64_t tournament_seed, const std::string& match_id);
-// SipHash-2-4 (Aumasson and Bernstein, 2012) of `data` under the key (k0, k1).
-uint64_t siphash24(uint64_t k0, uint64_t k1, const std::string& data);
 
 // How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the
 // count does not fit), so a file can be refused before anything is allocated.

@@ -115,7 +115,8 @@ std::vector<int> usable_cpus() {
 
 // Pins the calling process (before it starts any thread or bot, which inherit it) to `cpu`.
 // A match is a chain of processes that wake each other in turn; on one CPU each wake-up is a
-// plain switch instead of a cross-CPU interrupt (twice the throughput on a 2-core VM, bench/README.md).
+// plain switch instead of a cross-CPU interrupt (twice the throughput on a 2-core VM,
+// bench/README.md).
 void pin_to_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -38,16 +38,38 @@ struct State {
   }
 };
 
+State keyed(uint64_t k0, uint64_t k1) {
+  return State{k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull, k0 ^ 0x6c7967656e657261ull,
+               k1 ^ 0x7465646279746573ull};
+}
+
+uint64_t finish(State s) {
+  s.v2 ^= 0xff;  // finalization: four rounds
+  for (int i = 0; i < 4; ++i) s.round();
+  return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+}
+
 }  // namespace
 
 uint64_t siphash24(uint64_t k0, uint64_t k1, uint64_t word) {
-  State s{k0 ^ 0x736f6d6570736575ull, k1 ^ 0x646f72616e646f6dull, k0 ^ 0x6c7967656e657261ull,
-          k1 ^ 0x7465646279746573ull};
+  State s = keyed(k0, k1);
   s.absorb(word);        // the message: 8 bytes, little-endian
   s.absorb(8ull << 56);  // the last block: no bytes left, the length (8) in its top byte
-  s.v2 ^= 0xff;          // finalization: four rounds
-  for (int i = 0; i < 4; ++i) s.round();
-  return s.v0 ^ s.v1 ^ s.v2 ^ s.v3;
+  return finish(s);
+}
+
+uint64_t siphash24(uint64_t k0, uint64_t k1, std::string_view data) {
+  State s = keyed(k0, k1);
+  uint64_t m = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    m |= static_cast<uint64_t>(static_cast<unsigned char>(data[i])) << (8 * (i % 8));
+    if (i % 8 == 7) {
+      s.absorb(m);
+      m = 0;
+    }
+  }
+  s.absorb(m | static_cast<uint64_t>(data.size() & 0xff) << 56);  // the rest and the length
+  return finish(s);
 }
 
 NonceSource::NonceSource() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 namespace allfives::referee {
 
@@ -11,6 +12,8 @@ namespace allfives::referee {
 // keyed pseudo-random function, so outputs for distinct words look independent to anyone
 // without the key, however many of them they see.
 uint64_t siphash24(uint64_t k0, uint64_t k1, uint64_t word);
+// The same of any bytes (the opaque match ids bots are told, tournament/schedule.h).
+uint64_t siphash24(uint64_t k0, uint64_t k1, std::string_view data);
 
 // The nonces of one stream: SipHash of a counter under a key drawn from the kernel's random
 // source (getrandom) when the source is made. One system call per stream, none per request;

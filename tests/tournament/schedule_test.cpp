@@ -10,6 +10,7 @@
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
+#include "transport/nonce.h"
 
 namespace allfives::referee {
 namespace {
@@ -198,13 +199,14 @@ TEST(Schedule, GeneratedFromItsOrdinalEqualsTheList) {
     FileFixture f;
     TournamentDef t;
     std::string error;
-    ASSERT_TRUE(f.load("format: FORMAT_THREE_PLAYERS\n"
-                       "bots { name: \"a\" command: \"./bot.sh\" }\n"
-                       "bots { name: \"a-b\" command: \"./bot.sh\" }\n"
-                       "bots { name: \"b-c\" command: \"./bot.sh\" }\n"
-                       "bots { name: \"c\" command: \"./bot.sh\" }\n"
-                       "matches_per_pairing: 3\nseed: 4\n",
-                       t, error))
+    ASSERT_TRUE(
+        f.load("format: FORMAT_THREE_PLAYERS\n"
+               "bots { name: \"a\" command: \"./bot.sh\" }\n"
+               "bots { name: \"a-b\" command: \"./bot.sh\" }\n"
+               "bots { name: \"b-c\" command: \"./bot.sh\" }\n"
+               "bots { name: \"c\" command: \"./bot.sh\" }\n"
+               "matches_per_pairing: 3\nseed: 4\n",
+               t, error))
         << error;
     const Schedule lazy(t);
     const auto all = make_schedule(t);
