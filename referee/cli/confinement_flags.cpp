@@ -112,7 +112,7 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
                   "Largest file a bot may write (RLIMIT_FSIZE), " + range_text(kFileSizeMibRange) +
                       "; 0 = no limit. Core dumps are always off")
       ->capture_default_str();
-  cmd->add_option("--cpu-percent", flags.limits.cpu_percent,
+  cmd->add_option("--cpu-percent", flags.cpu_percent,
                   "CPU per bot, all its processes together, in percent of one CPU (100: one "
                   "CPU's worth, however many threads), by a cpu cgroup of its own; 0 = none "
                   "(the default, or " +
@@ -149,6 +149,7 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   c.limits.processes = static_cast<uint32_t>(flags.processes);
   c.limits.open_files = static_cast<uint32_t>(flags.open_files);
   c.limits.file_size_mib = static_cast<uint64_t>(flags.file_size_mib);
+  c.limits.cpu_percent = flags.cpu_percent;
   c.cgroups = flags.cgroups;
   c.think_on_opponent_time = flags.think_on_opponent_time;
   if (flags.think_on_opponent_time && c.limits.cpu_percent == 0)
