@@ -192,7 +192,8 @@ void serve_connection(int fd, const std::string* payload) {
           allfives::v1::BotMessage hello;
           hello.mutable_hello()->set_name("zip-bomb");
           hello.mutable_hello()->set_version("1");
-          hello.mutable_hello()->set_protocol_version(allfives::wire::kProtocolVersion);
+          // Protocol 2: no nonce to carry, so the bomb is what the referee meets next.
+          hello.mutable_hello()->set_protocol_version(allfives::wire::kOldestProtocolVersion);
           reply = frame(kHeaders, kEndHeaders, stream,
                         std::string(1, '\x88') + header("content-type", "application/grpc") +
                             header("grpc-encoding", "gzip")) +

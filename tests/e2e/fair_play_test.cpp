@@ -67,17 +67,17 @@ std::vector<PlayedLog> logs_of(const std::string& out_dir, const std::string& bo
   return logs;
 }
 
-// Runs the tournament file `text` (in a fresh folder named after `name`); returns its output
-// folder.
+// Runs the tournament file `text` (in a fresh folder named after `name`), expecting exit status
+// `expected_exit`; returns its output folder.
 std::string run_tournament(const std::string& name, const std::string& text,
-                           const std::vector<std::string>& flags) {
+                           const std::vector<std::string>& flags, int expected_exit = 0) {
   const std::string dir = temp_dir(name);
   std::ofstream(dir + "/t.txtpb") << text;
   std::vector<std::string> argv = {kReferee, "tournament", dir + "/t.txtpb",
                                    "--out",  dir + "/out", "-q"};
   argv.insert(argv.end(), flags.begin(), flags.end());
   const RunResult r = run(argv, std::chrono::seconds(240));
-  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.exit_code, expected_exit) << r.output;
   return dir + "/out";
 }
 
@@ -457,8 +457,9 @@ TEST(FairPlay, EverySeatOfEveryLogSaysHowItsBotWasConfined) {
                            bot_entry("greedy", kGreedy) +
                            bot_entry("gone", kMisbehaving, {"--mode", "exit-at-startup"}) +
                            "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
-  const std::string out =
-      run_tournament("confined", text, {"-j", "1", "--memory-mib", "512", "--max-processes", "32"});
+  // A bot that never starts stops the run (exit 1) once its matches are logged as forfeits.
+  const std::string out = run_tournament(
+      "confined", text, {"-j", "1", "--memory-mib", "512", "--max-processes", "32"}, 1);
   const std::vector<PlayedLog> logs = logs_of(out, "gone");
   ASSERT_EQ(logs.size(), 2u);
   for (const PlayedLog& l : logs) check(l.log, l.path);
