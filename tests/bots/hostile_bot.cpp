@@ -336,7 +336,11 @@ void write_files() {
   std::vector<std::string> folders = g_options.targets;
   folders.push_back("/tmp");
   for (const std::string& folder : folders) {
-    const std::string path = (folder == "/" ? "" : folder) + "/hostile-was-here";
+    // --marker makes the name one no other test or run writes (the unsandboxed twin's lands
+    // in the host's /tmp).
+    const std::string name =
+        "hostile-was-here" + (g_options.marker.empty() ? "" : "-" + g_options.marker);
+    const std::string path = (folder == "/" ? "" : folder) + "/" + name;
     if (std::FILE* f = std::fopen(path.c_str(), "w")) {
       std::fputs("hostile\n", f);
       std::fclose(f);
@@ -561,7 +565,9 @@ int main(int argc, char** argv) {
         app.add_option("--mode", g_options.mode, "What to try at the first decision");
         app.add_option("--targets-file", g_options.targets_file,
                        "A file of paths or addresses to try, one per line");
-        app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
+        app.add_option(
+            "--marker", g_options.marker,
+            "A word in the escaped child's argv, and in the name of the files write-files writes");
         app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
         app.add_option("--max-mib", g_options.max_mib,
                        "eat-memory, fill-socket-folder: at most this much");

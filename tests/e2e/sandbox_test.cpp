@@ -687,31 +687,43 @@ TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
 
 // --- Writing --------------------------------------------------------------------------------
 
+// A --marker for write-files unique to this run and test (the folder's parent holds this
+// process's id), so no other test or run writes or removes the file it names.
+std::string marker_of(const std::string& dir) {
+  const fs::path p(dir);
+  return p.parent_path().filename().string() + "-" + p.filename().string();
+}
+
 TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
   const std::string dir = temp_dir("write");
   chmod(dir.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
-  const Match m =
-      play("write", "--mode write-files --targets-file " + targets_file("write", {dir, "/"}));
+  const std::string marker = marker_of(dir);
+  const std::string name = "hostile-was-here-" + marker;
+  const Match m = play("write", "--mode write-files --marker " + marker + " --targets-file " +
+                                    targets_file("write", {dir, "/"}));
   expect_no_fault(m);
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write " + dir)) << m.hostile_output;
   // Nor into the sandbox's own root (a tmpfs of no size limit, read-only once it is made).
-  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write /hostile-was-here: Read-only file system"))
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write /" + name + ": Read-only file system"))
       << m.hostile_output;
-  EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/hostile-was-here")) << m.hostile_output;
-  EXPECT_FALSE(fs::exists(dir + "/hostile-was-here"));
-  EXPECT_FALSE(fs::exists("/tmp/hostile-was-here"));  // its /tmp was its own
+  EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/" + name)) << m.hostile_output;
+  EXPECT_FALSE(fs::exists(dir + "/" + name));
+  EXPECT_FALSE(fs::exists("/tmp/" + name));  // its /tmp was its own
 }
 
 TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
   const std::string dir = temp_dir("write-unsandboxed");
   chmod(dir.c_str(), 0777);
-  const Match m =
-      play("write-unsandboxed",
-           "--mode write-files --targets-file " + targets_file("write-unsandboxed", {dir}),
-           {"--no-sandbox"});
-  EXPECT_TRUE(fs::exists(dir + "/hostile-was-here")) << m.hostile_output;
+  const std::string marker = marker_of(dir);
+  const std::string name = "hostile-was-here-" + marker;
+  const Match m = play("write-unsandboxed",
+                       "--mode write-files --marker " + marker + " --targets-file " +
+                           targets_file("write-unsandboxed", {dir}),
+                       {"--no-sandbox"});
+  EXPECT_TRUE(fs::exists(dir + "/" + name)) << m.hostile_output;
+  EXPECT_TRUE(fs::exists("/tmp/" + name)) << m.hostile_output;
   std::error_code ec;
-  fs::remove("/tmp/hostile-was-here", ec);
+  fs::remove("/tmp/" + name, ec);  // the host's /tmp: the one file this test put there
 }
 
 // The most bytes the regular files under `folder` held at once while `work` ran (checked
