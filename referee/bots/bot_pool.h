@@ -11,6 +11,12 @@
 // remembered the hands would know its opponents' hands in the next. So each instance remembers
 // the seeds it was handed, and acquire() gives a bot an idle instance that has not played the
 // match's seed, or a fresh one (a new process, a new sandbox: nothing it wrote survives).
+// Keeping instances by seat or rotation instead would not do: deal d of every pairing has one
+// seed, so an instance that sat in seat 0 of A-B on deal d would know, in seat 0 of A-C on deal
+// d, its own hand again and every tile B played from the hand C now holds. What keeps the
+// fresh instances few is the dealing (worker_processes.h: each worker plays the matches of a
+// few (pairing, rotation) lanes, deal after deal): a worker needs, per bot, as many instances
+// as that bot has matches of one deal in its share, each then reused on every deal.
 //
 // Each tournament worker process owns one pool and plays one match at a time, so the pool is
 // used from one thread only and has no lock.
@@ -31,8 +37,8 @@ namespace allfives::referee {
 class BotPool {
  public:
   // Enough to keep every bot of the sample tournaments warm (a worker's matches of 3-5 bots,
-  // one instance per seat rotation and opponent: see above); `referee tournament --idle-bots`
-  // sets it.
+  // at most one instance per seat rotation and opponent: see above); `referee tournament
+  // --idle-bots` sets it.
   static constexpr size_t kDefaultMaxIdle = 16;
 
   BotPool(std::vector<BotSpec> bots, std::string socket_dir,

@@ -114,10 +114,11 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
       ->capture_default_str();
   cmd->add_option("--cpu-percent", flags.cpu_percent,
                   "CPU per bot, all its processes together, in percent of one CPU (100: one "
-                  "CPU's worth, however many threads), by a cpu cgroup of its own; 0 = none "
-                  "(the default, or " +
-                      std::to_string(kPonderCpuPercent) + " with --think-on-opponent-time)")
-      ->check(CLI::Range(0u, 6400u));
+                  "CPU's worth, however many threads), by a cpu cgroup of its own; 0 = none. "
+                  "Default: none, or " +
+                      std::to_string(kPonderCpuPercent) + " with --think-on-opponent-time")
+      ->check(CLI::Range(0u, 6400u))
+      ->each([&flags](const std::string&) { flags.cpu_percent_given = true; });
   cmd->add_flag("--think-on-opponent-time", flags.think_on_opponent_time,
                 "Let bots think while their opponents do (ponder). By default a bot gets CPU "
                 "only while the referee waits on it: a bot seen using more than 1 ms of CPU "
@@ -152,7 +153,7 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   c.limits.cpu_percent = flags.cpu_percent;
   c.cgroups = flags.cgroups;
   c.think_on_opponent_time = flags.think_on_opponent_time;
-  if (flags.think_on_opponent_time && c.limits.cpu_percent == 0)
+  if (flags.think_on_opponent_time && !flags.cpu_percent_given)
     c.limits.cpu_percent = kPonderCpuPercent;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());

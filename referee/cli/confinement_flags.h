@@ -21,6 +21,7 @@ struct ConfinementFlags {
   int64_t file_size_mib = static_cast<int64_t>(ResourceLimits{}.file_size_mib);
   std::vector<std::string> read_only;
   uint32_t cpu_percent = 0;             // ResourceLimits::cpu_percent (0: none)
+  bool cpu_percent_given = false;       // --cpu-percent was given (0 then means none, always)
   bool think_on_opponent_time = false;  // Confinement::think_on_opponent_time
 };
 

@@ -147,12 +147,13 @@ int run(const TournamentOptions& o) {
     if (set.open_files() == 0) c.limits.open_files = flags.limits.open_files;
     if (set.file_size_mib() == 0) c.limits.file_size_mib = flags.limits.file_size_mib;
     // Thinking on the opponent's time: by the flag or the file; the quota then defaults to one
-    // CPU.
+    // CPU (none with an explicit --cpu-percent 0).
     const bool ponder =
         o.confinement.think_on_opponent_time || run.def.proto.think_on_opponent_time();
     c.think_on_opponent_time = ponder;
     if (set.cpu_percent() == 0) c.limits.cpu_percent = flags.limits.cpu_percent;
-    if (ponder && c.limits.cpu_percent == 0) c.limits.cpu_percent = kPonderCpuPercent;
+    if (ponder && c.limits.cpu_percent == 0 && !o.confinement.cpu_percent_given)
+      c.limits.cpu_percent = kPonderCpuPercent;
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }

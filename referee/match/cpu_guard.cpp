@@ -39,6 +39,11 @@ void CpuGuard::before_turn(int seat) {
       w.base.reset();
     } else if (!w.bot->thinks_off_turn()) {
       w.base = w.process->cpu_time_us();
+    } else if (!w.may_ponder) {
+      // A known thief, thawed for MatchStart (or by an earlier turn of a bot at two seats):
+      // frozen before the mover is asked, not after its own next turn.
+      w.process->set_frozen(true);
+      w.frozen_in_match = true;
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <numeric>
 #include <string_view>
 
 #include "allfives/core/rng.h"
@@ -71,6 +72,18 @@ uint64_t choose(uint64_t n, uint64_t k) {
 }
 
 }  // namespace
+
+uint64_t lane_period(const Schedule& s, int shard_count, int workers) {
+  const auto w = static_cast<uint64_t>(std::max(workers, 1));
+  uint64_t streams = 0;
+  if (__builtin_mul_overflow(s.pairings(), uint64_t{s.rotations()}, &streams) || streams == 0)
+    return w;
+  // A shard takes every count-th match: streams / gcd(count, streams) of them, in turn.
+  streams /= std::gcd(streams, static_cast<uint64_t>(std::max(shard_count, 1)));
+  uint64_t period = 0;
+  if (__builtin_mul_overflow(streams / std::gcd(streams, w), w, &period)) return w;
+  return period;
+}
 
 std::string bot_match_id(uint64_t tournament_seed, const std::string& match_id) {
   // The second half of the key is fixed: the seed is the secret.

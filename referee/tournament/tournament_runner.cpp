@@ -690,8 +690,13 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const int n = static_cast<int>(
       std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run.concurrency), todo)));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
+  // Worker w plays this shard's matches w, w + n, w + 2n... (JobDealer), and the schedule
+  // cycles through its (pairing, rotation) lanes in the same order on every deal: so each
+  // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
+  // worker 0 plays rotation 0 of every pairing and worker 1 rotation 1), and its pool reuses each
+  // instance on every deal without ever giving it a deal it has played (bots/bot_pool.h).
   const WorkerOutcome outcome = run_workers(
-      todo == 0 ? 0 : n, todo == 0 ? 0 : mine,
+      todo == 0 ? 0 : n, todo == 0 ? 0 : mine, lane_period(schedule, run.shard_count, n),
       [&](size_t i) -> std::optional<std::string> {
         if (finished[first + i * step]) return std::nullopt;
         const v1::ScheduledMatch m = schedule.at(first + i * step);

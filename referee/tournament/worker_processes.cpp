@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -33,7 +34,57 @@ void close_fd(int& fd) {
 
 }  // namespace
 
-WorkerOutcome run_workers(int workers, size_t job_count,
+JobDealer::JobDealer(int workers, size_t job_count, size_t period)
+    : own_(static_cast<size_t>(std::max(workers, 1))),
+      lane_of_thief_(own_.size()),
+      scan_(job_count),
+      left_(job_count),
+      workers_(own_.size()),
+      period_(period == 0 ? own_.size() : period) {
+  for (size_t w = 0; w < workers_; ++w) own_[w] = w;
+}
+
+bool JobDealer::stolen(size_t j) const {
+  const auto it = stolen_from_.find(j % period_);
+  return it != stolen_from_.end() && j >= it->second;
+}
+
+std::optional<size_t> JobDealer::next(int worker) {
+  size_t& own = own_[static_cast<size_t>(worker)];
+  for (; own < scan_; own += workers_) {
+    if (stolen(own)) continue;
+    --left_;
+    const size_t j = own;
+    own += workers_;
+    return j;
+  }
+  return left_ < kMinStolen ? std::nullopt : steal(worker);
+}
+
+std::optional<size_t> JobDealer::steal(int worker) {
+  std::optional<size_t>& lane = lane_of_thief_[static_cast<size_t>(worker)];
+  // The job before the last one stolen in its lane, if its owner has not reached it.
+  if (lane) {
+    size_t& from = stolen_from_[*lane];
+    if (from >= period_ && !dealt(from - period_)) {
+      from -= period_;
+      --left_;
+      return from;
+    }
+  }
+  // Else the last job not dealt, and its lane from there on.
+  for (; scan_ > 0; --scan_) {
+    const size_t j = scan_ - 1;
+    if (dealt(j)) continue;
+    lane = j % period_;
+    stolen_from_[*lane] = j;
+    --left_;
+    return j;
+  }
+  return std::nullopt;
+}
+
+WorkerOutcome run_workers(int workers, size_t job_count, size_t lane_period,
                           const std::function<std::optional<std::string>(size_t)>& job,
                           const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
@@ -90,11 +141,13 @@ WorkerOutcome run_workers(int workers, size_t job_count,
     ws[w].results = result_pipe[0];
   }
 
-  size_t next = 0;
+  JobDealer dealer(workers, job_count, lane_period);
   bool handing_out = outcome.ok;
   auto give = [&](Worker& w) {
-    while (handing_out && !stop.load() && next < job_count && w.jobs >= 0) {
-      const std::optional<std::string> line = job(next++);
+    while (handing_out && !stop.load() && w.jobs >= 0) {
+      const std::optional<size_t> next = dealer.next(static_cast<int>(&w - ws.data()));
+      if (!next) break;
+      const std::optional<std::string> line = job(*next);
       if (!line) continue;  // skipped
       if (!write_fully(w.jobs, *line + "\n")) break;
       w.busy = true;

@@ -18,6 +18,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace allfives::referee {
 
@@ -31,12 +33,46 @@ struct WorkerOutcome {
   std::string error;  // why not
 };
 
+// Which job a worker gets next. Job i belongs to worker i % workers, so each worker plays a
+// fixed share of the jobs in their order. Jobs i and i + period (a multiple of workers) are of
+// one lane: a tournament's lanes are the schedule's (pairing, rotation) streams, each worker
+// keeps to a few of them deal after deal, and its bot instances are reused from deal to deal
+// (tournament_runner.cpp). A worker that has played its share, while at least kMinStolen jobs
+// are left to the others, takes the last job left, then the jobs before it in the same lane,
+// back to front (the owners take theirs from the front), so that what it steals is one lane at
+// a time: a few fresh instances, each reused, rather than fresh ones for every stolen job.
+// Bookkeeping only, O(1) amortized per job; memory grows with the lanes stolen from.
+class JobDealer {
+ public:
+  // A stolen job costs the thief what the owner has ready (a tournament's: bot instances that
+  // have not played its deals); with fewer jobs left the owner plays them soon enough.
+  static constexpr size_t kMinStolen = 2;
+
+  // `period`: 0 for `workers`; else a multiple of it.
+  JobDealer(int workers, size_t job_count, size_t period = 0);
+  // The next job for `worker` (< workers), or nothing: it gets no more.
+  std::optional<size_t> next(int worker);
+
+ private:
+  bool stolen(size_t j) const;
+  bool dealt(size_t j) const { return j < own_[j % workers_] || stolen(j); }
+  std::optional<size_t> steal(int worker);
+
+  std::vector<size_t> own_;  // per worker, its next own job (its jobs below it are dealt)
+  std::vector<std::optional<size_t>> lane_of_thief_;  // per worker, the lane it steals from
+  std::unordered_map<size_t, size_t> stolen_from_;    // lane -> its jobs from there on are dealt
+  size_t scan_;                                       // jobs from scan_ on are dealt
+  size_t left_;                                       // jobs not dealt yet
+  size_t workers_, period_;
+};
+
 // Forks `workers` processes running `work` and hands out jobs 0 .. job_count - 1 (`job(i)` is
 // its line, without '\n', made when it is handed out; nothing: job i is skipped) one at a
-// time to whichever worker is free. Calls `on_result(line)` in this process, in the order the
-// results arrive, and stops handing out jobs once it returns false or `stop` is raised (then
-// the workers are sent SIGTERM). Waits for every worker to exit before returning.
-WorkerOutcome run_workers(int workers, size_t job_count,
+// time to each worker that is free, as JobDealer deals them (`lane_period` its period). Calls
+// `on_result(line)` in this process, in the order the results arrive, and stops handing out jobs
+// once it returns false or `stop` is raised (then the workers are sent SIGTERM). Waits for every
+// worker to exit before returning.
+WorkerOutcome run_workers(int workers, size_t job_count, size_t lane_period,
                           const std::function<std::optional<std::string>(size_t)>& job,
                           const WorkerMain& work,
                           const std::function<bool(const std::string&)>& on_result,
