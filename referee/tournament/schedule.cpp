@@ -75,11 +75,15 @@ uint64_t choose(uint64_t n, uint64_t k) {
 
 uint64_t lane_period(const Schedule& s, int shard_count, int workers) {
   const auto w = static_cast<uint64_t>(std::max(workers, 1));
+  // A shard takes every count-th (pairing, deal) group, all its rotations: of the pairings,
+  // pairings / gcd(pairings, count) in turn, each with every rotation.
+  const uint64_t pairings = s.pairings();
+  if (pairings == 0) return w;
   uint64_t streams = 0;
-  if (__builtin_mul_overflow(s.pairings(), uint64_t{s.rotations()}, &streams) || streams == 0)
+  if (__builtin_mul_overflow(
+          pairings / std::gcd(pairings, static_cast<uint64_t>(std::max(shard_count, 1))),
+          uint64_t{s.rotations()}, &streams))
     return w;
-  // A shard takes every count-th match: streams / gcd(count, streams) of them, in turn.
-  streams /= std::gcd(streams, static_cast<uint64_t>(std::max(shard_count, 1)));
   uint64_t period = 0;
   if (__builtin_mul_overflow(streams / std::gcd(streams, w), w, &period)) return w;
   return period;

@@ -67,11 +67,11 @@ class Schedule {
   std::map<std::string, int> bot_index_;
   std::vector<std::vector<int>> stored_;  // a gauntlet's pairings; empty for a round robin
 };
-// The lanes of a shard's matches (the ordinals index, index + count, ...) dealt to `workers`
-// workers in turn (JobDealer, worker_processes.h): the schedule cycles through its
-// pairings x rotations streams in one order on every deal, so the shard's i-th match and its
-// (i + period)-th are of the same (pairing, rotation) and go to the same worker. The least
-// common multiple of the shard's streams and `workers`; `workers` if that does not fit.
+// The lanes of a shard's matches (ShardSlice) dealt to `workers` workers in turn (JobDealer,
+// worker_processes.h): the schedule cycles through its pairings x rotations streams in one
+// order on every deal, so the shard's i-th match and its (i + period)-th are of the same
+// (pairing, rotation) and go to the same worker. The least common multiple of the shard's
+// streams and `workers`; `workers` if that does not fit.
 uint64_t lane_period(const Schedule& s, int shard_count, int workers);
 
 // The match id the bots of a scheduled match are told (MatchStart.match_id): "m" and 16 hex

@@ -179,5 +179,30 @@ TEST(JobDealer, TheSharesNeedTheFewestInstancesTheDealsAllow) {
   for (int slow = 2; slow <= 64; slow *= 2) EXPECT_LE(instances_needed(demo, 2, slow).first, 18);
 }
 
+// lane_period: in every shard, the i-th match and the (i + period)-th are of the same pairing
+// and rotation, and the period is a multiple of the workers (so both go to the same worker).
+TEST(JobDealer, TheLanePeriodKeepsEachLaneOnOneWorkerInEveryShard) {
+  for (const auto& [format, bots] : std::vector<std::pair<std::string, int>>{
+           {"FORMAT_TWO_PLAYERS", 3}, {"FORMAT_TWO_PLAYERS", 4}, {"FORMAT_FOUR_PLAYERS", 5}}) {
+    const TournamentDef t = def_of(format, bots, 24);
+    const Schedule s(t);
+    for (int count : {1, 2, 3})
+      for (int index = 0; index < count; ++index)
+        for (int workers : {1, 2, 3}) {
+          SCOPED_TRACE(format + " shard " + std::to_string(index) + "/" + std::to_string(count) +
+                       " -j " + std::to_string(workers));
+          const ShardSlice shard(s.size(), s.rotations(), index, count);
+          const uint64_t period = lane_period(s, count, workers);
+          EXPECT_EQ(period % static_cast<uint64_t>(workers), 0u);
+          for (uint64_t i = 0; i + period < shard.size(); ++i) {
+            const v1::ScheduledMatch a = s.at(shard.ordinal(i));
+            const v1::ScheduledMatch b = s.at(shard.ordinal(i + period));
+            ASSERT_EQ(a.pairing(), b.pairing()) << i;
+            ASSERT_EQ(a.rotation(), b.rotation()) << i;
+          }
+        }
+  }
+}
+
 }  // namespace
 }  // namespace allfives::referee
