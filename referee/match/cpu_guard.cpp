@@ -40,10 +40,11 @@ void CpuGuard::before_turn(int seat) {
     } else if (!w.bot->thinks_off_turn()) {
       w.base = w.process->cpu_time_us();
     } else if (!w.may_ponder) {
-      // A known thief, thawed for MatchStart (or by an earlier turn of a bot at two seats):
-      // frozen before the mover is asked, not after its own next turn.
+      // A known thief, thawed for MatchStart: frozen before the mover is asked, not after its
+      // own next turn; and still counted (what a frozen process uses is what it stole).
       w.process->set_frozen(true);
       w.frozen_in_match = true;
+      w.base = w.process->cpu_time_us();
     }
   }
 }
