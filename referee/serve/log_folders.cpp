@@ -100,7 +100,8 @@ bool seen_recently(const std::string& path, int seconds) {
   return ::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime <= seconds;
 }
 
-std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders) {
+std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders,
+                                    const std::function<bool(const std::string&)>& skip) {
   std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return out;
@@ -108,6 +109,7 @@ std::vector<std::string> list_names(const ServedRoot& root, const std::string& d
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
     if (!folders && (!ends_with(name, ".jsonl") || name == "index.jsonl")) continue;
+    if (skip && skip(name)) continue;
     const auto real = real_inside(root, dir + "/" + name);
     if (!real) continue;  // a link out of the served folder: not even looked at
     if (folders ? is_dir(*real) : is_file(*real)) out.push_back(name);

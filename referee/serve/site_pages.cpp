@@ -1,6 +1,7 @@
 #include "serve/site_pages.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -278,12 +279,16 @@ std::string match_row_html(const MatchRow& m) {
                html_escape(result_words(m)) + "</span>";
       break;
   }
-  return "<tr data-bots=\"" + html_escape(seats) + "\"><td class=\"l\"><a href=\"" + m.url + "\">" +
-         html_escape(m.name) + "</a></td><td class=\"l\">" + seats + "</td><td class=\"l\">" +
-         result + "</td><td>" +
+  // A log the index names that is not in the folder (or leads out of it): no links.
+  const std::string name = m.url.empty()
+                               ? html_escape(m.name) + " <span class=\"muted\">(no log)</span>"
+                               : "<a href=\"" + m.url + "\">" + html_escape(m.name) + "</a>";
+  return "<tr data-bots=\"" + html_escape(seats) + "\"><td class=\"l\">" + name +
+         "</td><td class=\"l\">" + seats + "</td><td class=\"l\">" + result + "</td><td>" +
          (m.status == MatchRow::Status::kFinished ? std::to_string(m.hands) : "") +
          "</td><td class=\"l wrap\">" + fault_words(m) + "</td><td class=\"l\">" +
-         (m.too_large.empty()
+         (m.url.empty() ? std::string()
+          : m.too_large.empty()
               ? seat_links(m)
               : "<span class=\"muted\">too large to draw (" + html_escape(m.too_large) +
                     ")</span> <a href=\"" + m.log_url + "\">the log</a>") +
@@ -291,13 +296,8 @@ std::string match_row_html(const MatchRow& m) {
 }
 
 // The filter form: a bot, a fault; works without script (a GET form), submits on change.
-std::string filters_html(const std::vector<MatchRow>& rows, const MatchFilter& f) {
-  std::set<std::string> bots;
-  std::set<v1::FaultKind> kinds;
-  for (const MatchRow& m : rows) {
-    bots.insert(m.seats.begin(), m.seats.end());
-    if (m.fault_seat >= 0) kinds.insert(m.fault_kind);
-  }
+std::string filters_html(const std::set<std::string>& bots, const std::set<v1::FaultKind>& kinds,
+                         const MatchFilter& f) {
   const auto option = [](const std::string& value, const std::string& label, bool selected) {
     return "<option value=\"" + html_escape(value) + "\"" + (selected ? " selected" : "") + ">" +
            html_escape(label) + "</option>";
@@ -316,22 +316,58 @@ std::string filters_html(const std::vector<MatchRow>& rows, const MatchFilter& f
   return out + "</select></label><noscript><button>Show</button></noscript></form>";
 }
 
+// A query value percent-encoded (all but unreserved characters).
+std::string query_encode(const std::string& v) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char c : v) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// "?page=N" with the filter kept.
+std::string page_url(const MatchFilter& f, size_t page) {
+  std::string q = "?page=" + std::to_string(page);
+  if (!f.bot.empty()) q += "&amp;bot=" + query_encode(f.bot);
+  if (!f.fault.empty()) q += "&amp;fault=" + query_encode(f.fault);
+  return q;
+}
+
+// "Page 2 of 750 · previous · next", when the shown matches fill more than a page.
+std::string pages_html(const TournamentPage& p) {
+  const size_t pages = std::max<size_t>(1, (p.shown + kMatchesPerPage - 1) / kMatchesPerPage);
+  if (pages == 1 && p.page == 1) return "";
+  const size_t first = (p.page - 1) * kMatchesPerPage + 1;
+  std::string out = "<p class=\"muted\" id=\"pages\">Matches " + std::to_string(first) + "–" +
+                    std::to_string(first + p.matches.size() - 1) + " · page " +
+                    std::to_string(p.page) + " of " + std::to_string(pages);
+  if (p.page > 1)
+    out += " · <a id=\"previous\" href=\"" + page_url(p.filter, std::min(p.page - 1, pages)) +
+           "\">previous</a>";
+  if (p.page < pages)
+    out += " · <a id=\"next\" href=\"" + page_url(p.filter, p.page + 1) + "\">next</a>";
+  return out + "</p>";
+}
+
 std::string matches_html(const TournamentPage& p) {
-  size_t shown = 0;
   std::string rows =
       "<tr><th class=\"l\">Match</th><th class=\"l\">Seats</th><th class=\"l\">Result</th>"
       "<th>Hands</th><th class=\"l\">Fault</th><th class=\"l\">Views</th></tr>";
-  for (const MatchRow& m : p.matches) {
-    if (!p.filter.shows(m)) continue;
-    ++shown;
-    rows += match_row_html(m);
-  }
+  for (const MatchRow& m : p.matches) rows += match_row_html(m);
   const bool filtered = !p.filter.bot.empty() || !p.filter.fault.empty();
-  return "<h2>Matches</h2>" + filters_html(p.matches, p.filter) +
+  return "<h2>Matches</h2>" + filters_html(p.bots, p.kinds, p.filter) +
          "<p class=\"muted\" id=\"shown\">" +
-         (filtered ? "Showing " + std::to_string(shown) + " of " : std::string()) +
-         std::to_string(p.matches.size()) + " match" + (p.matches.size() == 1 ? "" : "es") +
-         (filtered ? " · <a href=\"?\">show all</a>" : "") + "</p>" + table("matches", rows);
+         (filtered ? "Showing " + std::to_string(p.shown) + " of " : std::string()) +
+         std::to_string(p.listed) + " match" + (p.listed == 1 ? "" : "es") +
+         (filtered ? " · <a href=\"?\">show all</a>" : "") + "</p>" + pages_html(p) +
+         table("matches", rows);
 }
 
 }  // namespace
@@ -402,8 +438,7 @@ std::string folders_page(const std::vector<FolderRow>& rows) {
 
 std::string tournament_page(const TournamentPage& p) {
   std::string body;
-  int playing = 0;
-  for (const MatchRow& m : p.matches) playing += m.status == MatchRow::Status::kPlaying;
+  const int playing = p.playing;
   if (p.has_index && p.standings) {
     const Standings& s = *p.standings;
     body +=
@@ -422,8 +457,8 @@ std::string tournament_page(const TournamentPage& p) {
       body += "<p class=\"muted\">" + html_escape(note) + "</p>";
   } else {
     body +=
-        "<p class=\"muted\">" + std::to_string(p.matches.size()) + " match log" +
-        (p.matches.size() == 1 ? "" : "s") +
+        "<p class=\"muted\">" + std::to_string(p.listed) + " match log" +
+        (p.listed == 1 ? "" : "s") +
         (playing ? " · <span class=\"live\">● " + std::to_string(playing) + " playing now</span>"
                  : "") +
         " · no tournament index here, so no standings</p>";
