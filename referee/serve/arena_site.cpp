@@ -6,9 +6,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
 #include "log/log_reader.h"
+#include "log/match_log.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
@@ -190,6 +192,9 @@ struct ArenaSite::Indexes {
     std::string error;
     size_t finished = 0;                 // lines of the index
     std::vector<uint64_t> indexed_logs;  // log_name_hash of each line's log_file, sorted
+    std::vector<uint64_t> page_starts;   // where lines 0, kMatchesPerPage, ... start
+    std::set<std::string> bots;          // every seat's bot, and
+    std::set<v1::FaultKind> kinds;       // every fault kind: the filters' choices
     Standings standings;
     bool holds(const std::string& log_file) const {
       return std::binary_search(indexed_logs.begin(), indexed_logs.end(), log_name_hash(log_file));
@@ -280,12 +285,15 @@ bool ArenaSite::Indexes::fold_index(const std::string& index, const std::string&
       [&](v1::IndexEntry&& entry) {
         ++e.finished;
         e.indexed_logs.push_back(log_name_hash(entry.log_file()));
+        e.bots.insert(entry.match().seat_bots().begin(), entry.match().seat_bots().end());
+        if (entry.fault_seat() >= 0) e.kinds.insert(entry.fault_kind());
         standings.add(entry);
         for (SprtMonitor& m : monitors) m.add(entry);
       },
       notes, &e.error);
   if (!ok) return false;
   std::sort(e.indexed_logs.begin(), e.indexed_logs.end());
+  e.page_starts = line_starts(index, kMatchesPerPage);
   e.standings = standings.finish();
   for (const std::string& n : notes) e.standings.notes.push_back(n);
   for (const SprtMonitor& m : monitors) e.standings.sprt.push_back(m.summary());
@@ -421,44 +429,77 @@ void link_row(const ServedRoot& r, int root, const std::string& log_real, MatchR
     m.too_large = size_words(size);
 }
 
-// The page's rows: the logs the index does not hold, then the index's matches, each counted if
-// the filter shows it and kept only if it falls on the page; the index is read as a stream.
+// A finished match's row from its index line; links only to a log inside the root (the
+// index's word is not trusted for where its logs are).
+MatchRow index_row(const ServedRoot& r, int root, const Folder& f, const v1::IndexEntry& e) {
+  MatchRow m = row_of(e);
+  const std::string& file = e.log_file();
+  const size_t slash = file.rfind('/');
+  m.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (m.name.ends_with(".jsonl")) m.name.resize(m.name.size() - 6);
+  const auto log_real = real_inside(r, f.real + "/" + file);
+  if (log_real && is_file(*log_real) && file.ends_with(".jsonl")) link_row(r, root, *log_real, m);
+  return m;
+}
+
+// Without a filter a page's index lines are read from where the page starts (their offsets
+// were found with the standings), lines [from, to) of the index.
+bool index_page(const ServedRoot& r, int root, const Folder& f,
+                const ArenaSite::Indexes::Entry& index, size_t from, size_t to, TournamentPage& p) {
+  to = std::min(to, index.finished);
+  if (from >= to) return true;
+  const size_t k = from / kMatchesPerPage;
+  if (k >= index.page_starts.size()) return true;
+  return read_lines(f.index, index.page_starts[k], from % kMatchesPerPage, to - from,
+                    kMaxIndexLineBytes, [&](const std::string& line) {
+                      v1::IndexEntry e;
+                      if (from_json_line(line, &e, nullptr))
+                        p.matches.push_back(index_row(r, root, f, e));
+                    });
+}
+
+// The page's rows: the logs the index does not hold, then the index's matches. With a filter
+// every row is counted if the filter shows it and kept only if it falls on the page, the
+// index read as a stream; without one the page's lines alone are read.
 bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexes& indexes,
                const ArenaSite::Indexes::Entry& index, TournamentPage& p, std::string* error) {
   const size_t first = (p.page - 1) * kMatchesPerPage;
   const auto take = [&](MatchRow&& m) {
     p.bots.insert(m.seats.begin(), m.seats.end());
-    if (m.fault_seat >= 0) p.kinds.insert(m.fault_kind);
     ++p.listed;
-    if (!p.filter.shows(m)) return false;
-    const bool on_page = p.shown >= first && p.shown < first + kMatchesPerPage;
+    if (!p.filter.shows(m)) return;
+    if (p.shown >= first && p.shown < first + kMatchesPerPage) p.matches.push_back(std::move(m));
     ++p.shown;
-    if (on_page) p.matches.push_back(std::move(m));
-    return on_page;
   };
   for (const std::string& name : not_indexed(r, f, index)) {
     const std::string log_real = f.logs + "/" + name;
     MatchRow m = row_of(indexes.summary(log_real), log_real);
     m.name = name.substr(0, name.size() - 6);
+    if (m.fault_seat >= 0) p.kinds.insert(m.fault_kind);
     p.playing += m.status == MatchRow::Status::kPlaying;
-    if (take(std::move(m))) link_row(r, root, log_real, p.matches.back());
+    link_row(r, root, log_real, m);
+    take(std::move(m));
   }
   if (f.index.empty()) return true;
+  p.bots.insert(index.bots.begin(), index.bots.end());
+  p.kinds.insert(index.kinds.begin(), index.kinds.end());
+  if (p.filter.bot.empty() && p.filter.fault.empty()) {
+    const size_t unindexed = p.listed;
+    p.listed += index.finished;
+    p.shown = p.listed;
+    return index_page(r, root, f, index, first - std::min(first, unindexed),
+                      first + kMatchesPerPage - std::min(first + kMatchesPerPage, unindexed), p);
+  }
   std::vector<std::string> notes;
   return read_index_stream(
       f.index, false,
       [&](v1::IndexEntry&& e) {
+        ++p.listed;
         MatchRow m = row_of(e);
-        const std::string& file = e.log_file();
-        const size_t slash = file.rfind('/');
-        m.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
-        if (m.name.ends_with(".jsonl")) m.name.resize(m.name.size() - 6);
-        if (!take(std::move(m))) return;
-        // The index's word is not trusted for where its logs are: a name that leads out of
-        // the root, or to nothing, gets no links.
-        const auto log_real = real_inside(r, f.real + "/" + file);
-        if (log_real && is_file(*log_real) && file.ends_with(".jsonl"))
-          link_row(r, root, *log_real, p.matches.back());
+        if (!p.filter.shows(m)) return;
+        if (p.shown >= first && p.shown < first + kMatchesPerPage)
+          p.matches.push_back(index_row(r, root, f, e));
+        ++p.shown;
       },
       notes, error);
 }

@@ -161,6 +161,58 @@ bool read_bounded(const std::string& path, size_t cap, std::string& out, bool wh
   return true;
 }
 
+namespace {
+
+// Each chunk of the file from `offset` on, until `on_chunk` returns false or the file ends.
+bool for_each_chunk(const std::string& path, uint64_t offset,
+                    const std::function<bool(std::string_view)>& on_chunk) {
+  off_t size = 0;
+  const int fd = open_regular(path, size);
+  if (fd < 0) return false;
+  std::string chunk;
+  for (off_t at = static_cast<off_t>(offset);; at += static_cast<off_t>(chunk.size())) {
+    read_at(fd, at, size_t{1} << 16, chunk);
+    if (chunk.empty() || !on_chunk(chunk)) break;
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+std::vector<uint64_t> line_starts(const std::string& path, size_t every) {
+  std::vector<uint64_t> starts;
+  uint64_t at = 0, line = 0, start = 0;
+  for_each_chunk(path, 0, [&](std::string_view chunk) {
+    for (size_t nl = chunk.find('\n'); nl != std::string_view::npos;
+         nl = chunk.find('\n', nl + 1)) {
+      if (line++ % every == 0) starts.push_back(start);
+      start = at + nl + 1;
+    }
+    at += chunk.size();
+    return true;
+  });
+  return starts;
+}
+
+bool read_lines(const std::string& path, uint64_t offset, size_t skip, size_t count,
+                size_t max_line, const std::function<void(const std::string&)>& on_line) {
+  std::string line;
+  size_t seen = 0;
+  return for_each_chunk(path, offset, [&](std::string_view chunk) {
+    for (size_t pos = 0; pos < chunk.size() && seen < skip + count;) {
+      const size_t nl = chunk.find('\n', pos);
+      if (seen >= skip) line.append(chunk.substr(pos, nl - pos));
+      if (line.size() > max_line) return false;
+      if (nl == std::string_view::npos) break;
+      if (seen++ >= skip) on_line(line);
+      line.clear();
+      pos = nl + 1;
+    }
+    return seen < skip + count;
+  });
+}
+
 LogSummary summarize_log(const std::string& path) {
   LogSummary s;
   const int fd = open_regular(path, s.size);

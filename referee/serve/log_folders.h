@@ -72,6 +72,15 @@ bool is_file(const std::string& path);
 // left out.
 bool read_bounded(const std::string& path, size_t cap, std::string& out, bool whole_lines);
 
+// Where lines 0, every, 2 * every, ... of a file start (complete lines only), found without
+// parsing them: a page of an index is then read from its offset (read_lines).
+std::vector<uint64_t> line_starts(const std::string& path, size_t every);
+// From byte `offset` on, `skip` complete lines passed over, then at most `count` handed to
+// `on_line` (without the newline). A line longer than `max_line` ends the reading. False if
+// the file cannot be read.
+bool read_lines(const std::string& path, uint64_t offset, size_t skip, size_t count,
+                size_t max_line, const std::function<void(const std::string&)>& on_line);
+
 // "300.0 MB", "12 KiB": a size in words for refusals.
 std::string size_words(off_t bytes);
 

@@ -340,14 +340,17 @@ std::string page_url(const MatchFilter& f, size_t page) {
   return q;
 }
 
-// "Page 2 of 750 · previous · next", when the shown matches fill more than a page.
+// "Matches 201–400 · page 2 of 750 · previous · next", when there is more than a page.
 std::string pages_html(const TournamentPage& p) {
   const size_t pages = std::max<size_t>(1, (p.shown + kMatchesPerPage - 1) / kMatchesPerPage);
   if (pages == 1 && p.page == 1) return "";
   const size_t first = (p.page - 1) * kMatchesPerPage + 1;
-  std::string out = "<p class=\"muted\" id=\"pages\">Matches " + std::to_string(first) + "–" +
-                    std::to_string(first + p.matches.size() - 1) + " · page " +
-                    std::to_string(p.page) + " of " + std::to_string(pages);
+  std::string out = "<p class=\"muted\" id=\"pages\">";
+  if (p.matches.empty())
+    out += "No matches on page " + std::to_string(p.page) + " of " + std::to_string(pages);
+  else
+    out += "Matches " + std::to_string(first) + "–" + std::to_string(first + p.matches.size() - 1) +
+           " · page " + std::to_string(p.page) + " of " + std::to_string(pages);
   if (p.page > 1)
     out += " · <a id=\"previous\" href=\"" + page_url(p.filter, std::min(p.page - 1, pages)) +
            "\">previous</a>";
