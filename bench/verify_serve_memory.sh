@@ -7,11 +7,14 @@
 # nothing.
 #
 # The logs are real: one tournament of two greedy bots named b0 and b1 plays every deal
-# sequence once per rotation (the same seeds as the 50-bot schedule, one hand a match to keep
-# the folder small), and the match of pairing (bi, bj) is that log with the header's names and
-# match id rewritten: greedy bots are deterministic, so it is the match they would play.
+# sequence once per rotation (the same seeds as the 50-bot schedule; MAX_HANDS hands a match at
+# most, 1 by default to keep a folder of 1.5 x 10^5 logs small), and the match of pairing
+# (bi, bj) is that log with the header's names and match id rewritten: greedy bots are
+# deterministic, so it is the match they would play. SIZES (default "1000 150000") are the
+# folders' sizes; each verify is run REPEAT times (default 1), -j 1 and -j 2 interleaved.
 #
 #   bash bench/verify_serve_memory.sh [BUILD_DIR]
+#   SIZES=1000 MAX_HANDS=200 REPEAT=5 bash bench/verify_serve_memory.sh build  # whole matches
 set -euo pipefail
 build=${1:-build}
 referee=$build/referee/referee
@@ -25,6 +28,8 @@ cleanup() {
 trap cleanup EXIT
 bots=50
 SIZES=${SIZES:-1000 150000}
+max_hands=${MAX_HANDS:-1}
+repeat=${REPEAT:-1}
 per_pairing=124 # 62 deal sequences x 2 rotations: 1225 x 124 = 151,900 scheduled matches
 
 definition() { # NAME BOTS
@@ -33,7 +38,7 @@ definition() { # NAME BOTS
   for ((i = 0; i < $2; i++)); do echo "bots { name: \"b$i\" command: \"$greedy\" }"; done
   echo "matches_per_pairing: $per_pairing"
   echo 'seed: 1'
-  echo 'max_hands: 1'
+  echo "max_hands: $max_hands"
 }
 definition verify-memory 2 >"$work/two.txtpb"
 definition verify-memory $bots >"$work/all.txtpb"
@@ -88,7 +93,7 @@ done
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 printf '%-8s %-6s %10s %10s %10s %14s  %s\n' entries jobs wall_s user_s sys_s peak_rss_kib load
 for entries in $SIZES; do
-  for jobs in 1 2; do
+  for jobs in $(for ((k = 0; k < repeat; k++)); do echo 1 2; done); do
     /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$referee" verify -q -j "$jobs" \
       "$work/f-$entries" >"$work/out" 2>&1 || { echo "verify failed:"; tail -3 "$work/out"; }
     read -r wall user sys kib <"$work/time"
@@ -98,8 +103,9 @@ for entries in $SIZES; do
 done
 tail -1 "$work/out"
 
-# serve: the RSS after answering the folder's page, its second page and its standings.
-printf '%-8s %14s %14s %10s\n' entries rss_kib_before rss_kib_after page_s
+# serve: the RSS after answering the folder's page (the index folded into the standings, then
+# the page), its second page (from the index's page offsets) and its standings.
+printf '%-8s %14s %14s %12s %12s\n' entries rss_kib_before rss_kib_after first_page_s page_2_s
 for entries in $SIZES; do
   "$referee" serve "$work/f-$entries" --listen 127.0.0.1:0 >"$work/serve.out" 2>&1 &
   serve_pid=$!
@@ -110,13 +116,11 @@ for entries in $SIZES; do
     sleep 0.05
   done
   before=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
-  start=$(date +%s.%N)
-  curl -sf "http://127.0.0.1:$port/t/0/" >/dev/null
-  end=$(date +%s.%N)
-  curl -sf "http://127.0.0.1:$port/t/0/?page=2" >/dev/null
+  first=$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$port/t/0/")
+  second=$(curl -sf -o /dev/null -w '%{time_total}' "http://127.0.0.1:$port/t/0/?page=2")
   curl -sf "http://127.0.0.1:$port/standings/0/" >/dev/null
   after=$(awk '/VmRSS/ {print $2}' "/proc/$serve_pid/status")
-  printf '%-8s %14s %14s %10.2f\n' "$entries" "$before" "$after" "$(echo "$end - $start" | bc)"
+  printf '%-8s %14s %14s %12s %12s\n' "$entries" "$before" "$after" "$first" "$second"
   kill "$serve_pid"
   wait "$serve_pid" 2>/dev/null || true
   serve_pid=
