@@ -183,7 +183,7 @@ uint64_t log_name_hash(std::string_view name) {
 // than it changes, and reading an index is most of a page's cost. With the index, the folder's
 // tournament.txtpb, for its SPRT. What is kept is the standings (per bot and pairing) and a
 // hash of each finished match's log name (to tell the logs the index does not hold), never the
-// entries: a page's matches are read again, a page at a time (read_match_page).
+// entries: a page's matches are read again, a page at a time (page_rows).
 struct ArenaSite::Indexes {
   struct Entry {
     off_t size = -1;
@@ -514,7 +514,9 @@ HttpResponse ArenaSite::folders() {
     row.name = folder_name(roots_, f);
     row.url = folder_url(f);
     row.tournament = f.tournament;
-    const auto index = indexes_->get(f.index, "");
+    // The same key as the folder's page, so that one reading of the index serves both.
+    const auto tournament_file = real_inside(r, f.real + "/tournament.txtpb");
+    const auto index = indexes_->get(f.index, tournament_file.value_or(""));
     if (index->ok) row.finished = index->finished;
     const std::vector<std::string> others = not_indexed(r, f, *index);
     row.logs = index->finished + others.size();
