@@ -1,7 +1,6 @@
 #include "serve/site_pages.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -316,27 +315,12 @@ std::string filters_html(const std::set<std::string>& bots, const std::set<v1::F
   return out + "</select></label><noscript><button>Show</button></noscript></form>";
 }
 
-// A query value percent-encoded (all but unreserved characters).
-std::string query_encode(const std::string& v) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : v) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 // "?page=N" with the filter kept.
 std::string page_url(const MatchFilter& f, size_t page) {
   std::string q = "?page=" + std::to_string(page);
-  if (!f.bot.empty()) q += "&amp;bot=" + query_encode(f.bot);
-  if (!f.fault.empty()) q += "&amp;fault=" + query_encode(f.fault);
+  // A path's encoding leaves '/' alone, which a query may hold too.
+  if (!f.bot.empty()) q += "&amp;bot=" + url_encode_path(f.bot);
+  if (!f.fault.empty()) q += "&amp;fault=" + url_encode_path(f.fault);
   return q;
 }
 
