@@ -1,25 +1,22 @@
 #include "replay/verify.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
-#include <mutex>
+#include <map>
+#include <memory>
+#include <optional>
 #include <ostream>
+#include <sstream>
 #include <system_error>
 #include <thread>
 
 #include <google/protobuf/util/message_differencer.h>
 
-#include <map>
-#include <optional>
-#include <set>
-#include <sstream>
-
 #include "log/json_text.h"
 #include "log/log_reader.h"
 #include "log/match_log.h"
+#include "replay/ordered_pool.h"
 #include "replay/replay.h"
 #include "tournament/index_file.h"
 #include "tournament/schedule.h"
@@ -59,13 +56,13 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
   logs.insert(logs.end(), found.begin(), found.end());
   return true;
 }
-
 namespace {
 
 namespace fs = std::filesystem;
 
 struct Verdict {
   bool ok = false;
+  bool missing = false;  // no regular file to verify (an index line's log only)
   int hands = 0;
   int plays = 0;
   std::string text;  // the line to print
@@ -80,8 +77,8 @@ Verdict verify_one(const std::string& path) {
   Verdict v;
   v.ok = load_replay_file(path, replay, error, ReplayOptions{.keep_steps = false});
   if (v.ok) {
-    v.header = replay.header;
-    v.match_end = replay.match_end;
+    v.header = std::move(replay.header);
+    v.match_end = std::move(replay.match_end);
     v.hands = replay.hands;
     v.plays = replay.plays;
     v.text = "OK  " + path + "  (" + std::to_string(replay.hands) + " hands, " +
@@ -96,21 +93,79 @@ std::string normal(const fs::path& p) {
   return p.lexically_normal().string();
 }
 
-// A tournament output folder (one holding tournament.txtpb): its index and the logs it names.
+// A folder's path as a key: normal, without a trailing '/'.
+std::string folder_key(const fs::path& p) {
+  std::string s = normal(p);
+  if (s.size() > 1 && s.back() == '/') s.pop_back();
+  return s;
+}
+
+// What a run prints and counts: one line per log and per problem, and the summary's numbers.
+struct Report {
+  std::ostream& out;
+  bool quiet = false;
+  size_t logs = 0;
+  int failed = 0, unfinished = 0, index_failures = 0;
+  long long hands = 0, plays = 0;
+  size_t indexes = 0;
+
+  // A log's own verdict, counted and printed (an OK line only without quiet).
+  void verdict(const Verdict& v) {
+    ++logs;
+    if (v.ok) {
+      hands += v.hands;
+      plays += v.plays;
+    } else {
+      ++failed;
+    }
+    if (!v.ok || !quiet) out << v.text << "\n";
+  }
+  // A file that is counted as a log and fails for what it is, not for its content.
+  void failed_log(const std::string& path, const std::string& why) {
+    ++logs;
+    ++failed;
+    out << "FAIL " << path << ": " << why << "\n";
+  }
+  // A problem of a tournament folder as a whole ("PATH:LINE: why", "FILE is missing", ...).
+  void folder_problem(const std::string& text) {
+    ++index_failures;
+    out << "FAIL " << text << "\n";
+  }
+};
+
+// The names of a tournament output folder's files: a folder holding any of them is one.
+constexpr const char* kDefinitionFile = "tournament.txtpb";
+constexpr const char* kIndexFile = "index.jsonl";
+constexpr const char* kLockFile = "referee.lock";
+
+bool is_tournament_folder(const fs::path& dir) {
+  for (const char* name : {kDefinitionFile, kIndexFile, kLockFile}) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(dir / name, ec))) return true;
+  }
+  return false;
+}
+
+// A tournament output folder (one holding tournament.txtpb, index.jsonl or referee.lock),
+// checked as a stream: its index is read line by line and each line's log verified as it
+// comes, so what is held is a bit or two per scheduled match, never the entries.
 struct TournamentFolder {
   std::string dir;
   std::string index_path;
-  std::vector<v1::IndexEntry> entries;  // index line i + 1 is entries[i]
-  std::set<std::string> indexed_logs;   // normal() paths of the logs the index names
-  std::vector<std::string> failures;    // "PATH:LINE: why"
-  std::vector<std::string> notes;
+  std::vector<std::string> misplaced;  // *.jsonl inside it but outside matches/ (the walk's)
   TournamentDef def;
   bool def_ok = false;
+  int problems_before = 0;  // Report::index_failures when the folder's check began
   // The schedule of each definition the index's lines were played with, generated from the
   // ordinal (never listed): the file itself, and the file before bots were appended to it
   // (filled as needed, by schedule_of). A map's nodes stay put, so each Schedule's definition
   // does too.
   std::map<std::string, std::pair<TournamentDef, std::unique_ptr<Schedule>>> schedules;
+  // By ordinal in the file's schedule (ids are stable as bots are appended, so every line has
+  // one): a line named the match (a second one is a duplicate), a line's log was verified.
+  std::vector<bool> seen, claimed;
+  uint64_t lines = 0;
+  std::vector<std::pair<uint64_t, std::string>> duplicates;  // (line, match id)
 
   // The schedule of the definition with this hash, or null if it is neither the file's nor
   // that of the file before bots were appended.
@@ -128,67 +183,96 @@ struct TournamentFolder {
     entry.second = std::make_unique<Schedule>(entry.first);
     return entry.second.get();
   }
+
+  // The ordinal in the file's schedule of the match called exactly `id`, or nothing.
+  std::optional<uint64_t> ordinal_of(const std::string& id) {
+    const Schedule* s = schedule_of(def.hash);
+    if (!s) return std::nullopt;
+    const std::optional<uint64_t> o = s->ordinal_of_id(id);
+    if (!o || s->at(*o).match_id() != id) return std::nullopt;
+    return o;
+  }
 };
 
-// The names of a tournament output folder's files: a folder holding any of them is one.
-constexpr const char* kDefinitionFile = "tournament.txtpb";
-constexpr const char* kIndexFile = "index.jsonl";
-constexpr const char* kLockFile = "referee.lock";
+// The folders and logs one path names: the logs outside any tournament folder, sorted, and
+// every tournament folder at or under it (a tournament's matches/ is read by its own check).
+struct Found {
+  std::vector<std::string> logs;
+  std::vector<TournamentFolder> tournaments;
+};
 
-bool is_tournament_folder(const fs::path& dir) {
-  for (const char* name : {kDefinitionFile, kIndexFile, kLockFile}) {
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(dir / name, ec))) return true;
+// The tournament folder that holds `p`: the deepest of those found so far (a walk meets a
+// folder before what it holds), or null.
+TournamentFolder* owner_of(std::vector<TournamentFolder>& tournaments, const fs::path& p) {
+  const std::string n = normal(p);
+  TournamentFolder* best = nullptr;
+  for (TournamentFolder& t : tournaments) {
+    const std::string prefix = folder_key(t.dir) + "/";
+    if (n.rfind(prefix, 0) == 0 && (!best || t.dir.size() > best->dir.size())) best = &t;
   }
-  return false;
+  return best;
 }
 
-// Every folder at or under `path` that is a tournament output folder (holds its definition, its
-// index or its lock, whatever their state: a missing definition or index is a failure).
-std::vector<std::string> tournament_folders(const std::string& path) {
-  std::vector<std::string> out;
+TournamentFolder tournament_at(const fs::path& dir) {
+  TournamentFolder t;
+  t.dir = dir.string();
+  if (t.dir.size() > 1 && t.dir.back() == '/') t.dir.pop_back();
+  t.index_path = (fs::path(t.dir) / kIndexFile).string();
+  return t;
+}
+
+void walk(const std::string& path, Found& found) {
   std::error_code ec;
-  if (!fs::is_directory(path, ec)) return out;
-  if (is_tournament_folder(path)) out.push_back(path);
+  if (!fs::is_directory(path, ec)) {
+    found.logs.push_back(path);
+    return;
+  }
+  if (is_tournament_folder(path)) found.tournaments.push_back(tournament_at(path));
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    std::error_code dir_ec;
-    if (it->is_directory(dir_ec) && !it->is_symlink(dir_ec) && is_tournament_folder(it->path()))
-      out.push_back(it->path().string());
+    const fs::path& p = it->path();
+    std::error_code type_ec;
+    if (it->is_directory(type_ec)) {
+      if (it->is_symlink(type_ec)) continue;
+      TournamentFolder* t = owner_of(found.tournaments, p);
+      if (t && p.filename() == "matches" && folder_key(p.parent_path()) == folder_key(t->dir))
+        it.disable_recursion_pending();  // checked by the tournament's own scan
+      else if (is_tournament_folder(p))
+        found.tournaments.push_back(tournament_at(p));
+      continue;
+    }
+    if (p.extension() != ".jsonl" || p.filename() == kIndexFile || !it->is_regular_file(type_ec))
+      continue;
+    if (TournamentFolder* t = owner_of(found.tournaments, p))
+      t->misplaced.push_back(p.string());
+    else
+      found.logs.push_back(p.string());
   }
-  std::sort(out.begin(), out.end());
-  return out;
+  std::sort(found.logs.begin(), found.logs.end());
+  std::sort(found.tournaments.begin(), found.tournaments.end(),
+            [](const TournamentFolder& a, const TournamentFolder& b) { return a.dir < b.dir; });
 }
 
-// Reads the folder's definition and index (the logs come later).
-TournamentFolder read_tournament_folder(const std::string& dir) {
-  TournamentFolder t;
-  t.dir = dir;
-  t.index_path = (fs::path(dir) / "index.jsonl").string();
-  const std::string file = (fs::path(dir) / kDefinitionFile).string();
-  std::string why;
+// Whether `path` is something to verify: a file, a folder holding a *.jsonl log at any depth,
+// or a tournament folder (checked as a whole even before its first log). Says why not.
+bool check_path(const std::string& path, std::string& why) {
   std::error_code ec;
-  // Without the definition no line can be checked against a schedule; without the index no
-  // log can be told finished: either is a failure, never a pass by default.
-  if (!fs::exists(fs::symlink_status(file, ec))) {
-    t.failures.push_back(file +
-                         " is missing: the index and the logs cannot be checked against the "
-                         "tournament's schedule");
-  } else {
-    t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
-    if (!t.def_ok) t.failures.push_back(why);
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) {
+    why = path + ": no such file or folder";
+    return false;
   }
-  if (!fs::exists(fs::symlink_status(t.index_path, ec))) {
-    t.failures.push_back(t.index_path + " is missing: no match of " + dir +
-                         " can be vouched for as finished");
-  } else if (!read_index(t.index_path, /*repair=*/false, t.entries, t.notes, &why)) {
-    t.failures.push_back(why);
-    t.entries.clear();
+  if (!fs::is_directory(st) || is_tournament_folder(path)) return true;
+  fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code file_ec;
+    if (it->path().extension() == ".jsonl" && it->path().filename() != kIndexFile &&
+        it->is_regular_file(file_ec))
+      return true;
   }
-  for (const v1::IndexEntry& e : t.entries)
-    if (check_safe_name(e.match().match_id(), "match id", kMaxMatchIdLength, nullptr))
-      t.indexed_logs.insert(normal(fs::path(dir) / e.log_file()));
-  return t;
+  why = ec ? path + ": cannot list the folder: " + ec.message()
+           : path + ": no *.jsonl logs in this folder";
+  return false;
 }
 
 template <typename T>
@@ -204,116 +288,212 @@ std::string list(const T& values) {
   return s.str();
 }
 
-// The index against the schedule and the logs: every line's match is the scheduled one, its log
-// exists, is named for it, verifies, and tells the same match and result.
-void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*>& verdicts) {
-  if (!t.def_ok) return;
-  // Each line is checked against the schedule of its own hash, ordinal included.
-  std::map<std::string, int> seen;  // match id -> index line
-  for (size_t i = 0; i < t.entries.size(); ++i) {
-    const v1::IndexEntry& e = t.entries[i];
-    const std::string at = t.index_path + ":" + std::to_string(i + 1) + ": ";
-    const std::string& id = e.match().match_id();
-    auto fail = [&](const std::string& why) { t.failures.push_back(at + why); };
-    std::string why;
-    if (!check_safe_name(id, "match id", kMaxMatchIdLength, &why)) {
-      fail(why);
-      continue;
-    }
-    if (auto [it, fresh] = seen.emplace(id, static_cast<int>(i + 1)); !fresh) {
-      fail("match " + id + " is already in the index at line " + std::to_string(it->second));
-      continue;
-    }
-    const Schedule* schedule = t.schedule_of(e.tournament_hash());
-    if (!schedule) {
-      fail("tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " + t.dir +
-           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
-      continue;
-    }
-    const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
-    if (!ordinal) {
-      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
-           (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)"));
-      continue;
-    }
-    const v1::ScheduledMatch m = schedule->at(*ordinal);
-    if (!google::protobuf::util::MessageDifferencer::Equals(e.match(), m)) {
-      std::string diff;
-      if (e.match().ordinal() != m.ordinal())
-        diff += "; ordinal " + std::to_string(e.match().ordinal()) + ", scheduled " +
-                std::to_string(m.ordinal());
-      if (e.match().seed() != m.seed())
-        diff += "; seed " + std::to_string(e.match().seed()) + ", scheduled " +
-                std::to_string(m.seed());
-      if (!std::equal(e.match().seat_bots().begin(), e.match().seat_bots().end(),
-                      m.seat_bots().begin(), m.seat_bots().end()))
-        diff += "; seats " + printable(list(e.match().seat_bots())) + ", scheduled " +
-                list(m.seat_bots());
-      if (diff.empty()) diff = "; pairing, deal or rotation differ";
-      fail("match " + id + " is not the scheduled one" + diff);
-    }
-    const std::string expected_file = "matches/" + id + ".jsonl";
-    if (e.log_file() != expected_file) {
-      fail("log_file '" + printable(e.log_file()) + "' is not named for match " + id +
-           " (expected " + expected_file + ")");
-      continue;
-    }
-    const std::string log = normal(fs::path(t.dir) / e.log_file());
-    const auto v = verdicts.find(log);
-    std::error_code ec;
-    if (v == verdicts.end() || !fs::exists(log, ec)) {
-      fail("the log of match " + id + " is missing (" + log + ")");
-      continue;
-    }
-    if (!v->second->ok) {
-      fail("the log of match " + id + " does not verify (see its FAIL line)");
-      continue;
-    }
-    const v1::LogHeader& h = v->second->header;
-    const v1::LogMatchEnd& end = v->second->match_end;
-    std::vector<std::string> log_seats;
-    for (const v1::LogBot& b : h.bots()) log_seats.push_back(b.display_name());
-    std::string diff;
-    if (h.match_id() != id) diff += "; the log's match id is " + printable(h.match_id());
-    if (h.seed() != m.seed())
-      diff += "; the log's seed is " + std::to_string(h.seed()) + ", scheduled " +
-              std::to_string(m.seed());
-    if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
-      diff += "; the log's seats are " + printable(list(log_seats)) + ", scheduled " +
-              list(m.seat_bots());
-    if (end.reason() != e.reason())
-      diff += std::string("; reason: the index says ") + v1::MatchEndReason_Name(e.reason()) +
-              ", the log " + v1::MatchEndReason_Name(end.reason());
-    if (end.winner_side() != e.winner_side())
-      diff += "; winner_side: the index says " + std::to_string(e.winner_side()) + ", the log " +
-              std::to_string(end.winner_side());
-    if (!std::equal(end.scores().begin(), end.scores().end(), e.scores().begin(), e.scores().end()))
-      diff += "; scores: the index says " + list(e.scores()) + ", the log " + list(end.scores());
-    if (!std::equal(end.placements().begin(), end.placements().end(), e.placements().begin(),
-                    e.placements().end()))
-      diff += "; placements: the index says " + list(e.placements()) + ", the log " +
-              list(end.placements());
-    if (end.fault_seat() != e.fault_seat() ||
-        (e.fault_seat() >= 0 && end.fault_kind() != e.fault_kind()))
-      diff += "; fault: the index says seat " + std::to_string(e.fault_seat()) + " " +
-              v1::FaultKind_Name(e.fault_kind()) + ", the log seat " +
-              std::to_string(end.fault_seat()) + " " + v1::FaultKind_Name(end.fault_kind());
-    if (end.hands_played() != e.hands_played())
-      diff += "; hands_played: the index says " + std::to_string(e.hands_played()) + ", the log " +
-              std::to_string(end.hands_played());
-    if (!diff.empty()) fail("match " + id + " disagrees with its log " + log + diff);
+// Reads the folder's definition; without it no line can be checked against a schedule, and
+// without the index no log can be told finished: either is a failure, never a pass by default.
+void read_definition(TournamentFolder& t, Report& report) {
+  const std::string file = (fs::path(t.dir) / kDefinitionFile).string();
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec))) {
+    report.folder_problem(file +
+                          " is missing: the index and the logs cannot be checked against the "
+                          "tournament's schedule");
+    return;
   }
+  std::string why;
+  t.def_ok = load_tournament(file, t.def, &why, {}, LoadOptions{.check_programs = false});
+  if (!t.def_ok) {
+    report.folder_problem(why);
+    return;
+  }
+  const uint64_t size = t.schedule_of(t.def.hash)->size();
+  t.seen.assign(size, false);
+  t.claimed.assign(size, false);
 }
 
-// The tournament folder a log belongs to: the deepest one holding it, or null.
-TournamentFolder* owner_of(std::vector<TournamentFolder>& tournaments, const std::string& log) {
-  const std::string n = normal(log);
-  TournamentFolder* best = nullptr;
-  for (TournamentFolder& t : tournaments) {
-    const std::string prefix = normal(t.dir) + "/";
-    if (n.rfind(prefix, 0) == 0 && (!best || t.dir.size() > best->dir.size())) best = &t;
+// One index line on its way through the pool: the entry, and the log it claims ("" if none).
+struct IndexLine {
+  uint64_t line = 0;
+  v1::IndexEntry entry;
+  std::string log;         // DIR/matches/ID.jsonl as the walk names it
+  bool duplicate = false;  // its match was named by an earlier line
+};
+
+// An index line's log, if it is one: a line whose match id is a match of the file's schedule
+// named for the first time, with the log named for that match, claims it (it is verified
+// with the line). A second line of a match is a duplicate (reported after the index is read,
+// with the first one's line number).
+void claim_log(TournamentFolder& t, IndexLine& l) {
+  const std::string& id = l.entry.match().match_id();
+  if (!t.def_ok || !check_safe_name(id, "match id", kMaxMatchIdLength, nullptr)) return;
+  const std::optional<uint64_t> o = t.ordinal_of(id);
+  if (!o) return;
+  if (t.seen[*o]) {
+    l.duplicate = true;
+    t.duplicates.emplace_back(l.line, id);
+    return;
   }
-  return best;
+  t.seen[*o] = true;
+  if (l.entry.log_file() != "matches/" + id + ".jsonl") return;
+  t.claimed[*o] = true;
+  l.log = (fs::path(t.dir) / l.entry.log_file()).string();
+}
+
+// The scheduled match an index line must be, or why it is none ("" with a match).
+std::string scheduled_problem(TournamentFolder& t, const v1::IndexEntry& e, v1::ScheduledMatch& m) {
+  const std::string& id = e.match().match_id();
+  std::string why;
+  if (!check_safe_name(id, "match id", kMaxMatchIdLength, &why)) return why;
+  const Schedule* schedule = t.schedule_of(e.tournament_hash());
+  if (!schedule)
+    return "tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " + t.dir +
+           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended";
+  const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
+  if (!ordinal)
+    return "match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
+           (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)");
+  m = schedule->at(*ordinal);
+  return "";
+}
+
+// How an index line's match differs from the scheduled one ("" if it does not).
+std::string match_difference(const v1::ScheduledMatch& got, const v1::ScheduledMatch& m) {
+  if (google::protobuf::util::MessageDifferencer::Equals(got, m)) return "";
+  std::string diff;
+  if (got.ordinal() != m.ordinal())
+    diff +=
+        "; ordinal " + std::to_string(got.ordinal()) + ", scheduled " + std::to_string(m.ordinal());
+  if (got.seed() != m.seed())
+    diff += "; seed " + std::to_string(got.seed()) + ", scheduled " + std::to_string(m.seed());
+  if (!std::equal(got.seat_bots().begin(), got.seat_bots().end(), m.seat_bots().begin(),
+                  m.seat_bots().end()))
+    diff += "; seats " + printable(list(got.seat_bots())) + ", scheduled " + list(m.seat_bots());
+  if (diff.empty()) diff = "; pairing, deal or rotation differ";
+  return "match " + got.match_id() + " is not the scheduled one" + diff;
+}
+
+// How a verified log differs from its index line and its scheduled match ("" if it does not).
+std::string log_difference(const Verdict& v, const v1::IndexEntry& e, const v1::ScheduledMatch& m) {
+  const v1::LogHeader& h = v.header;
+  const v1::LogMatchEnd& end = v.match_end;
+  std::vector<std::string> log_seats;
+  for (const v1::LogBot& b : h.bots()) log_seats.push_back(b.display_name());
+  std::string diff;
+  if (h.match_id() != e.match().match_id())
+    diff += "; the log's match id is " + printable(h.match_id());
+  if (h.seed() != m.seed())
+    diff += "; the log's seed is " + std::to_string(h.seed()) + ", scheduled " +
+            std::to_string(m.seed());
+  if (!std::equal(log_seats.begin(), log_seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
+    diff += "; the log's seats are " + printable(list(log_seats)) + ", scheduled " +
+            list(m.seat_bots());
+  if (end.reason() != e.reason())
+    diff += std::string("; reason: the index says ") + v1::MatchEndReason_Name(e.reason()) +
+            ", the log " + v1::MatchEndReason_Name(end.reason());
+  if (end.winner_side() != e.winner_side())
+    diff += "; winner_side: the index says " + std::to_string(e.winner_side()) + ", the log " +
+            std::to_string(end.winner_side());
+  if (!std::equal(end.scores().begin(), end.scores().end(), e.scores().begin(), e.scores().end()))
+    diff += "; scores: the index says " + list(e.scores()) + ", the log " + list(end.scores());
+  if (!std::equal(end.placements().begin(), end.placements().end(), e.placements().begin(),
+                  e.placements().end()))
+    diff += "; placements: the index says " + list(e.placements()) + ", the log " +
+            list(end.placements());
+  if (end.fault_seat() != e.fault_seat() ||
+      (e.fault_seat() >= 0 && end.fault_kind() != e.fault_kind()))
+    diff += "; fault: the index says seat " + std::to_string(e.fault_seat()) + " " +
+            v1::FaultKind_Name(e.fault_kind()) + ", the log seat " +
+            std::to_string(end.fault_seat()) + " " + v1::FaultKind_Name(end.fault_kind());
+  if (end.hands_played() != e.hands_played())
+    diff += "; hands_played: the index says " + std::to_string(e.hands_played()) + ", the log " +
+            std::to_string(end.hands_played());
+  return diff;
+}
+
+// An index line with its log's verdict: the log's own line, then the line against the schedule
+// and against the log. Every line's match is the scheduled one, its log exists, is named for
+// it, verifies, and tells the same match and result.
+void check_line(TournamentFolder& t, IndexLine& l, const Verdict& v, Report& report) {
+  if (!l.log.empty() && !v.missing) report.verdict(v);
+  if (!t.def_ok || l.duplicate) return;
+  const v1::IndexEntry& e = l.entry;
+  const std::string& id = e.match().match_id();
+  const std::string at = t.index_path + ":" + std::to_string(l.line) + ": ";
+  auto fail = [&](const std::string& why) { report.folder_problem(at + why); };
+  v1::ScheduledMatch m;
+  if (const std::string why = scheduled_problem(t, e, m); !why.empty()) return fail(why);
+  if (const std::string diff = match_difference(e.match(), m); !diff.empty()) fail(diff);
+  const std::string expected_file = "matches/" + id + ".jsonl";
+  if (e.log_file() != expected_file)
+    return fail("log_file '" + printable(e.log_file()) + "' is not named for match " + id +
+                " (expected " + expected_file + ")");
+  // Ids are stable as bots are appended: a match of any schedule the lines may come from is
+  // one of the file's, so only a line the checks above failed claims no log.
+  if (l.log.empty())
+    return fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");
+  const std::string log = normal(fs::path(t.dir) / e.log_file());
+  if (v.missing) return fail("the log of match " + id + " is missing (" + log + ")");
+  if (!v.ok) return fail("the log of match " + id + " does not verify (see its FAIL line)");
+  if (const std::string diff = log_difference(v, e, m); !diff.empty())
+    fail("match " + id + " disagrees with its log " + log + diff);
+}
+
+// A claimed log's verdict ("missing" if no regular file is there); none for a line without.
+Verdict verify_claimed(const IndexLine& l) {
+  Verdict v;
+  if (l.log.empty()) return v;
+  std::error_code ec;
+  if (!fs::is_regular_file(l.log, ec)) {
+    v.missing = true;
+    return v;
+  }
+  return verify_one(l.log);
+}
+
+// Each duplicate line, with the line that first named its match (found by reading the index
+// again: duplicates are rare, and remembering every line's number would cost a word a match).
+void report_duplicates(TournamentFolder& t, Report& report) {
+  if (t.duplicates.empty()) return;
+  std::map<std::string, uint64_t> first;  // match id -> line
+  for (const auto& [line, id] : t.duplicates) first.emplace(id, 0);
+  uint64_t line = 0;
+  std::vector<std::string> notes;
+  read_index_stream(
+      t.index_path, /*repair=*/false,
+      [&](v1::IndexEntry&& e) {
+        ++line;
+        auto it = first.find(e.match().match_id());
+        if (it != first.end() && it->second == 0) it->second = line;
+      },
+      notes, nullptr);
+  for (const auto& [line_no, id] : t.duplicates)
+    report.folder_problem(t.index_path + ":" + std::to_string(line_no) + ": match " + id +
+                          " is already in the index at line " + std::to_string(first[id]));
+}
+
+// The index read line by line, each line's log verified on `jobs` threads as it comes.
+void check_index(TournamentFolder& t, Report& report, int jobs) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(t.index_path, ec))) {
+    report.folder_problem(t.index_path + " is missing: no match of " + t.dir +
+                          " can be vouched for as finished");
+    return;
+  }
+  OrderedPool<IndexLine, Verdict> pool(
+      jobs, verify_claimed, [&](IndexLine& l, Verdict& v) { check_line(t, l, v, report); });
+  std::vector<std::string> notes;
+  std::string why;
+  const bool read = read_index_stream(
+      t.index_path, /*repair=*/false,
+      [&](v1::IndexEntry&& e) {
+        IndexLine l{++t.lines, std::move(e), ""};
+        claim_log(t, l);
+        pool.push(std::move(l));
+      },
+      notes, &why);
+  pool.finish();
+  report_duplicates(t, report);
+  for (const std::string& note : notes) report.out << "NOTE " << note << "\n";
+  if (!read) report.folder_problem(why);
 }
 
 // A log of folder `t` that its index does not name. "" if it is one of the tournament's
@@ -321,17 +501,13 @@ TournamentFolder* owner_of(std::vector<TournamentFolder>& tournaments, const std
 // scheduled ID whose header is that match's (a log copied from elsewhere has another seed or
 // other seats). Otherwise why it is no log of this tournament.
 std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
-  const fs::path rel = fs::path(normal(log)).lexically_relative(normal(t.dir));
   const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
-  if (rel.parent_path() != "matches" || rel.extension() != ".jsonl")
-    return where + " (its logs are matches/MATCH_ID.jsonl)";
   const Schedule* schedule = t.schedule_of(t.def.hash);
   if (!schedule) return where + " (the definition cannot be read)";
-  const std::string id = rel.stem().string();
+  const std::string id = fs::path(log).stem().string();
   const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
   if (!ordinal) return where + " ('" + id + "' is no match id of its schedule)";
-  const v1::ScheduledMatch scheduled = schedule->at(*ordinal);
-  const auto* m = &scheduled;
+  const v1::ScheduledMatch m = schedule->at(*ordinal);
   std::string text, why;
   if (!read_log_file(log, text, &why)) return why;
   v1::LogRecord first;
@@ -341,140 +517,131 @@ std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
   const v1::LogHeader& h = first.header();
   std::vector<std::string> seats;
   for (const v1::LogBot& b : h.bots()) seats.push_back(b.display_name());
-  if (h.match_id() != id || h.seed() != m->seed() ||
-      !std::equal(seats.begin(), seats.end(), m->seat_bots().begin(), m->seat_bots().end()))
+  if (h.match_id() != id || h.seed() != m.seed() ||
+      !std::equal(seats.begin(), seats.end(), m.seat_bots().begin(), m.seat_bots().end()))
     return "a foreign log: its header's match id, seed or seats are not those of scheduled "
            "match " +
            id;
   return "";
 }
 
-// Whatever DIR/matches holds that is not a log file (*.jsonl): junk that nothing vouches for.
-void scan_matches_folder(TournamentFolder& t) {
+// A log under DIR/matches that no index line claimed: its verdict and why it is not a log of
+// a scheduled match ("" if it is one: an unfinished match).
+struct StrayVerdict {
+  Verdict verdict;
+  std::string why_not_unfinished;
+};
+
+// Not a result: a stopped match, or one whose index line never made it (resume replays it),
+// if it is a scheduled match at all.
+void report_stray(const TournamentFolder& t, const std::string& log, const StrayVerdict& s,
+                  Report& report) {
+  if (!s.why_not_unfinished.empty()) return report.failed_log(log, s.why_not_unfinished);
+  ++report.logs;
+  ++report.unfinished;
+  const Verdict& v = s.verdict;
+  report.out << "UNFINISHED " << log << "  (not in " << t.index_path
+             << (v.ok ? "" : "; the log itself: " + v.text.substr(5)) << ")\n";
+}
+
+// DIR/matches, entry by entry: what is not a log file (*.jsonl) is junk that nothing vouches
+// for; a log no index line claimed is unfinished or fails. Without a readable definition no
+// log can be told from another tournament's, and each is verified as a log alone.
+void scan_matches_folder(TournamentFolder& t, Report& report, int jobs) {
   const fs::path folder = fs::path(t.dir) / "matches";
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(folder, ec))) return;
   if (!fs::is_directory(fs::symlink_status(folder, ec))) {
-    t.failures.push_back(folder.string() + " is not a folder");
+    report.folder_problem(folder.string() + " is not a folder");
     return;
   }
+  // The threads only read the file's schedule, made before they start.
+  t.schedule_of(t.def.hash);
+  OrderedPool<std::string, StrayVerdict> pool(
+      jobs,
+      [&](const std::string& log) {
+        return StrayVerdict{verify_one(log), t.def_ok ? why_not_unfinished(t, log) : ""};
+      },
+      [&](std::string& log, StrayVerdict& s) {
+        if (!t.def_ok) return report.verdict(s.verdict);
+        report_stray(t, log, s, report);
+      });
   for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
+    const fs::path& p = it->path();
     std::error_code type_ec;
-    const bool log_file = it->path().extension() == ".jsonl" &&
-                          fs::is_regular_file(fs::symlink_status(it->path(), type_ec));
-    if (!log_file)
-      t.failures.push_back(it->path().string() +
-                           ": not a match log (a folder of match logs holds only MATCH_ID.jsonl "
-                           "files)");
+    if (p.extension() != ".jsonl" || !fs::is_regular_file(fs::symlink_status(p, type_ec))) {
+      report.folder_problem(p.string() +
+                            ": not a match log (a folder of match logs holds only MATCH_ID.jsonl "
+                            "files)");
+      continue;
+    }
+    if (const auto o = t.ordinal_of(p.stem().string()); o && t.claimed[*o]) continue;
+    pool.push(p.string());
   }
+}
+
+// A tournament folder as a whole: its definition, its index line by line with the logs the
+// lines name, the logs it holds elsewhere, and what else its matches/ holds.
+void check_tournament(TournamentFolder& t, Report& report, int jobs) {
+  ++report.indexes;
+  t.problems_before = report.index_failures;
+  read_definition(t, report);
+  check_index(t, report, jobs);
+  const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
+  for (const std::string& log : t.misplaced)
+    report.failed_log(log, where + " (its logs are matches/MATCH_ID.jsonl)");
+  scan_matches_folder(t, report, jobs);
+  if (report.index_failures == t.problems_before && !report.quiet)
+    report.out << "OK  " << t.index_path << "  (" << t.lines
+               << " finished matches, each the scheduled match of " << t.dir
+               << "/tournament.txtpb with a log that agrees)\n";
+}
+
+void print_summary(const Report& r, double seconds, bool allow_unfinished) {
+  const size_t ok = r.logs - static_cast<size_t>(r.failed) - static_cast<size_t>(r.unfinished);
+  r.out << r.logs << (r.logs == 1 ? " log" : " logs") << " verified: " << ok << " OK, " << r.failed
+        << " failed (" << r.hands << " hands, " << r.plays << " plays in the logs that are OK) in "
+        << seconds << " s";
+  if (r.unfinished > 0)
+    r.out << "; " << r.unfinished << " unfinished (not in an index"
+          << (allow_unfinished ? ", accepted by --allow-unfinished)"
+                               : "; a run still in progress? --allow-unfinished accepts them)");
+  if (r.indexes > 0)
+    r.out << "; " << r.indexes << (r.indexes == 1 ? " index" : " indexes") << " checked, "
+          << r.index_failures << " problems";
+  r.out << "\n";
+  r.out.flush();
 }
 
 }  // namespace
 
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
                 std::ostream& err, int jobs, bool allow_unfinished) {
-  std::vector<std::string> logs;
   for (const std::string& p : paths) {
     std::string why;
-    std::error_code ec;
-    // A tournament folder without logs (nothing finished yet) is still checked as a whole.
-    if (!collect_logs(p, logs, &why) && !(fs::is_directory(p, ec) && is_tournament_folder(p) &&
-                                          why.find("no *.jsonl logs") != std::string::npos)) {
+    if (!check_path(p, why)) {
       err << "referee verify: " << why << "\n";
       return 2;
     }
   }
-  // Tournament folders: their indexes are read first, so that logs outside an index can be
-  // reported as unfinished as they are printed.
-  std::vector<TournamentFolder> tournaments;
-  for (const std::string& p : paths)
-    for (const std::string& dir : tournament_folders(p))
-      tournaments.push_back(read_tournament_folder(dir));
-  for (TournamentFolder& t : tournaments) scan_matches_folder(t);
-  const auto started = std::chrono::steady_clock::now();
-  // Workers take logs in order; the results are printed in order as they come in.
-  const size_t n = logs.size();
   if (jobs <= 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  jobs = static_cast<int>(std::min<size_t>(static_cast<size_t>(jobs), n));
-  std::vector<Verdict> verdicts(n);
-  std::vector<char> ready(n, 0);
-  std::mutex mu;
-  std::condition_variable cv;
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> workers;
-  for (int j = 1; j < jobs; ++j)
-    workers.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) {
-        Verdict v = verify_one(logs[i]);
-        std::lock_guard<std::mutex> lock(mu);
-        verdicts[i] = std::move(v);
-        ready[i] = 1;
-        cv.notify_all();
-      }
-    });
-  int failed = 0, not_indexed = 0;
-  long long hands = 0, plays = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (jobs == 1) {
-      verdicts[i] = verify_one(logs[i]);
-    } else {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return ready[i] != 0; });
-    }
-    const Verdict& v = verdicts[i];
-    TournamentFolder* t = owner_of(tournaments, logs[i]);
-    if (t && !t->indexed_logs.count(normal(logs[i]))) {
-      // Not a result: a stopped match, or one whose index line never made it (resume replays
-      // it), if it is a scheduled match at all.
-      if (const std::string why = why_not_unfinished(*t, logs[i]); !why.empty()) {
-        ++failed;
-        out << "FAIL " << logs[i] << ": " << why << "\n";
-        continue;
-      }
-      ++not_indexed;
-      out << "UNFINISHED " << logs[i] << "  (not in " << t->index_path
-          << (v.ok ? "" : "; the log itself: " + v.text.substr(5)) << ")\n";
-      continue;
-    }
-    if (v.ok) {
-      hands += v.hands;
-      plays += v.plays;
-    } else {
-      ++failed;
-    }
-    if (!v.ok || !quiet) out << v.text << "\n";
-  }
-  for (std::thread& t : workers) t.join();
-  std::map<std::string, const Verdict*> by_path;
-  for (size_t i = 0; i < n; ++i) by_path[normal(logs[i])] = &verdicts[i];
-  int index_failures = 0;
-  for (TournamentFolder& t : tournaments) {
-    check_index(t, by_path);
-    for (const std::string& note : t.notes) out << "NOTE " << note << "\n";
-    for (const std::string& f : t.failures) out << "FAIL " << f << "\n";
-    index_failures += static_cast<int>(t.failures.size());
-    if (t.failures.empty() && !quiet)
-      out << "OK  " << t.index_path << "  (" << t.entries.size()
-          << " finished matches, each the scheduled match of " << t.dir
-          << "/tournament.txtpb with a log that agrees)\n";
+  const auto started = std::chrono::steady_clock::now();
+  Report report{out, quiet};
+  for (const std::string& p : paths) {
+    Found found;
+    walk(p, found);
+    OrderedPool<std::string, Verdict> pool(jobs, verify_one,
+                                           [&](std::string&, Verdict& v) { report.verdict(v); });
+    for (std::string& log : found.logs) pool.push(std::move(log));
+    pool.finish();
+    for (TournamentFolder& t : found.tournaments) check_tournament(t, report, jobs);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  out << n << (n == 1 ? " log" : " logs")
-      << " verified: " << n - static_cast<size_t>(failed) - static_cast<size_t>(not_indexed)
-      << " OK, " << failed << " failed (" << hands << " hands, " << plays
-      << " plays in the logs that are OK) in " << seconds << " s";
-  if (not_indexed > 0)
-    out << "; " << not_indexed << " unfinished (not in an index"
-        << (allow_unfinished ? ", accepted by --allow-unfinished)"
-                             : "; a run still in progress? --allow-unfinished accepts them)");
-  if (!tournaments.empty())
-    out << "; " << tournaments.size() << (tournaments.size() == 1 ? " index" : " indexes")
-        << " checked, " << index_failures << " problems";
-  out << "\n";
-  out.flush();
-  return failed || index_failures || (not_indexed > 0 && !allow_unfinished) ? 1 : 0;
+  print_summary(report, seconds, allow_unfinished);
+  return report.failed || report.index_failures || (report.unfinished > 0 && !allow_unfinished) ? 1
+                                                                                                : 0;
 }
 
 }  // namespace allfives::referee

@@ -16,10 +16,13 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 
 // Verifies every log the paths name, printing one line per log ("OK  path  (N hands, M plays)"
 // or "FAIL path:LINE: message"; with `quiet` only failures) and a summary line to `out`.
-// `jobs` logs are verified at once (0: one per core); the output keeps the order of the logs.
-// Every tournament output folder at or under a path (a folder holding tournament.txtpb,
-// index.jsonl or referee.lock) is also checked as a whole, and fails whatever cannot be vouched
-// for: a missing or unreadable definition or index (a FIFO or device included), each
+// `jobs` logs are verified at once (0: one per core); the output is the same for any `jobs`.
+// Logs outside tournament folders come first, sorted. Every tournament output folder at or
+// under a path (a folder holding tournament.txtpb, index.jsonl or referee.lock) is checked as
+// a whole, as a stream: its index line by line, each line's log verified (and printed) as the
+// line is read, then the logs under matches/ that no line named, in the folder's order; what
+// is held is two bits per scheduled match, never the entries. It fails whatever cannot be
+// vouched for: a missing or unreadable definition or index (a FIFO or device included), each
 // index.jsonl line against the schedule of the definition it was played with and against its
 // log ("FAIL DIR/index.jsonl:LINE: ..."), any file under DIR/matches that is not a log of a
 // scheduled match (junk, a copied or foreign log), any other *.jsonl in the folder. A log of a

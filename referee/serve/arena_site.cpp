@@ -2,11 +2,15 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/asio/steady_timer.hpp>
 #include <map>
 #include <optional>
+#include <set>
+#include <string_view>
 
 #include "log/log_reader.h"
+#include "log/match_log.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
@@ -162,21 +166,43 @@ struct ArenaSite::Live : std::enable_shared_from_this<ArenaSite::Live> {
   }
 };
 
-// A folder's index.jsonl read and its standings computed once per version of the file (its
-// size and modification time): pages of a tournament are asked for far more often than it
-// changes, and reading an index is most of a page's cost. With the index, the folder's
-// tournament.txtpb, for its SPRT.
+namespace {
+
+// FNV-1a of a log's name as the index gives it ("matches/ID.jsonl"): 8 bytes a finished match,
+// to tell the logs the index does not hold from those it does.
+uint64_t log_name_hash(std::string_view name) {
+  uint64_t h = 14695981039346656037ull;
+  for (const unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+// A folder's index.jsonl read as a stream and its standings computed once per version of the
+// file (its size and modification time): pages of a tournament are asked for far more often
+// than it changes, and reading an index is most of a page's cost. With the index, the folder's
+// tournament.txtpb, for its SPRT. What is kept is the standings (per bot and pairing) and a
+// hash of each finished match's log name (to tell the logs the index does not hold), never the
+// entries: a page's matches are read again, a page at a time (page_rows).
 struct ArenaSite::Indexes {
   struct Entry {
     off_t size = -1;
     struct timespec mtime {};
     bool ok = false;
     std::string error;
-    std::vector<v1::IndexEntry> entries;
+    size_t finished = 0;                 // lines of the index
+    std::vector<uint64_t> indexed_logs;  // log_name_hash of each line's log_file, sorted
+    std::vector<uint64_t> page_starts;   // where lines 0, kMatchesPerPage, ... start
+    std::set<std::string> bots;          // every seat's bot, and
+    std::set<v1::FaultKind> kinds;       // every fault kind: the filters' choices
     Standings standings;
+    bool holds(const std::string& log_file) const {
+      return std::binary_search(indexed_logs.begin(), indexed_logs.end(), log_name_hash(log_file));
+    }
   };
   static constexpr size_t kMaxFolders = 256;
   std::map<std::string, std::shared_ptr<const Entry>> by_path;
+  static bool fold_index(const std::string& index, const std::string& tournament_file, Entry& e);
 
   // The same for logs the index does not hold (a folder of `referee match` logs, a match
   // being played): each is summarised once per version.
@@ -225,22 +251,55 @@ struct ArenaSite::Indexes {
     if (exists) {
       e->size = st.st_size;
       e->mtime = st.st_mtim;
-      std::vector<std::string> notes;
-      e->ok = read_index(index, false, e->entries, notes, &e->error);
-      if (e->ok) {
-        e->standings = compute_standings(e->entries);
-        for (const std::string& n : notes) e->standings.notes.push_back(n);
-        // The SPRTs' state, from the folder's definition (standings.json's "sprt").
-        std::string why;
-        if (has_file && !add_sprt_from_file(e->standings, tournament_file, e->entries, &why))
-          e->standings.notes.push_back("no SPRT state: " + why);
-      }
+      e->ok = fold_index(index, has_file ? tournament_file : "", *e);
     }
     if (by_path.size() >= kMaxFolders) by_path.clear();
     if (exists) by_path[key] = e;
     return e;
   }
 };
+
+namespace {
+
+// The SPRTs of the folder's definition, or why there are none ("" without a definition).
+std::vector<SprtMonitor> sprt_monitors(const std::string& tournament_file, std::string& why) {
+  TournamentDef def;
+  if (tournament_file.empty() ||
+      !load_tournament(tournament_file, def, &why, {}, LoadOptions{.check_programs = false}))
+    return {};
+  return make_sprt_monitors(def);
+}
+
+}  // namespace
+
+// The index folded into `e` line by line: the standings, the SPRTs' state (standings.json's
+// "sprt") and the hashes of the logs it names.
+bool ArenaSite::Indexes::fold_index(const std::string& index, const std::string& tournament_file,
+                                    Entry& e) {
+  std::string why;
+  std::vector<SprtMonitor> monitors = sprt_monitors(tournament_file, why);
+  StandingsAccumulator standings;
+  std::vector<std::string> notes;
+  const bool ok = read_index_stream(
+      index, false,
+      [&](v1::IndexEntry&& entry) {
+        ++e.finished;
+        e.indexed_logs.push_back(log_name_hash(entry.log_file()));
+        e.bots.insert(entry.match().seat_bots().begin(), entry.match().seat_bots().end());
+        if (entry.fault_seat() >= 0) e.kinds.insert(entry.fault_kind());
+        standings.add(entry);
+        for (SprtMonitor& m : monitors) m.add(entry);
+      },
+      notes, &e.error);
+  if (!ok) return false;
+  std::sort(e.indexed_logs.begin(), e.indexed_logs.end());
+  e.page_starts = line_starts(index, kMatchesPerPage);
+  e.standings = standings.finish();
+  for (const std::string& n : notes) e.standings.notes.push_back(n);
+  for (const SprtMonitor& m : monitors) e.standings.sprt.push_back(m.summary());
+  if (!why.empty()) e.standings.notes.push_back("no SPRT state: " + why);
+  return true;
+}
 
 ArenaSite::ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots,
                      SiteOptions options)
@@ -349,6 +408,104 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
   return text_response(404, "no such page");
 }
 
+namespace {
+
+// The logs of a folder that its index does not hold, in natural order (at most kMaxListed).
+std::vector<std::string> not_indexed(const ServedRoot& r, const Folder& f,
+                                     const ArenaSite::Indexes::Entry& index) {
+  const std::string prefix = f.logs.substr(std::min(f.logs.size(), f.real.size() + 1));
+  return list_names(r, f.logs, false, [&](const std::string& name) {
+    return index.holds(prefix.empty() ? name : prefix + "/" + name);
+  });
+}
+
+// A match row's links, for a log at `log_real` (a real path inside the root).
+void link_row(const ServedRoot& r, int root, const std::string& log_real, MatchRow& m) {
+  const std::string rel_url =
+      std::to_string(root) + "/" + url_encode_path(relative_to(r, log_real));
+  m.url = "/m/" + rel_url;
+  m.log_url = "/log/" + rel_url;
+  if (const off_t size = file_size(log_real); size > kMaxPageLogBytes)
+    m.too_large = size_words(size);
+}
+
+// A finished match's row from its index line; links only to a log inside the root (the
+// index's word is not trusted for where its logs are).
+MatchRow index_row(const ServedRoot& r, int root, const Folder& f, const v1::IndexEntry& e) {
+  MatchRow m = row_of(e);
+  const std::string& file = e.log_file();
+  const size_t slash = file.rfind('/');
+  m.name = file.substr(slash == std::string::npos ? 0 : slash + 1);
+  if (m.name.ends_with(".jsonl")) m.name.resize(m.name.size() - 6);
+  const auto log_real = real_inside(r, f.real + "/" + file);
+  if (log_real && is_file(*log_real) && file.ends_with(".jsonl")) link_row(r, root, *log_real, m);
+  return m;
+}
+
+// Without a filter a page's index lines are read from where the page starts (their offsets
+// were found with the standings), lines [from, to) of the index.
+bool index_page(const ServedRoot& r, int root, const Folder& f,
+                const ArenaSite::Indexes::Entry& index, size_t from, size_t to, TournamentPage& p) {
+  to = std::min(to, index.finished);
+  if (from >= to) return true;
+  const size_t k = from / kMatchesPerPage;
+  if (k >= index.page_starts.size()) return true;
+  return read_lines(f.index, index.page_starts[k], from % kMatchesPerPage, to - from,
+                    kMaxIndexLineBytes, [&](const std::string& line) {
+                      v1::IndexEntry e;
+                      if (from_json_line(line, &e, nullptr))
+                        p.matches.push_back(index_row(r, root, f, e));
+                    });
+}
+
+// The page's rows: the logs the index does not hold, then the index's matches. With a filter
+// every row is counted if the filter shows it and kept only if it falls on the page, the
+// index read as a stream; without one the page's lines alone are read.
+bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexes& indexes,
+               const ArenaSite::Indexes::Entry& index, TournamentPage& p, std::string* error) {
+  const size_t first = (p.page - 1) * kMatchesPerPage;
+  const auto take = [&](MatchRow&& m) {
+    p.bots.insert(m.seats.begin(), m.seats.end());
+    ++p.listed;
+    if (!p.filter.shows(m)) return;
+    if (p.shown >= first && p.shown < first + kMatchesPerPage) p.matches.push_back(std::move(m));
+    ++p.shown;
+  };
+  for (const std::string& name : not_indexed(r, f, index)) {
+    const std::string log_real = f.logs + "/" + name;
+    MatchRow m = row_of(indexes.summary(log_real), log_real);
+    m.name = name.substr(0, name.size() - 6);
+    if (m.fault_seat >= 0) p.kinds.insert(m.fault_kind);
+    p.playing += m.status == MatchRow::Status::kPlaying;
+    link_row(r, root, log_real, m);
+    take(std::move(m));
+  }
+  if (f.index.empty()) return true;
+  p.bots.insert(index.bots.begin(), index.bots.end());
+  p.kinds.insert(index.kinds.begin(), index.kinds.end());
+  if (p.filter.bot.empty() && p.filter.fault.empty()) {
+    const size_t unindexed = p.listed;
+    p.listed += index.finished;
+    p.shown = p.listed;
+    return index_page(r, root, f, index, first - std::min(first, unindexed),
+                      first + kMatchesPerPage - std::min(first + kMatchesPerPage, unindexed), p);
+  }
+  std::vector<std::string> notes;
+  return read_index_stream(
+      f.index, false,
+      [&](v1::IndexEntry&& e) {
+        ++p.listed;
+        MatchRow m = row_of(e);
+        if (!p.filter.shows(m)) return;
+        if (p.shown >= first && p.shown < first + kMatchesPerPage)
+          p.matches.push_back(index_row(r, root, f, e));
+        ++p.shown;
+      },
+      notes, error);
+}
+
+}  // namespace
+
 HttpResponse ArenaSite::folders() {
   std::vector<FolderRow> rows;
   for (const Folder& f : find_folders(roots_)) {
@@ -357,16 +514,15 @@ HttpResponse ArenaSite::folders() {
     row.name = folder_name(roots_, f);
     row.url = folder_url(f);
     row.tournament = f.tournament;
-    const std::vector<std::string> logs = list_names(r, f.logs, false);
-    row.logs = logs.size();
-    const auto index = indexes_->get(f.index, "");
-    if (index->ok) row.finished = index->entries.size();
-    std::map<std::string, bool> indexed;
-    for (const auto& e : index->entries) indexed[e.log_file()] = true;
-    for (const std::string& name : logs) {
+    // The same key as the folder's page, so that one reading of the index serves both.
+    const auto tournament_file = real_inside(r, f.real + "/tournament.txtpb");
+    const auto index = indexes_->get(f.index, tournament_file.value_or(""));
+    if (index->ok) row.finished = index->finished;
+    const std::vector<std::string> others = not_indexed(r, f, *index);
+    row.logs = index->finished + others.size();
+    for (const std::string& name : others) {
       const std::string log = f.logs + "/" + name;
-      if (indexed.count(log.substr(f.real.size() + 1)) || !seen_recently(log, 60)) continue;
-      row.playing += !indexes_->summary(log).end.has_value();
+      if (seen_recently(log, 60)) row.playing += !indexes_->summary(log).end.has_value();
     }
     rows.push_back(std::move(row));
   }
@@ -390,8 +546,6 @@ HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string
     res.body = standings_json(index->standings);
     return res;
   }
-  std::map<std::string, const v1::IndexEntry*> by_log;
-  for (const auto& e : index->entries) by_log[e.log_file()] = &e;
   TournamentPage p;
   p.title = index->standings.tournament_name.empty()
                 ? folder_name(roots_, *folder)
@@ -402,22 +556,16 @@ HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string
   p.standings = &index->standings;
   p.filter.bot = query_value(req.target, "bot");
   p.filter.fault = query_value(req.target, "fault");
+  if (const std::string page = query_value(req.target, "page"); !page.empty()) {
+    int n = 0;
+    if (!parse_int(page, 1 << 30, n) || n < 1)
+      return text_response(400, "page must be a page number (1, 2, ...)");
+    p.page = static_cast<size_t>(n);
+  }
   // The index is being written to: the page follows it even between two matches' ends.
   p.live = !folder->index.empty() && seen_recently(folder->index, 10);
-  for (const std::string& name : list_names(r, folder->logs, false)) {
-    const std::string log_real = folder->logs + "/" + name;
-    const auto it = by_log.find(log_real.substr(folder->real.size() + 1));
-    MatchRow m =
-        it != by_log.end() ? row_of(*it->second) : row_of(indexes_->summary(log_real), log_real);
-    m.name = name.substr(0, name.size() - 6);
-    const std::string rel_url =
-        std::to_string(root) + "/" + url_encode_path(relative_to(r, log_real));
-    m.url = "/m/" + rel_url;
-    m.log_url = "/log/" + rel_url;
-    if (const off_t size = file_size(log_real); size > kMaxPageLogBytes)
-      m.too_large = size_words(size);
-    p.matches.push_back(std::move(m));
-  }
+  if (!page_rows(r, root, *folder, *indexes_, *index, p, &why))
+    return text_response(500, "the index cannot be read: " + why);
   return html(tournament_page(p));
 }
 

@@ -100,7 +100,8 @@ bool seen_recently(const std::string& path, int seconds) {
   return ::stat(path.c_str(), &st) == 0 && std::time(nullptr) - st.st_mtime <= seconds;
 }
 
-std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders) {
+std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders,
+                                    const std::function<bool(const std::string&)>& skip) {
   std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());
   if (!d) return out;
@@ -108,6 +109,7 @@ std::vector<std::string> list_names(const ServedRoot& root, const std::string& d
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
     if (!folders && (!ends_with(name, ".jsonl") || name == "index.jsonl")) continue;
+    if (skip && skip(name)) continue;
     const auto real = real_inside(root, dir + "/" + name);
     if (!real) continue;  // a link out of the served folder: not even looked at
     if (folders ? is_dir(*real) : is_file(*real)) out.push_back(name);
@@ -157,6 +159,58 @@ bool read_bounded(const std::string& path, size_t cap, std::string& out, bool wh
     out.resize(nl == std::string::npos ? 0 : nl + 1);
   }
   return true;
+}
+
+namespace {
+
+// Each chunk of the file from `offset` on, until `on_chunk` returns false or the file ends.
+bool for_each_chunk(const std::string& path, uint64_t offset,
+                    const std::function<bool(std::string_view)>& on_chunk) {
+  off_t size = 0;
+  const int fd = open_regular(path, size);
+  if (fd < 0) return false;
+  std::string chunk;
+  for (off_t at = static_cast<off_t>(offset);; at += static_cast<off_t>(chunk.size())) {
+    read_at(fd, at, size_t{1} << 16, chunk);
+    if (chunk.empty() || !on_chunk(chunk)) break;
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+std::vector<uint64_t> line_starts(const std::string& path, size_t every) {
+  std::vector<uint64_t> starts;
+  uint64_t at = 0, line = 0, start = 0;
+  for_each_chunk(path, 0, [&](std::string_view chunk) {
+    for (size_t nl = chunk.find('\n'); nl != std::string_view::npos;
+         nl = chunk.find('\n', nl + 1)) {
+      if (line++ % every == 0) starts.push_back(start);
+      start = at + nl + 1;
+    }
+    at += chunk.size();
+    return true;
+  });
+  return starts;
+}
+
+bool read_lines(const std::string& path, uint64_t offset, size_t skip, size_t count,
+                size_t max_line, const std::function<void(const std::string&)>& on_line) {
+  std::string line;
+  size_t seen = 0;
+  return for_each_chunk(path, offset, [&](std::string_view chunk) {
+    for (size_t pos = 0; pos < chunk.size() && seen < skip + count;) {
+      const size_t nl = chunk.find('\n', pos);
+      if (seen >= skip) line.append(chunk.substr(pos, nl - pos));
+      if (line.size() > max_line) return false;
+      if (nl == std::string_view::npos) break;
+      if (seen++ >= skip) on_line(line);
+      line.clear();
+      pos = nl + 1;
+    }
+    return seen < skip + count;
+  });
 }
 
 LogSummary summarize_log(const std::string& path) {

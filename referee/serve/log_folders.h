@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,8 +43,11 @@ std::optional<Folder> as_folder(const std::vector<ServedRoot>& roots, int root,
 std::vector<Folder> find_folders(const std::vector<ServedRoot>& roots);
 
 // The names in a folder inside `root`, in natural order: sub-folders, or the match logs
-// (*.jsonl but index.jsonl). Links are followed only where they stay inside the root.
-std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders);
+// (*.jsonl but index.jsonl), at most kMaxListed, leaving out the names `skip` says (e.g. the
+// logs an index holds, so that a folder of many finished matches lists the others).
+// Links are followed only where they stay inside the root.
+std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders,
+                                    const std::function<bool(const std::string&)>& skip = {});
 
 // What the match list says of a log the index does not (yet) hold: from its first line (the
 // header) and its last MiBs (the end of the match, followed only by the bots' output).
@@ -67,6 +71,15 @@ bool is_file(const std::string& path);
 // cannot be read. With `whole_lines` a torn last line (a record being appended right now) is
 // left out.
 bool read_bounded(const std::string& path, size_t cap, std::string& out, bool whole_lines);
+
+// Where lines 0, every, 2 * every, ... of a file start (complete lines only), found without
+// parsing them: a page of an index is then read from its offset (read_lines).
+std::vector<uint64_t> line_starts(const std::string& path, size_t every);
+// From byte `offset` on, `skip` complete lines passed over, then at most `count` handed to
+// `on_line` (without the newline). A line longer than `max_line` ends the reading. False if
+// the file cannot be read.
+bool read_lines(const std::string& path, uint64_t offset, size_t skip, size_t count,
+                size_t max_line, const std::function<void(const std::string&)>& on_line);
 
 // "300.0 MB", "12 KiB": a size in words for refusals.
 std::string size_words(off_t bytes);

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <set>
 
+#include "allfives/wire/convert.h"
 #include "match/match_result.h"
 #include "replay/frames.h"
 #include "serve/http_text.h"
 #include "serve/served_paths.h"
+#include "tournament/standings.h"
 
 namespace allfives::referee::serve {
 namespace {
@@ -70,14 +72,6 @@ std::string number(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-std::string format_words(v1::Format f) {
-  if (f == v1::FORMAT_TWO_PLAYERS) return format_label(Format::kTwoPlayers);
-  if (f == v1::FORMAT_THREE_PLAYERS) return format_label(Format::kThreePlayers);
-  if (f == v1::FORMAT_FOUR_PLAYERS) return format_label(Format::kFourPlayers);
-  if (f == v1::FORMAT_PARTNERSHIPS) return format_label(Format::kPartnerships);
-  return "mixed formats";
 }
 
 std::string table(const std::string& id, const std::string& rows) {
@@ -278,12 +272,16 @@ std::string match_row_html(const MatchRow& m) {
                html_escape(result_words(m)) + "</span>";
       break;
   }
-  return "<tr data-bots=\"" + html_escape(seats) + "\"><td class=\"l\"><a href=\"" + m.url + "\">" +
-         html_escape(m.name) + "</a></td><td class=\"l\">" + seats + "</td><td class=\"l\">" +
-         result + "</td><td>" +
+  // A log the index names that is not in the folder (or leads out of it): no links.
+  const std::string name = m.url.empty()
+                               ? html_escape(m.name) + " <span class=\"muted\">(no log)</span>"
+                               : "<a href=\"" + m.url + "\">" + html_escape(m.name) + "</a>";
+  return "<tr data-bots=\"" + html_escape(seats) + "\"><td class=\"l\">" + name +
+         "</td><td class=\"l\">" + seats + "</td><td class=\"l\">" + result + "</td><td>" +
          (m.status == MatchRow::Status::kFinished ? std::to_string(m.hands) : "") +
          "</td><td class=\"l wrap\">" + fault_words(m) + "</td><td class=\"l\">" +
-         (m.too_large.empty()
+         (m.url.empty() ? std::string()
+          : m.too_large.empty()
               ? seat_links(m)
               : "<span class=\"muted\">too large to draw (" + html_escape(m.too_large) +
                     ")</span> <a href=\"" + m.log_url + "\">the log</a>") +
@@ -291,13 +289,8 @@ std::string match_row_html(const MatchRow& m) {
 }
 
 // The filter form: a bot, a fault; works without script (a GET form), submits on change.
-std::string filters_html(const std::vector<MatchRow>& rows, const MatchFilter& f) {
-  std::set<std::string> bots;
-  std::set<v1::FaultKind> kinds;
-  for (const MatchRow& m : rows) {
-    bots.insert(m.seats.begin(), m.seats.end());
-    if (m.fault_seat >= 0) kinds.insert(m.fault_kind);
-  }
+std::string filters_html(const std::set<std::string>& bots, const std::set<v1::FaultKind>& kinds,
+                         const MatchFilter& f) {
   const auto option = [](const std::string& value, const std::string& label, bool selected) {
     return "<option value=\"" + html_escape(value) + "\"" + (selected ? " selected" : "") + ">" +
            html_escape(label) + "</option>";
@@ -316,22 +309,46 @@ std::string filters_html(const std::vector<MatchRow>& rows, const MatchFilter& f
   return out + "</select></label><noscript><button>Show</button></noscript></form>";
 }
 
+// "?page=N" with the filter kept.
+std::string page_url(const MatchFilter& f, size_t page) {
+  std::string q = "?page=" + std::to_string(page);
+  // A path's encoding leaves '/' alone, which a query may hold too.
+  if (!f.bot.empty()) q += "&amp;bot=" + url_encode_path(f.bot);
+  if (!f.fault.empty()) q += "&amp;fault=" + url_encode_path(f.fault);
+  return q;
+}
+
+// "Matches 201–400 · page 2 of 750 · previous · next", when there is more than a page.
+std::string pages_html(const TournamentPage& p) {
+  const size_t pages = std::max<size_t>(1, (p.shown + kMatchesPerPage - 1) / kMatchesPerPage);
+  if (pages == 1 && p.page == 1) return "";
+  const size_t first = (p.page - 1) * kMatchesPerPage + 1;
+  std::string out = "<p class=\"muted\" id=\"pages\">";
+  if (p.matches.empty())
+    out += "No matches on page " + std::to_string(p.page) + " of " + std::to_string(pages);
+  else
+    out += "Matches " + std::to_string(first) + "–" + std::to_string(first + p.matches.size() - 1) +
+           " · page " + std::to_string(p.page) + " of " + std::to_string(pages);
+  if (p.page > 1)
+    out += " · <a id=\"previous\" href=\"" + page_url(p.filter, std::min(p.page - 1, pages)) +
+           "\">previous</a>";
+  if (p.page < pages)
+    out += " · <a id=\"next\" href=\"" + page_url(p.filter, p.page + 1) + "\">next</a>";
+  return out + "</p>";
+}
+
 std::string matches_html(const TournamentPage& p) {
-  size_t shown = 0;
   std::string rows =
       "<tr><th class=\"l\">Match</th><th class=\"l\">Seats</th><th class=\"l\">Result</th>"
       "<th>Hands</th><th class=\"l\">Fault</th><th class=\"l\">Views</th></tr>";
-  for (const MatchRow& m : p.matches) {
-    if (!p.filter.shows(m)) continue;
-    ++shown;
-    rows += match_row_html(m);
-  }
+  for (const MatchRow& m : p.matches) rows += match_row_html(m);
   const bool filtered = !p.filter.bot.empty() || !p.filter.fault.empty();
-  return "<h2>Matches</h2>" + filters_html(p.matches, p.filter) +
+  return "<h2>Matches</h2>" + filters_html(p.bots, p.kinds, p.filter) +
          "<p class=\"muted\" id=\"shown\">" +
-         (filtered ? "Showing " + std::to_string(shown) + " of " : std::string()) +
-         std::to_string(p.matches.size()) + " match" + (p.matches.size() == 1 ? "" : "es") +
-         (filtered ? " · <a href=\"?\">show all</a>" : "") + "</p>" + table("matches", rows);
+         (filtered ? "Showing " + std::to_string(p.shown) + " of " : std::string()) +
+         std::to_string(p.listed) + " match" + (p.listed == 1 ? "" : "es") +
+         (filtered ? " · <a href=\"?\">show all</a>" : "") + "</p>" + pages_html(p) +
+         table("matches", rows);
 }
 
 }  // namespace
@@ -350,8 +367,9 @@ std::string side_name(v1::Format format, const std::vector<std::string>& seats, 
     return s < static_cast<int>(seats.size()) ? seats[static_cast<size_t>(s)]
                                               : "seat " + std::to_string(s);
   };
-  if (format != v1::FORMAT_PARTNERSHIPS) return seat(side);
-  const std::string a = seat(side), b = seat(side + 2);
+  Format core;
+  if (!wire::from_proto(format, core, nullptr) || partner_of(core, side) < 0) return seat(side);
+  const std::string a = seat(side), b = seat(partner_of(core, side));
   return a == b ? a : a + " + " + b;
 }
 
@@ -402,8 +420,7 @@ std::string folders_page(const std::vector<FolderRow>& rows) {
 
 std::string tournament_page(const TournamentPage& p) {
   std::string body;
-  int playing = 0;
-  for (const MatchRow& m : p.matches) playing += m.status == MatchRow::Status::kPlaying;
+  const int playing = p.playing;
   if (p.has_index && p.standings) {
     const Standings& s = *p.standings;
     body +=
@@ -422,8 +439,8 @@ std::string tournament_page(const TournamentPage& p) {
       body += "<p class=\"muted\">" + html_escape(note) + "</p>";
   } else {
     body +=
-        "<p class=\"muted\">" + std::to_string(p.matches.size()) + " match log" +
-        (p.matches.size() == 1 ? "" : "s") +
+        "<p class=\"muted\">" + std::to_string(p.listed) + " match log" +
+        (p.listed == 1 ? "" : "s") +
         (playing ? " · <span class=\"live\">● " + std::to_string(playing) + " playing now</span>"
                  : "") +
         " · no tournament index here, so no standings</p>";

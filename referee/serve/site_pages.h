@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,13 +52,24 @@ struct MatchFilter {
   bool shows(const MatchRow& row) const;
 };
 
+// The match list is paged: ?page=N (from 1) shows the N-th kMatchesPerPage of the matches the
+// filter shows: first the logs the index does not hold (being played, unfinished, not a log)
+// in natural order, then the finished matches in the index's order (the order they finished).
+inline constexpr size_t kMatchesPerPage = 200;
+
 struct TournamentPage {
   std::string title;
   std::string crumbs;         // links above the title
   std::string standings_url;  // the standings as JSON
   bool has_index = false;     // false: a folder of loose logs (no standings)
   const Standings* standings = nullptr;
-  std::vector<MatchRow> matches;  // every match, in natural order
+  std::vector<MatchRow> matches;  // the matches of this page
+  size_t listed = 0;              // every match of the folder (finished and not)
+  size_t shown = 0;               // of those, the ones the filter shows
+  size_t page = 1;                // which page of the shown matches `matches` is
+  int playing = 0;                // logs being written now
+  std::set<std::string> bots;     // the filter's choices: every seat's bot,
+  std::set<v1::FaultKind> kinds;  // every fault kind
   MatchFilter filter;
   bool live = false;  // matches being played: the page refreshes itself
 };

@@ -378,6 +378,40 @@ TEST_F(VerifyTournament, ForeignUnscheduledAndJunkFilesFail) {
   EXPECT_EQ(r.output.find("UNFINISHED"), std::string::npos) << r.output;
 }
 
+// The index is read as a stream, each line's log verified on other threads as it comes: any
+// number of jobs prints the same lines in the same order (index order, then the logs no line
+// names), and a folder named with a trailing '/' is the same folder.
+TEST_F(VerifyTournament, ParallelStreamingKeepsTheOrder) {
+  const std::string dir = copy("parallel");
+  auto lines = index_lines(dir);
+  v1::IndexEntry e = entry(lines[4]);
+  e.set_hands_played(e.hands_played() + 1);
+  lines[4] = referee::to_json_line(e);
+  lines.push_back(lines[2]);  // a duplicate
+  const std::string unfinished = dir + "/" + entry(lines[9]).log_file();
+  lines.erase(lines.begin() + 9);
+  write_index(dir, lines);
+  const e2e::RunResult one = e2e::run({kReferee, "verify", "-j", "1", dir});
+  const e2e::RunResult three = e2e::run({kReferee, "verify", "-j", "3", dir + "/"});
+  EXPECT_EQ(one.exit_code, 1) << one.output;
+  EXPECT_EQ(three.exit_code, 1) << three.output;
+  auto a = split_lines(one.output), b = split_lines(three.output);
+  ASSERT_EQ(a.size(), 36u + 2u + 1u) << one.output;  // 36 logs, 2 index problems, the summary
+  a.pop_back();
+  b.pop_back();
+  EXPECT_EQ(a, b);
+  EXPECT_NE(one.output.find(dir + "/index.jsonl:5: match " + e.match().match_id() +
+                            " disagrees with its log"),
+            std::string::npos)
+      << one.output;
+  EXPECT_NE(one.output.find(dir + "/index.jsonl:36: match " + entry(lines[2]).match().match_id() +
+                            " is already in the index at line 3"),
+            std::string::npos)
+      << one.output;
+  EXPECT_NE(one.output.find("UNFINISHED " + unfinished), std::string::npos) << one.output;
+  EXPECT_NE(one.output.find("36 logs verified: 35 OK, 0 failed"), std::string::npos) << one.output;
+}
+
 TEST(VerifyCommand, AFifoIsRefusedAtOnce) {
   const std::string dir = e2e::temp_dir("verify-fifo");
   ASSERT_EQ(::mkfifo((dir + "/x.jsonl").c_str(), 0600), 0);

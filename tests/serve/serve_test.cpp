@@ -105,6 +105,70 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
   EXPECT_NE(listing.body.find("href=\"/t/0/\""), std::string::npos) << listing.body;
 }
 
+// A folder of many matches is listed a page at a time (the index read as a stream for each
+// page): the logs the index lacks first, then the index's matches in its order; an index line
+// whose log is not there is listed without links.
+TEST(ServeTest, TheMatchListIsPaged) {
+  const std::string dir = temp_dir("serve-paged") + "/out";
+  std::filesystem::copy(tournament_dir(), dir, std::filesystem::copy_options::recursive);
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(dir + "/index.jsonl");
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 12u);
+  {
+    // 12 real lines, then 438 more whose logs are gone: 450 finished matches.
+    std::ofstream out(dir + "/index.jsonl", std::ios::trunc);
+    for (size_t i = 0; i < 450; ++i) {
+      std::string line = lines[i % 12];
+      if (i >= 12) {
+        const std::regex file("\"log_file\":\"matches/[^\"]+\"");
+        line = std::regex_replace(line, file,
+                                  "\"log_file\":\"matches/gone-" + std::to_string(i) + ".jsonl\"");
+      }
+      out << line << "\n";
+    }
+  }
+  std::filesystem::copy_file(
+      dir + "/matches/" +
+          std::filesystem::directory_iterator(dir + "/matches")->path().filename().string(),
+      dir + "/matches/extra.jsonl");
+  ServeProcess s = serve({dir});
+  const HttpReply first = http_get(s.port, "/t/0/");
+  ASSERT_EQ(first.status, 200) << first.body;
+  const auto rows = html_table(first.body, "matches");
+  ASSERT_EQ(rows.size(), 1u + 200u);
+  EXPECT_EQ(rows[1][0], "extra");  // the log the index does not hold comes first
+  EXPECT_NE(first.body.find("451 matches"), std::string::npos);
+  EXPECT_NE(first.body.find("page 1 of 3"), std::string::npos);
+  EXPECT_NE(first.body.find("href=\"?page=2\""), std::string::npos);
+  EXPECT_NE(first.body.find("450 finished matches"), std::string::npos);
+  const HttpReply last = http_get(s.port, "/t/0/?page=3");
+  ASSERT_EQ(last.status, 200) << last.body;
+  const auto last_rows = html_table(last.body, "matches");
+  ASSERT_EQ(last_rows.size(), 1u + 51u);
+  EXPECT_EQ(last_rows.back()[0], "gone-449 (no log)");
+  EXPECT_EQ(last.body.find("/m/0/matches/gone-"), std::string::npos);
+  EXPECT_NE(last.body.find("href=\"?page=2\""), std::string::npos);
+  // A filter pages what it shows: one bot's matches.
+  const HttpReply greedy = http_get(s.port, "/t/0/?bot=greedy&page=2");
+  ASSERT_EQ(greedy.status, 200) << greedy.body;
+  std::smatch shown;
+  ASSERT_TRUE(std::regex_search(greedy.body, shown, std::regex("Showing (\\d+) of 451 matches")))
+      << greedy.body;
+  const size_t n = std::stoul(shown[1]);
+  EXPECT_GT(n, 200u);
+  EXPECT_LT(n, 400u);
+  const auto greedy_rows = html_table(greedy.body, "matches");
+  ASSERT_EQ(greedy_rows.size(), 1u + std::min<size_t>(200, n - 200));
+  for (size_t i = 1; i < greedy_rows.size(); ++i)
+    EXPECT_NE(greedy_rows[i][1].find("greedy"), std::string::npos) << i;
+  EXPECT_NE(greedy.body.find("href=\"?page=1&amp;bot=greedy\""), std::string::npos);
+  EXPECT_EQ(http_get(s.port, "/t/0/?page=0").status, 400);
+  EXPECT_EQ(http_get(s.port, "/t/0/?page=x").status, 400);
+}
+
 TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {
   const std::string dir = tournament_dir();
   ServeProcess s = serve({dir});
