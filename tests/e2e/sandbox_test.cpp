@@ -948,8 +948,9 @@ TEST(Sandbox, ATournamentBotGetsItsReadOnlyFoldersLimitsAndSandboxSetting) {
       }
     }
     const std::string printed = printed_by(log, -1);
-    if (contains(printed, "hostile 1.0"))
+    if (contains(printed, "hostile 1.0")) {
       EXPECT_TRUE(contains(printed, "GOT read " + dir + "/weights/w.bin: weights")) << printed;
+    }
   }
   EXPECT_EQ(logs, 2);
 }
