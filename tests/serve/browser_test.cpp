@@ -356,10 +356,13 @@ TEST(BrowserTest, TheReplayShowsWhatABotPrintedAtEachDecision) {
                 "false");
       continue;
     }
-    EXPECT_EQ(b->eval("document.querySelector('#decision .output pre').textContent"),
-              json_quote(printed));
-    EXPECT_EQ(b->eval("document.getElementById('state').dataset.output"),
-              json_quote(printed + "\n"));
+    EXPECT_EQ(
+        parse_json_value(b->eval("document.querySelector('#decision .output pre').textContent"))
+            .string_value(),
+        printed);
+    EXPECT_EQ(
+        parse_json_value(b->eval("document.getElementById('state').dataset.output")).string_value(),
+        printed + "\n");
     if (seat.empty()) b->screenshot(kOut + "/replay-decision-output.png");
   }
 }
