@@ -415,20 +415,33 @@ void Checker::check_stop() {
   }
 }
 
-// The bot's output that the match wrote into its log (the seat's bot_output record).
+// The bot's output that the match wrote into its log: what it printed outside its decisions
+// (its bot_output record: start-up first), then during each decision (its plays' and its
+// fault's output).
 void Checker::take_output(const std::string& log_path, int seat) {
   std::string text, why;
   if (!read_log_file(log_path, text, &why)) return;
   std::istringstream lines(text);
-  std::string line;
+  std::string line, during;
+  const auto mine = [seat](uint32_t s) { return s == static_cast<uint32_t>(seat); };
   while (std::getline(lines, line)) {
     v1::LogRecord r;
-    if (line.find("\"bot_output\"") == std::string::npos || !parse_log_line(line, r, &why))
+    if (line.find("\"output\"") == std::string::npos &&
+        line.find("\"bot_output\"") == std::string::npos)
       continue;
-    if (!r.has_bot_output() || r.bot_output().seat() != static_cast<uint32_t>(seat)) continue;
-    report_.dropped_bytes += r.bot_output().dropped_bytes();
-    add_output(r.bot_output().stderr());
+    if (!parse_log_line(line, r, &why)) continue;
+    const v1::LogOutput* o = r.has_play() && mine(r.play().seat())     ? &r.play().output()
+                             : r.has_fault() && mine(r.fault().seat()) ? &r.fault().output()
+                                                                       : nullptr;
+    if (o) {
+      report_.dropped_bytes += o->dropped_bytes();
+      during += o->text();
+    } else if (r.has_bot_output() && mine(r.bot_output().seat())) {
+      report_.dropped_bytes += r.bot_output().dropped_bytes();
+      add_output(r.bot_output().stderr());
+    }
   }
+  add_output(during);
 }
 
 void Checker::add_output(const std::string& text) {

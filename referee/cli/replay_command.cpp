@@ -28,6 +28,7 @@ struct ReplayCommandOptions {
   std::string color = "auto";
   std::optional<int> width;
   bool no_decisions = false;
+  bool no_output = false;
   std::string only_bot;  // a seat number or a bot's name
   bool only_missed = false;
 };
@@ -127,6 +128,7 @@ int run_replay(const ReplayCommandOptions& o) {
                                     !(term && std::string(term) == "dumb"));
   t.width = o.width.value_or(100);
   t.decisions = !o.no_decisions;
+  t.output = !o.no_output;
   if (filter.active()) {  // only the decisions asked for, in [first, last]
     std::vector<Frame> kept;
     for (int i = first; i <= last; ++i)
@@ -186,7 +188,10 @@ void add_replay_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(40, 1000));
   cmd->add_flag("--no-decisions", o->no_decisions,
                 "Hide what is shown under each play: the plays the seat had with their points, "
-                "its time, its bank left and the bot's comment");
+                "its time, its bank left, the bot's comment and what it printed");
+  cmd->add_flag("--no-output", o->no_output,
+                "Hide the lines each bot printed while its decision was pending (shown under "
+                "the play, and under a fault for the decision that ended in it)");
   cmd->add_option("--only-bot", o->only_bot,
                   "Show only the decisions of this seat (a number) or of the bot of this name");
   cmd->add_flag("--only-missed", o->only_missed,

@@ -72,6 +72,16 @@ void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<cons
   for (int s : scores) h->add_scores(static_cast<uint32_t>(s));
 }
 
+namespace {
+
+void set_output(v1::LogOutput* o, const LogPrinted& printed) {
+  o->set_text(printed.text);
+  o->set_dropped_bytes(printed.dropped_bytes);
+  o->set_invalid_utf8_bytes(printed.invalid_utf8_bytes);
+}
+
+}  // namespace
+
 void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
               const LogDecision& d) {
   v1::LogPlay* lp = log.add().mutable_play();
@@ -96,6 +106,7 @@ void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
   lp->set_time_bank_left_ms(static_cast<uint32_t>(d.bank_left.count()));
   lp->set_comment(d.comment);
   lp->set_comment_dropped_bytes(d.comment_dropped);
+  if (!d.output.empty()) set_output(lp->mutable_output(), d.output);
 }
 
 std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped) {
@@ -141,13 +152,14 @@ void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const 
 }
 
 void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
-               const std::string& reason, int hand_index) {
+               const std::string& reason, int hand_index, const LogPrinted& output) {
   v1::LogFault* f = log.add().mutable_fault();
   f->set_seat(static_cast<uint32_t>(seat));
   f->set_side(static_cast<uint32_t>(side_of(format, seat)));
   f->set_kind(kind);
   f->set_reason(reason);
   f->set_hand_index(static_cast<uint32_t>(hand_index));
+  if (!output.empty()) set_output(f->mutable_output(), output);
 }
 
 void log_match_end(MatchLog& log, const LogEnd& end) {

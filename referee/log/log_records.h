@@ -39,8 +39,22 @@ v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const Lo
 // The records of a hand as the core reports it. `scores` are every side's scores once the
 // event is done; `line` is the line after a play.
 void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
+// What a bot printed in one window of its capture (LogOutput), already made valid UTF-8
+// (`invalid_utf8_bytes` replaced), with what the caps dropped.
+struct LogPrinted {
+  std::string text;
+  uint64_t dropped_bytes = 0;
+  uint64_t invalid_utf8_bytes = 0;
+  bool empty() const { return text.empty() && dropped_bytes == 0; }
+};
+// The caps on what a bot printed (log.proto, LogOutput): per decision, and per process and
+// match over all its records together.
+inline constexpr size_t kMaxDecisionOutputBytes = 8 * 1024;
+inline constexpr size_t kMaxMatchOutputBytes = 128 * 1024;
+
 // The decision a play answered: the plays offered on the line before it, the time it took,
-// the bank left after it and the bot's comment (LogPlay's decision fields).
+// the bank left after it, the bot's comment and what it printed meanwhile (LogPlay's decision
+// fields).
 struct LogDecision {
   uint32_t decision_us = 0;
   PlayList offered;
@@ -48,6 +62,7 @@ struct LogDecision {
   std::chrono::milliseconds bank_left{0};
   std::string comment;  // at most wire::kMaxCommentBytes, whole characters
   uint32_t comment_dropped = 0;
+  LogPrinted output;  // empty: nothing printed while the decision was pending
 };
 void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
               const LogDecision& decision);
@@ -58,9 +73,10 @@ void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn);
 void log_pass(MatchLog& log, const Event& e);
 void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
 
-// The fault that ended the match, in hand `hand_index`.
+// The fault that ended the match, in hand `hand_index`, with what the seat's bot printed while
+// the decision that ended in it was pending (empty for none).
 void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
-               const std::string& reason, int hand_index);
+               const std::string& reason, int hand_index, const LogPrinted& output = {});
 
 // How the match ended. `fault_seat` -1 and `fault_kind` UNSPECIFIED when no seat faulted.
 struct LogEnd {

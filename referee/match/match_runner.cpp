@@ -44,6 +44,24 @@ struct Seat {
   LimitEvidence limits_before;  // its process's cgroup counts when this match began
 };
 
+// What one bot process printed in this match: the windows outside its decisions (its
+// bot_output record, raw until the end) and how much of the match's cap all its records used.
+struct ProcessOutput {
+  BotProcess* process = nullptr;
+  int first_seat = 0;  // its bot_output record goes under the first seat it plays
+  std::string between;
+  uint64_t between_dropped = 0;
+  size_t kept = 0;  // bytes of the bot's kept in all its records (kMaxMatchOutputBytes)
+};
+
+// A window of a bot's capture in a log record's terms.
+LogPrinted printed(const CappedOutput::Taken& taken) {
+  LogPrinted p;
+  p.text = valid_utf8(taken.text, &p.invalid_utf8_bytes);
+  p.dropped_bytes = taken.dropped;
+  return p;
+}
+
 class Runner {
  public:
   Runner(const MatchSpec& spec, MatchLog& log, const std::atomic<bool>* stop)
@@ -67,6 +85,15 @@ class Runner {
   void check_unasked();
   std::string unasked_reason(int seat);
   void fault_from_io(int seat, IoStatus st, const std::string& doing);
+  // The capture of `seat`'s process, or null (a bot reached at an address, or not started).
+  ProcessOutput* output_of(int seat);
+  // Closes the current window of `seat`'s capture, keeping at most `cap` bytes and what the
+  // match's cap has left (`fault`: the window of its own fault, which always gets `cap`).
+  CappedOutput::Taken take_window(ProcessOutput& o, size_t cap, bool fault = false);
+  // Closes the window of what `seat`'s bot printed outside its decisions (before its turn
+  // request is sent): it goes to its bot_output record.
+  void window_between(int seat);
+  void add_between(ProcessOutput& o, const CappedOutput::Taken& taken);
   void finish(const State* state);
   // Writes the records queued with log_.add(). See MatchLog::add.
   void flush_log();
@@ -86,8 +113,34 @@ class Runner {
   alignas(8) char decision_block_[16 * 1024];
   google::protobuf::Arena decision_arena_{decision_block_, sizeof decision_block_};
   Clock::time_point started_;
-  std::optional<CpuGuard> guard_;  // made once the seats are known
+  std::optional<CpuGuard> guard_;       // made once the seats are known
+  std::vector<ProcessOutput> outputs_;  // one per bot process, in the order of first seats
+  LogPrinted fault_output_;             // what the faulting bot printed in its last decision
 };
+
+ProcessOutput* Runner::output_of(int seat) {
+  BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
+  if (!p) return nullptr;
+  for (ProcessOutput& o : outputs_)
+    if (o.process == p) return &o;
+  return nullptr;
+}
+
+CappedOutput::Taken Runner::take_window(ProcessOutput& o, size_t cap, bool fault) {
+  const size_t left = kMaxMatchOutputBytes - std::min(o.kept, kMaxMatchOutputBytes);
+  CappedOutput::Taken taken = o.process->take_output(fault ? cap : std::min(cap, left));
+  o.kept += taken.kept;
+  return taken;
+}
+
+void Runner::add_between(ProcessOutput& o, const CappedOutput::Taken& taken) {
+  o.between += taken.text;
+  o.between_dropped += taken.dropped;
+}
+
+void Runner::window_between(int seat) {
+  if (ProcessOutput* o = output_of(seat)) add_between(*o, take_window(*o, kMaxMatchOutputBytes));
+}
 
 void Runner::flush_log() {
   log_.flush();
@@ -328,6 +381,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
 
   guard_->before_turn(seat);
   const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
+  window_between(seat);  // what it printed since its last decision is not this one's
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
   const IoStatus st = s.stream->exchange(
@@ -474,7 +528,7 @@ void Runner::finish(const State* state) {
   } else if (result_.fault) {
     result_.reason = v1::MATCH_END_REASON_FAULT;
     log_fault(log_, format_, result_.fault->seat, result_.fault->kind, result_.fault->reason,
-              std::max(0, result_.hands_played - 1));
+              std::max(0, result_.hands_played - 1), fault_output_);
   } else if (state && state->is_terminal()) {
     result_.reason = wire::to_proto(state->outcome().reason);
   }
@@ -546,17 +600,13 @@ void Runner::finish(const State* state) {
   }
   log_match_end(log_, end);
 
-  // Each process's output once, under the first seat it plays.
-  std::vector<BotProcess*> done;
-  for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
-    BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
-    if (!p || std::find(done.begin(), done.end(), p) != done.end()) continue;
-    done.push_back(p);
-    const CappedOutput::Taken output = p->take_output();
-    if (output.text.empty()) continue;
+  // Each process's output outside its decisions once, under the first seat it plays.
+  for (ProcessOutput& o : outputs_) {
+    add_between(o, take_window(o, kMaxMatchOutputBytes));
+    if (o.between.empty() && o.between_dropped == 0) continue;
     uint64_t invalid = 0;
-    std::string text = valid_utf8(output.text, &invalid);
-    log_bot_output(log_, seat, std::move(text), output.dropped, invalid);
+    std::string text = valid_utf8(o.between, &invalid);
+    log_bot_output(log_, o.first_seat, std::move(text), o.between_dropped, invalid);
   }
   flush_log();
 }
@@ -570,8 +620,10 @@ MatchResult Runner::run() {
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
-    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr)
+    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr) {
       seats_[seat].limits_before = p->limit_evidence();
+      if (!output_of(seat)) outputs_.push_back(ProcessOutput{p, seat, {}, 0, 0});
+    }
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
@@ -597,7 +649,19 @@ MatchResult Runner::run() {
     const int seat = state.seat_to_move();
     Play play;
     LogDecision decision;
-    if (!ask_play(seat, state, &play, &decision)) break;
+    const bool played = ask_play(seat, state, &play, &decision);
+    // What it printed while the decision was pending: the decision's, or its fault's.
+    if (ProcessOutput* o = output_of(seat)) {
+      const bool own_fault = !played && result_.fault && result_.fault->seat == seat;
+      const CappedOutput::Taken taken = take_window(*o, kMaxDecisionOutputBytes, own_fault);
+      if (played)
+        decision.output = printed(taken);
+      else if (own_fault)
+        fault_output_ = printed(taken);
+      else
+        add_between(*o, taken);
+    }
+    if (!played) break;
     ++result_.decisions;
     events.clear();
     state.apply(play, &events);

@@ -45,6 +45,7 @@
 #include <filesystem>
 #include <functional>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -690,10 +691,16 @@ std::string BotProcess::limit_reached_since(const LimitEvidence& before, const s
 }
 
 CappedOutput::Taken BotProcess::take_output() {
+  return take_output(std::numeric_limits<size_t>::max());
+}
+
+CappedOutput::Taken BotProcess::take_output(size_t cap) {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.out_mu);
   // What the pipe holds now, before the reader thread gets to it: on a busy machine that
-  // thread may lag behind a match that has just ended, and its output belongs to that match.
+  // thread may lag behind a match (or a decision) that has just ended, and its output belongs
+  // there. The pipe holds at most its capacity (64 KiB) while the bot waits on it, so this
+  // bound is only reached by a bot that keeps writing from another thread.
   char buffer[16 * 1024];
   size_t total = 0;
   while (impl.out_r >= 0 && total < kFinalDrainBytes) {
@@ -702,7 +709,7 @@ CappedOutput::Taken BotProcess::take_output() {
     impl.output.append(std::string_view(buffer, static_cast<size_t>(n)));
     total += static_cast<size_t>(n);
   }
-  return impl.output.take();
+  return impl.output.take(cap);
 }
 
 bool BotProcess::wait_for_exit(Clock::time_point deadline) {

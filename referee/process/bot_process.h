@@ -198,10 +198,13 @@ class BotProcess {
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
   // LaunchSpec::stderr_cap_bytes), with the count of bytes the cap dropped. Never blocks on the
-  // bot. Each call closes a window: the match runner takes at each match's end, so what came
-  // before belongs to that match (a take at each decision would attribute it to the decision).
-  // take_stderr(): the text alone.
+  // bot; reads what the pipe holds first, so every byte written before the call began is in
+  // it. Each call closes a window: the match runner takes when it sends a seat its turn
+  // request, when the answer arrives (what came in between belongs to the decision) and at
+  // the match's end. take_output(cap): keeping at most `cap` bytes of the window
+  // (CappedOutput::take(cap)). take_stderr(): the text alone.
   CappedOutput::Taken take_output();
+  CappedOutput::Taken take_output(size_t cap);
   std::string take_stderr() { return take_output().text; }
 
   // Blocks until the main process has exited or `deadline` has passed (true if it exited),

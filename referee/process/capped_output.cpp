@@ -31,10 +31,38 @@ void CappedOutput::append(std::string_view data) {
 }
 
 CappedOutput::Taken CappedOutput::take() {
-  Taken out{std::move(head_), dropped_};
+  const size_t kept = head_.size() + tail_.size();
+  Taken out{std::move(head_), dropped_, kept};
   if (dropped_ > 0) out.text += marker(dropped_);
   out.text.append(tail_, tail_start_);
   out.text.append(tail_, 0, tail_start_);
+  head_.clear();
+  tail_.clear();
+  tail_start_ = 0;
+  dropped_ = 0;
+  return out;
+}
+
+CappedOutput::Taken CappedOutput::take(size_t cap) {
+  const size_t kept = head_.size() + tail_.size();
+  if (kept <= cap) return take();
+  // The window as a stream: head_, then dropped_ unknown bytes, then the tail in ring order.
+  // Keeping its first h and last t bytes leaves one gap, so one marker still says where.
+  const size_t h = std::min(cap - cap / 2, head_.size() + (dropped_ == 0 ? tail_.size() : 0));
+  const size_t t = cap - h;
+  std::string tail = tail_.substr(tail_start_) + tail_.substr(0, tail_start_);
+  std::string all = dropped_ == 0 ? head_ + tail : std::string();
+  Taken out;
+  if (dropped_ == 0) {
+    out.text = all.substr(0, h);
+    tail = all.substr(all.size() - t);
+  } else {
+    out.text = head_.substr(0, h);
+    tail = tail.substr(tail.size() - std::min(t, tail.size()));
+  }
+  out.kept = out.text.size() + tail.size();
+  out.dropped = dropped_ + (kept - out.kept);
+  if (cap > 0) out.text += marker(out.dropped) + tail;
   head_.clear();
   tail_.clear();
   tail_start_ = 0;

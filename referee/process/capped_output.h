@@ -23,9 +23,14 @@ class CappedOutput {
   struct Taken {
     std::string text;
     uint64_t dropped = 0;
+    size_t kept = 0;  // bytes of the bot's own in text (the marker aside)
   };
   // Everything kept since the last take(), and resets.
   Taken take();
+  // The same, keeping at most `cap` bytes of the window (at most the buffer's own cap): its
+  // first cap - cap/2 and its last cap/2 bytes, the rest counted as dropped. With cap 0 the
+  // text is empty (no marker) and everything counts as dropped.
+  Taken take(size_t cap);
 
   uint64_t dropped() const { return dropped_; }  // in the current window
   // The last `n` bytes kept so far (without taking them), e.g. a crash message.

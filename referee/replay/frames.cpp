@@ -167,6 +167,8 @@ Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
   if (!d.shown) return d;
   d.comment = p.comment();
   d.comment_dropped = p.comment_dropped_bytes();
+  d.output = p.output().text();
+  d.output_dropped = p.output().dropped_bytes();
   for (const v1::LogOption& o : p.options()) {
     DecisionOption opt;
     opt.play =
@@ -347,7 +349,12 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
         f.seat = static_cast<int>(fa.seat());
         f.text = seat_label(r, f.seat) + " commits a fault (" + describe(fa.kind()) + ")";
         // The reason may name the faulting seat's tiles (an illegal play lists its hand).
-        if (viewer < 0 || viewer == f.seat) f.text += ": " + fa.reason();
+        if (viewer < 0 || viewer == f.seat) {
+          f.text += ": " + fa.reason();
+          f.decision.shown = true;
+          f.decision.output = fa.output().text();
+          f.decision.output_dropped = fa.output().dropped_bytes();
+        }
         break;
       }
       case v1::LogRecord::kMatchEnd:

@@ -22,13 +22,16 @@ struct DecisionOption {
 };
 
 // What a play's record says of the decision behind it (LogPlay's decision fields, log_version
-// 2 on). A viewer sees the options and the comment of its own seat's decisions only (they
-// show the seat's tiles), everyone's without a viewer.
+// 2 on; what the bot printed meanwhile, 3 on). A viewer sees the options, the comment and the
+// output of its own seat's decisions only (they show, or may tell, the seat's tiles),
+// everyone's without a viewer. A fault's frame has the faulting decision's output alone.
 struct Decision {
-  bool shown = false;                   // this viewer sees options and comment
+  bool shown = false;                   // this viewer sees options, comment and output
   std::vector<DecisionOption> options;  // in the order offered; empty in version 1 logs
   std::string comment;                  // the bot's note, as logged
   uint32_t comment_dropped = 0;
+  std::string output;           // what the bot printed while it was pending, as logged
+  uint64_t output_dropped = 0;  // bytes of it the caps dropped (LogOutput.dropped_bytes)
   uint32_t decision_us = 0;
   int bank_left_ms = -1;  // -1: not logged (version 1)
   int best_points = 0;    // the most any option would have scored

@@ -63,10 +63,25 @@ std::string hand_result(const Replay& r, const Frame& end) {
 }
 
 // A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
-// "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped}. Only
-// what the viewer may see (frames.h: Decision::shown).
+// "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped,
+// "w":what the bot printed meanwhile, "x":bytes of it dropped}; a fault's: only "w" and "x".
+// Only what the viewer may see (frames.h: Decision::shown).
+void append_output_json(std::string& out, const Decision& d) {
+  out += "\"w\":";
+  append_json_string(out, d.output);
+  out += ",\"x\":";
+  out += std::to_string(d.output_dropped);
+}
+
 void append_decision_json(std::string& out, const Frame& f) {
   const Decision& d = f.decision;
+  if (f.kind == v1::LogRecord::kFault) {
+    if (d.output.empty() && d.output_dropped == 0) return;
+    out += ",\"y\":{";
+    append_output_json(out, d);
+    out += '}';
+    return;
+  }
   out += ",\"y\":{\"o\":[";
   const bool opening = f.line.size() == 1;
   for (size_t i = 0; i < d.options.size(); ++i) {
@@ -89,6 +104,8 @@ void append_decision_json(std::string& out, const Frame& f) {
   append_json_string(out, d.comment);
   out += ",\"z\":";
   out += std::to_string(d.comment_dropped);
+  out += ',';
+  append_output_json(out, d);
   out += '}';
 }
 
@@ -170,7 +187,8 @@ std::string html_step_json(const Replay& r, const Frame& f) {
            ",\"q\":" + std::to_string(f.side);
   if (f.kind == v1::LogRecord::kHandEnd)
     out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
-  if (f.kind == v1::LogRecord::kPlay) append_decision_json(out, f);
+  if (f.kind == v1::LogRecord::kPlay || f.kind == v1::LogRecord::kFault)
+    append_decision_json(out, f);
   out += ",\"t\":";
   append_json_string(out, f.text);
   if (!f.notes.empty()) {

@@ -416,6 +416,9 @@ bool Checker::decision(int line, const v1::LogPlay& p, const State& st) {
     return "play of " + tile_words(p.play().tile()) + " by seat " + num(p.seat()) + " (hand " +
            num(st.hand_index()) + ")";
   };
+  if (log_version_ < 3 && p.has_output())
+    return fail(line, what() + ": the log has the output of the decision, which a log_version " +
+                          num(log_version_) + " log does not have");
   if (log_version_ < 2) {
     if (p.options_size() || p.time_bank_left_ms() || !p.comment().empty() ||
         p.comment_dropped_bytes())
@@ -568,6 +571,10 @@ bool Checker::fault(int line, const v1::LogFault& f) {
   d.num("hand_index", f.hand_index(), std::max(0, hands_started_ - 1));
   if (f.reason().empty()) d.add("reason", "nothing", "what the bot did");
   if (!d.empty()) return fail(line, "fault of seat " + num(f.seat()) + ": " + d.text());
+  if (log_version_ < 3 && f.has_output())
+    return fail(line, "fault of seat " + num(f.seat()) +
+                          ": the log has the output of its decision, which a log_version " +
+                          num(log_version_) + " log does not have");
   fault_ = f;
   fault_line_ = line;
   phase_ = Phase::kFaulted;

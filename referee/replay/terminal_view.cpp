@@ -162,9 +162,33 @@ std::string render_heading(const Replay& r, const TerminalOptions& o) {
   return out.str();
 }
 
-std::vector<std::string> decision_lines(const Frame& f) {
+namespace {
+
+// What the bot printed, a line each after "printed:", then the count the capture dropped (its
+// own words in the text, a "[... N bytes dropped]" line among them, could be forged).
+void add_output_lines(const Decision& d, std::vector<std::string>& lines) {
+  if (d.output.empty() && d.output_dropped == 0) return;
+  std::string_view text = d.output;
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  size_t count = text.empty() ? 0 : 1;
+  for (char c : text) count += c == '\n';
+  lines.push_back("printed " + plural(static_cast<int>(count), "line", "lines") + ":");
+  while (!text.empty()) {
+    const size_t end = std::min(text.find('\n'), text.size());
+    lines.push_back("│ " + terminal_text(text.substr(0, end)));
+    text.remove_prefix(std::min(end + 1, text.size()));
+  }
+  if (d.output_dropped > 0)
+    lines.push_back("(the referee dropped " + std::to_string(d.output_dropped) +
+                    " more bytes of it: the output caps)");
+}
+
+}  // namespace
+
+std::vector<std::string> decision_lines(const Frame& f, bool output) {
   std::vector<std::string> lines;
   const Decision& d = f.decision;
+  if (f.kind == v1::LogRecord::kFault && d.shown && output) add_output_lines(d, lines);
   if (f.kind != v1::LogRecord::kPlay || (d.options.empty() && d.bank_left_ms < 0)) return lines;
   const bool opening = f.line.size() == 1;
   if (!d.options.empty()) {
@@ -188,6 +212,7 @@ std::vector<std::string> decision_lines(const Frame& f) {
     lines.push_back(
         "comment: " + terminal_text(d.comment) +
         (d.comment_dropped ? " (+" + std::to_string(d.comment_dropped) + " bytes dropped)" : ""));
+  if (output && d.shown) add_output_lines(d, lines);
   return lines;
 }
 
@@ -206,7 +231,8 @@ std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions&
   out << highlight(r, f.text, paint) << "\n";
   for (const std::string& note : f.notes) out << "  " << highlight(r, note, paint) << "\n";
   if (o.decisions)
-    for (const std::string& line : decision_lines(f)) out << "  " << paint(line, "36") << "\n";
+    for (const std::string& line : decision_lines(f, o.output))
+      out << "  " << paint(line, "36") << "\n";
   for (const std::string& row : draw_line(f, width, paint)) out << row << "\n";
   if (!f.line.empty()) out << "  " << ends_text(f) << "\n";
   const int n = num_players(r.config.format);

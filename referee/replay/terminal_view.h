@@ -19,13 +19,19 @@ struct TerminalOptions {
   // The seat whose turn it is (the person's seat in `referee match human-tty`): ▶ marks it
   // instead of the seat that made the frame's step.
   int to_move = -1;
-  // Under each play: the plays the seat had with their points, the time, the bank left and
-  // the bot's comment (the viewer's own decisions only, with a viewer).
+  // Under each play: the plays the seat had with their points, the time, the bank left,
+  // the bot's comment and what it printed meanwhile (the viewer's own decisions only, with a
+  // viewer).
   bool decisions = true;
+  // With decisions: also the lines the bot printed while the decision was pending (and, under
+  // a fault, while the decision that ended in it was).
+  bool output = true;
 };
 
-// Those lines for one play frame (none for other frames or a version 1 log's plays).
-std::vector<std::string> decision_lines(const Frame& frame);
+// Those lines for one play frame (none for other frames or a version 1 log's plays), and for
+// a fault's frame the output of the decision that ended in it; `output`: with the bot's
+// output lines.
+std::vector<std::string> decision_lines(const Frame& frame, bool output = true);
 
 // The match's heading: id, format, seed (for a seat's view only once the match is over), target,
 // seats.

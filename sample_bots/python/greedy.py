@@ -5,7 +5,9 @@ counts the open ends the play would leave (View.count_after, docs/RULES.md §7: 
 counts all its pips, otherwise the two ends, a double at an end counting
 both halves) and keeps the play with the most points. Ties: the heaviest tile first, since
 pips left in hand count for the opponents at the end of the hand; then the first play in
-legal order (the order the referee sends).
+legal order (the order the referee sends). Each decision it prints a line to stderr ("chose
+6-3 left for 10 (3 legal plays)"), which the log keeps under that decision and `referee replay`
+prints under the play.
 
 Run it with the SDK on the path:
     build/python/run_bot sample_bots/python/greedy.py --listen unix:/tmp/greedy.sock
@@ -30,6 +32,10 @@ class GreedyBot(Bot):
                                         and play.tile.pips > best.tile.pips):
                 best, best_points = play, points
         self.set_comment(f"most points now: {best_points}")  # shown by the replay
+        # A debug line: the log keeps it under this decision, and the replay prints it there.
+        n = len(view.legal_plays)
+        print(f"chose {best} for {best_points} ({n} legal play{'' if n == 1 else 's'})",
+              file=sys.stderr)
         return best
 
 

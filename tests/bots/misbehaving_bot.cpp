@@ -3,13 +3,16 @@
 // engines idea).
 //
 //   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--delay-ms N]
-//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE] [--protocol N]
-// Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
-// decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
+//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE]
+//                   [--protocol N]
+// Modes: normal (first legal play), crash (print its last words to stderr and exit 3 at
+// decision K), hang (never answer decision K), late (answer decision K after N ms), illegal
+// (a tile not in hand at decision K),
 // malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
 // (answer decision K with Hello), close-stream (end the stream cleanly at decision K),
 // exit-at-startup (exit 7 at once), no-socket (never listen), flood-stderr (print N bytes of
-// noise to stderr at decision K, then play normally), spawn-child (start `sleep 1000` as a
+// noise to stderr at decision K, then play normally), flood-every (the same at every
+// decision), spawn-child (start `sleep 1000` as a
 // grandchild at startup, then play normally), slow (answer every decision after N ms: a match
 // that lasts long enough to be watched live).
 // Protocol abuse: answer-twice (send two answers to decision K), answer-early (send a
@@ -139,7 +142,10 @@ class MisbehavingBot final : public v1::Bot::Service {
         std::fprintf(stderr, "chatty: decision %d, %d legal plays\n", decision,
                      t.legal_plays_size());
       }
-      if (now && g_opt.mode == "crash") _exit(3);
+      if (now && g_opt.mode == "crash") {
+        std::fprintf(stderr, "crash: giving up at decision %d\n", decision);
+        _exit(3);
+      }
       if (now && g_opt.mode == "hang") {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
         return grpc::Status::CANCELLED;
@@ -158,7 +164,7 @@ class MisbehavingBot final : public v1::Bot::Service {
         std::fputs("bad bytes: \x80 \xc3 \xff, good: \xc3\xa9\n", stderr);
         std::fflush(stderr);
       }
-      if (now && g_opt.mode == "flood-stderr") {
+      if ((now && g_opt.mode == "flood-stderr") || g_opt.mode == "flood-every") {
         std::string noise(1024, 'x');
         for (int i = 0; i < g_opt.ms / 1024; ++i) std::fprintf(stderr, "%s\n", noise.c_str());
       }

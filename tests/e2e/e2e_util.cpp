@@ -196,6 +196,18 @@ bool wait_groups_gone(const std::vector<int>& pgids, std::chrono::milliseconds l
   }
 }
 
+std::string printed_by(const std::vector<v1::LogRecord>& log, int seat) {
+  const auto mine = [seat](uint32_t s) { return seat < 0 || s == static_cast<uint32_t>(seat); };
+  std::string out;
+  for (const auto& r : log)
+    if (r.has_play() && mine(r.play().seat())) out += r.play().output().text();
+  for (const auto& r : log)
+    if (r.has_fault() && mine(r.fault().seat())) out += r.fault().output().text();
+  for (const auto& r : log)
+    if (r.has_bot_output() && mine(r.bot_output().seat())) out += r.bot_output().stderr();
+  return out;
+}
+
 PlayedMatch play_match(const std::string& referee, const std::string& name,
                        const std::vector<std::string>& bots, int move_time_ms, int time_bank_ms,
                        const std::vector<std::string>& extra) {
@@ -216,7 +228,8 @@ PlayedMatch play_match(const std::string& referee, const std::string& name,
   argv.insert(argv.end(), bots.begin(), bots.end());
   PlayedMatch m;
   m.run = run(argv);
-  m.log = read_log(dir + "/match.jsonl");
+  m.log_path = dir + "/match.jsonl";
+  m.log = read_log(m.log_path);
   return m;
 }
 

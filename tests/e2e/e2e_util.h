@@ -44,6 +44,11 @@ std::vector<v1::LogRecord> read_log(const std::string& path);
 // deal, play, draw, pass, score, hand end and the match end agree with the rules.
 void expect_log_follows_rules(const std::vector<v1::LogRecord>& log);
 
+// Everything the bot of `seat` printed in the match as its log keeps it: the output of each of
+// its decisions (plays, then the fault's), then its bot_output record. A negative seat: every
+// seat's.
+std::string printed_by(const std::vector<v1::LogRecord>& log, int seat);
+
 // The single record of a kind (fails the test if there is not exactly one).
 const v1::LogRecord& only(const std::vector<v1::LogRecord>& log, v1::LogRecord::KindCase kind);
 
@@ -56,6 +61,7 @@ bool wait_groups_gone(const std::vector<int>& pgids, std::chrono::milliseconds l
 struct PlayedMatch {
   RunResult run;
   std::vector<v1::LogRecord> log;
+  std::string log_path;  // the log's file
 };
 
 // Runs `referee match --seed 7` (the program `referee`) in a fresh folder named after `name`,

@@ -59,9 +59,7 @@ std::vector<PlayedLog> logs_of(const std::string& out_dir, const std::string& bo
     std::set<uint32_t> seats;
     for (const auto& b : header.bots())
       if (b.display_name() == bot) seats.insert(b.seat());
-    for (const auto& r : l.log)
-      if (r.has_bot_output() && seats.count(r.bot_output().seat()))
-        l.output += r.bot_output().stderr();
+    for (const uint32_t seat : seats) l.output += printed_by(l.log, static_cast<int>(seat));
     logs.push_back(std::move(l));
   }
   return logs;
@@ -181,9 +179,7 @@ MatchInDir match_in(const std::string& dir, const std::string& hostile,
   m.run = run(argv, std::chrono::seconds(120));
   if (fs::exists(log)) {
     m.log = read_log(log);
-    for (const auto& r : m.log)
-      if (r.has_bot_output() && r.bot_output().seat() == 0)
-        m.hostile_output = r.bot_output().stderr();
+    m.hostile_output = printed_by(m.log, 0);
   }
   return m;
 }
@@ -363,17 +359,28 @@ TEST(FairPlay, ASeatsViewOfAMatchInPlayDoesNotShowTheSeed) {
 
 // Lines "stdout: match ID decision N" / "... over" (printf, stdout to a pipe) and the same on
 // stderr, from a bot reused over 4 matches of a tournament at -j 1, and from a single match:
-// every line is in the log of the match that printed it, all of them, none in another's; and a
-// line that looks like the capture's dropped-bytes mark forges no count.
+// every line is in the log of the match that printed it, all of them, none in another's, each
+// decision's two lines under that decision's play; and a line that looks like the capture's
+// dropped-bytes mark forges no count.
 TEST(FairPlay, EveryByteABotWritesIsInTheLogOfItsMatch) {
   const auto check = [](const PlayedLog& l) {
     const auto& header = only(l.log, v1::LogRecord::kHeader).header();
+    const std::string id = header.bot_match_id();
     int decisions = 0;
     for (const auto& r : l.log)
       if (r.has_play() &&
-          header.bots(static_cast<int>(r.play().seat())).display_name() == "hostile")
+          header.bots(static_cast<int>(r.play().seat())).display_name() == "hostile") {
         ++decisions;
-    const std::string id = header.bot_match_id();
+        const std::string mine = "stdout: match " + id + " decision " + std::to_string(decisions) +
+                                 "\nstderr: match " + id + " decision " +
+                                 std::to_string(decisions) + "\n";
+        const std::string& text = r.play().output().text();
+        // The forged mark comes at its process's first decision only.
+        EXPECT_TRUE(text == mine || text == "\n[... 999999 bytes dropped]\n" + mine)
+            << l.path << " decision " << decisions << ":\n"
+            << text;
+        EXPECT_EQ(r.play().output().dropped_bytes(), 0u) << l.path;
+      }
     for (int d = 1; d <= decisions; ++d)
       for (const char* stream : {"stdout", "stderr"})
         EXPECT_TRUE(contains(l.output, std::string(stream) + ": match " + id + " decision " +
@@ -406,8 +413,7 @@ TEST(FairPlay, EveryByteABotWritesIsInTheLogOfItsMatch) {
                                    1000, 1000, {"--max-hands", "2"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   PlayedLog single{"the single match", m.log, ""};
-  for (const auto& r : m.log)
-    if (r.has_bot_output() && r.bot_output().seat() == 0) single.output += r.bot_output().stderr();
+  single.output = printed_by(m.log, 0);
   EXPECT_GT(check(single), 0);
 }
 

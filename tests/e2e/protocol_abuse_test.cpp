@@ -193,12 +193,15 @@ TEST(ProtocolAbuse, OutputThatIsNotUtf8IsKeptEscapedAndCounted) {
   const Match m = play("utf8", {bad("invalid-utf8", 2), kRandom});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   EXPECT_NE(only(m.log, v1::LogRecord::kMatchEnd).match_end().reason(), v1::MATCH_END_REASON_FAULT);
-  const v1::LogBotOutput* out = nullptr;
+  // Printed at decision 2: in that play's output.
+  const v1::LogOutput* out = nullptr;
+  int decision = 0;
   for (const auto& r : m.log)
-    if (r.has_bot_output() && r.bot_output().seat() == 0) out = &r.bot_output();
+    if (r.has_play() && r.play().seat() == 0 && ++decision == 2) out = &r.play().output();
   ASSERT_NE(out, nullptr) << "the bot's output must be in the log";
-  EXPECT_EQ(out->stderr(), "bad bytes: \\x80 \\xc3 \\xff, good: \xc3\xa9\n");
+  EXPECT_EQ(out->text(), "bad bytes: \\x80 \\xc3 \\xff, good: \xc3\xa9\n");
   EXPECT_EQ(out->invalid_utf8_bytes(), 3u);
+  EXPECT_EQ(printed_by(m.log, 0), out->text());  // and nowhere else
   // No library complaint about the bytes reaches the referee's own output.
   EXPECT_EQ(m.run.output.find("UTF-8"), std::string::npos) << m.run.output;
   expect_log_follows_rules(m.log);

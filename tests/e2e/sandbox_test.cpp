@@ -91,9 +91,7 @@ Match play(const std::string& name, const std::string& hostile_args,
   argv.push_back("greedy=" + kGreedy);
   m.run = run(argv, std::chrono::seconds(120));
   m.log = read_log(m.log_path);
-  for (const auto& r : m.log)
-    if (r.has_bot_output() && r.bot_output().seat() == 0)
-      m.hostile_output = r.bot_output().stderr();
+  m.hostile_output = printed_by(m.log, 0);
   return m;
 }
 
@@ -226,9 +224,7 @@ std::string folder_with_hostile(const std::string& name) {
 // Everything the started bots printed, from every log in `logs`.
 std::string bot_outputs(const std::vector<std::string>& logs) {
   std::string out;
-  for (const std::string& path : logs)
-    for (const auto& r : read_log(path))
-      if (r.has_bot_output()) out += r.bot_output().stderr();
+  for (const std::string& path : logs) out += printed_by(read_log(path), -1);
   return out;
 }
 
@@ -951,12 +947,9 @@ TEST(Sandbox, ATournamentBotGetsItsReadOnlyFoldersLimitsAndSandboxSetting) {
         EXPECT_EQ(c.memory_mib(), 1024u);
       }
     }
-    for (const auto& rec : log) {
-      if (rec.has_bot_output() && contains(rec.bot_output().stderr(), "hostile 1.0")) {
-        EXPECT_TRUE(
-            contains(rec.bot_output().stderr(), "GOT read " + dir + "/weights/w.bin: weights"))
-            << rec.bot_output().stderr();
-      }
+    const std::string printed = printed_by(log, -1);
+    if (contains(printed, "hostile 1.0")) {
+      EXPECT_TRUE(contains(printed, "GOT read " + dir + "/weights/w.bin: weights")) << printed;
     }
   }
   EXPECT_EQ(logs, 2);

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The JavaScript kit end to end: its sample bot (sample_bots/js/greedy.js, bundled by the build)
 # plays a sandboxed tournament against the C++ bots; `referee verify` re-scores every log; the
-# kit's count and points agree with the referee's on every logged play (points_test.js); and
-# it makes exactly the C++ greedy's choices on the same deals.
+# kit's count and points agree with the referee's on every logged play (points_test.js); it
+# makes exactly the C++ greedy's choices on the same deals; and its set_comment reaches the log.
 #   kit_test.sh REFEREE GREEDY_BOT RANDOM_BOT GREEDY_JS RUN_JS_BOT
 # Without node or the kit's npm packages the test says so and is skipped (exit 77), but not in
 # CI (CI=true), where scripts/setup.sh installs them: there it fails.
@@ -51,4 +51,20 @@ plays() { grep -o '"play":{"hand_index[^}]*}[^}]*}' "$1"; }
 "$referee" match "$greedy" "$greedy" --seed 11 --log "$tmp/cpp.jsonl" >/dev/null 2>&1 || fail "match failed"
 [ "$(plays "$tmp/js.jsonl" | wc -l)" -gt 50 ] || fail "too few plays"
 diff <(plays "$tmp/js.jsonl") <(plays "$tmp/cpp.jsonl") || fail "greedy_js chose otherwise than greedy"
-echo "js_kit: the JavaScript bot played 12 sandboxed matches, verify re-scored them, the kit scored every play as the referee did and chose as the C++ greedy"
+# Its set_comment reaches the log: each of its plays carries "most points now: N", N the points
+# that play scored.
+node -e '
+const records = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(JSON.parse);
+let n = 0;
+for (const { play } of records) {
+  if (!play || play.seat !== 0) continue;
+  const want = `most points now: ${play.points}`;
+  if (play.comment !== want) {
+    console.error(`play ${n + 1} of seat 0: comment ${JSON.stringify(play.comment)}, not ${JSON.stringify(want)}`);
+    process.exit(1);
+  }
+  n++;
+}
+if (n < 25) { console.error(`only ${n} plays of seat 0`); process.exit(1); }
+' "$tmp/js.jsonl" || fail "greedy_js's comments (set_comment) are not in the log"
+echo "js_kit: the JavaScript bot played 12 sandboxed matches, verify re-scored them, the kit scored every play as the referee did and chose as the C++ greedy, and its comments are in the log"

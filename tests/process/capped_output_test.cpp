@@ -73,5 +73,35 @@ TEST(CappedOutput, ZeroCapKeepsOnlyTheCount) {
   EXPECT_EQ(out.take().text, CappedOutput::marker(5));
 }
 
+// take(cap) keeps the window's first cap - cap/2 and last cap/2 bytes, one marker between, and
+// counts every other byte, those the buffer's own cap dropped included.
+TEST(CappedOutput, ATakeWithACapKeepsItsHeadAndTail) {
+  CappedOutput out(16);
+  out.append("0123456789");
+  CappedOutput::Taken t = out.take(4);
+  EXPECT_EQ(t.text, "01" + CappedOutput::marker(6) + "89");
+  EXPECT_EQ(t.dropped, 6u);
+  EXPECT_EQ(t.kept, 4u);
+  // Beyond the buffer's own cap: its head and tail, cut again.
+  out.append("abcdefghijklmnopqrstuvwxyz");
+  t = out.take(6);
+  EXPECT_EQ(t.text, "abc" + CappedOutput::marker(20) + "xyz");
+  EXPECT_EQ(t.dropped, 20u);
+  EXPECT_EQ(t.kept, 6u);
+  // Within the cap: everything, as take() gives it.
+  out.append("short");
+  t = out.take(100);
+  EXPECT_EQ(t.text, "short");
+  EXPECT_EQ(t.kept, 5u);
+  EXPECT_EQ(t.dropped, 0u);
+  // Cap 0: no text, no marker, all counted.
+  out.append("gone");
+  t = out.take(0);
+  EXPECT_EQ(t.text, "");
+  EXPECT_EQ(t.dropped, 4u);
+  EXPECT_EQ(t.kept, 0u);
+  EXPECT_EQ(out.take().text, "");  // each take starts a new window
+}
+
 }  // namespace
 }  // namespace allfives::referee

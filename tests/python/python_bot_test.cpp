@@ -114,7 +114,8 @@ TEST(PythonBot, MakesTheSameChoicesAsTheCppGreedy) {
         return python_first ? std::vector<std::string>{"greedy=" + greedy, "random=" + kRandom}
                             : std::vector<std::string>{"random=" + kRandom, "greedy=" + greedy};
       };
-      const Match py = play(temp_dir("same-py-" + tag), bots(kGreedyPy), seed);
+      const std::string py_dir = temp_dir("same-py-" + tag);
+      const Match py = play(py_dir, bots(kGreedyPy), seed);
       const Match cpp = play(temp_dir("same-cpp-" + tag), bots(kGreedy), seed);
       ASSERT_EQ(py.run.exit_code, 0) << py.run.output;
       ASSERT_EQ(cpp.run.exit_code, 0) << cpp.run.output;
@@ -122,6 +123,32 @@ TEST(PythonBot, MakesTheSameChoicesAsTheCppGreedy) {
       const std::string plays = plays_of(py.log);
       EXPECT_GT(plays.size(), 100u);
       EXPECT_EQ(plays, plays_of(cpp.log));
+      // The line it prints at each decision is under that decision's play, exactly.
+      const uint32_t seat = python_first ? 0 : 1;
+      int decisions = 0;
+      for (const auto& r : py.log) {
+        if (!r.has_play() || r.play().seat() != seat) continue;
+        ++decisions;
+        const v1::LogPlay& p = r.play();
+        const int n = p.options_size();
+        const std::string end = p.play().end() == v1::END_RIGHT ? "right" : "left";
+        EXPECT_EQ(p.output().text(), "chose " + std::to_string(p.play().tile().high()) + "-" +
+                                         std::to_string(p.play().tile().low()) + " " + end +
+                                         " for " + std::to_string(p.points()) + " (" +
+                                         std::to_string(n) + " legal play" + (n == 1 ? "" : "s") +
+                                         ")\n")
+            << "decision " << decisions;
+        EXPECT_EQ(p.output().dropped_bytes(), 0u);
+      }
+      EXPECT_GT(decisions, 40);
+      // `referee replay` prints each of those lines under its play.
+      const RunResult shown = run({kReferee, "replay", py_dir + "/match.jsonl", "--print"});
+      ASSERT_EQ(shown.exit_code, 0) << shown.output;
+      int lines = 0;
+      for (size_t at = shown.output.find("printed 1 line:\n  │ chose "); at != std::string::npos;
+           at = shown.output.find("printed 1 line:\n  │ chose ", at + 1))
+        ++lines;
+      EXPECT_EQ(lines, decisions) << shown.output;
       EXPECT_EQ(only(py.log, v1::LogRecord::kMatchEnd).match_end().scores_size(), 2);
       EXPECT_EQ(only(py.log, v1::LogRecord::kMatchEnd).match_end().scores(0),
                 only(cpp.log, v1::LogRecord::kMatchEnd).match_end().scores(0));
@@ -166,10 +193,10 @@ TEST(PythonBot, AnExceptionIsADisconnectFaultWithItsMessage) {
   int plays = 0;
   for (const auto& r : m.log) plays += r.has_play() && r.play().seat() == 0;
   EXPECT_EQ(plays, 2);  // the third decision raised
-  std::string output;
-  for (const auto& r : m.log)
-    if (r.has_bot_output() && r.bot_output().seat() == 0) output = r.bot_output().stderr();
+  // The traceback it printed is the output of the decision that ended in the fault.
+  const std::string& output = f.output().text();
   EXPECT_NE(output.find("Traceback"), std::string::npos) << output;
+  EXPECT_NE(output.find("deliberate failure at decision 3"), std::string::npos) << output;
   expect_log_follows_rules(m.log);
 }
 

@@ -1,6 +1,7 @@
 // The decision fields of the log (log_version 2): each play's options with their points from
 // the rules core, the bank left, the bot's comment capped; verify checks them, and logs of
-// version 1 (without them) are still read.
+// version 1 (without them) are still read; version 3's output of each decision, absent from
+// version 2 logs, which are still read.
 #include <gtest/gtest.h>
 
 #include "allfives/core/state.h"
@@ -130,8 +131,32 @@ TEST(DecisionLog, ALogOfVersion1IsRead) {
   EXPECT_TRUE(old.finished);
   EXPECT_EQ(old.header.log_version(), 1u);
   // A version the reader does not know is refused with the versions it knows.
-  edit(lines, 0, [](v1::LogRecord& rec) { rec.mutable_header()->set_log_version(3); });
-  expect_fails_at(join(lines), 1, {"log_version 3", "1 to 2"});
+  edit(lines, 0, [](v1::LogRecord& rec) { rec.mutable_header()->set_log_version(4); });
+  expect_fails_at(join(lines), 1, {"log_version 4", "1 to 3"});
+}
+
+// What a bot printed during a decision (log_version 3): a log of version 2 has none and is read
+// as it is; one that says version 2 but carries a decision's output is refused at that line.
+TEST(DecisionLog, ALogOfVersion2IsReadAndHasNoDecisionOutput) {
+  auto lines = split_lines(real_logs().at("2p"));
+  edit(lines, 0, [](v1::LogRecord& rec) { rec.mutable_header()->set_log_version(2); });
+  Replay r;
+  LogError e;
+  ASSERT_TRUE(referee::load_replay(join(lines), "2p-v2", r, e)) << e.describe();
+  EXPECT_EQ(r.header.log_version(), 2u);
+  EXPECT_TRUE(r.finished);
+  int at = -1;
+  for (int i = 0; i < static_cast<int>(lines.size()) && at < 0; ++i)
+    if (lines[static_cast<size_t>(i)].find("\"play\"") != std::string::npos) at = i;
+  ASSERT_GE(at, 0);
+  auto changed = lines;
+  edit(changed, at,
+       [](v1::LogRecord& rec) { rec.mutable_play()->mutable_output()->set_text("thinking\n"); });
+  expect_fails_at(join(changed), at + 1, {"output of the decision", "log_version 2"});
+  // At version 3 the same line is read.
+  edit(changed, 0, [](v1::LogRecord& rec) { rec.mutable_header()->set_log_version(3); });
+  ASSERT_TRUE(referee::load_replay(join(changed), "2p-v3", r, e)) << e.describe();
+  EXPECT_EQ(r.steps[static_cast<size_t>(at - 1)].record.play().output().text(), "thinking\n");
 }
 
 }  // namespace

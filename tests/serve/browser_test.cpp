@@ -314,6 +314,59 @@ TEST(BrowserTest, TheReplayShowsEachDecisionAndFiltersThem) {
   EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt').length > 0"), "true");
 }
 
+// A served replay shows, under the decision of the play selected, the lines its bot printed
+// while that decision was pending, exactly as the log keeps them; as another seat saw the
+// match, they are not there (nor in the page's data), as the bot's own seat they are.
+TEST(BrowserTest, TheReplayShowsWhatABotPrintedAtEachDecision) {
+  const std::string dir = temp_dir("browser-output");
+  const std::string log = dir + "/printed.jsonl";
+  const RunResult m =
+      run({kReferee, "match", "--seed", "21", "--log", log, "--no-sandbox", "--max-hands", "2",
+           "chatty=" + kBadBot + " --mode chatty", "random=" + kRandom});
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  std::vector<v1::LogRecord> records = read_log(log);
+  int step = -1, chatty = -1;
+  std::string printed;
+  for (const v1::LogRecord& r : records) {
+    if (r.has_header() || r.has_bot_output()) continue;
+    ++step;
+    // Its second decision: one after the first play of a hand, with several plays to choose.
+    if (r.has_play() && r.play().seat() == 0 && chatty < 0 &&
+        r.play().output().text().find("decision 2,") != std::string::npos) {
+      chatty = step;
+      printed = r.play().output().text();
+    }
+  }
+  ASSERT_GE(chatty, 0);
+  ASSERT_EQ(printed.back(), '\n');
+  printed.pop_back();
+
+  ServeProcess s = serve(dir);
+  auto b = browser();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->set_viewport(1280, 800, false));
+  for (const std::string seat : {"", "?seat=0", "?seat=1"}) {
+    SCOPED_TRACE(seat);
+    ASSERT_TRUE(b->navigate(s.base + "/m/0/printed.jsonl" + seat));
+    ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
+    b->eval("window.replay.step(" + std::to_string(chatty) + ")");
+    if (seat == "?seat=1") {
+      EXPECT_EQ(b->eval("document.querySelectorAll('#decision .output').length"), "0");
+      EXPECT_EQ(b->eval("document.documentElement.outerHTML.includes('thinking about decision')"),
+                "false");
+      continue;
+    }
+    EXPECT_EQ(
+        parse_json_value(b->eval("document.querySelector('#decision .output pre').textContent"))
+            .string_value(),
+        printed);
+    EXPECT_EQ(
+        parse_json_value(b->eval("document.getElementById('state').dataset.output")).string_value(),
+        printed + "\n");
+    if (seat.empty()) b->screenshot(kOut + "/replay-decision-output.png");
+  }
+}
+
 // A tournament being played: its page says so and refreshes itself as matches finish, and
 // stops refreshing once the tournament is over.
 TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {

@@ -21,7 +21,7 @@ inline constexpr uint32_t kOldestProtocolVersion = v1::PROTOCOL_VERSION_OLDEST;
 inline constexpr const char* kRulesVersion = allfives::kRulesVersion;  // the core's (types.h)
 // The match log's schema (log.proto's LogHeader.log_version); readers take every version from
 // kOldestLogVersion on.
-inline constexpr uint32_t kLogVersion = 2;
+inline constexpr uint32_t kLogVersion = 3;
 inline constexpr uint32_t kOldestLogVersion = 1;
 // The longest PlayAnswer.comment the referee keeps (bot.proto); the rest is dropped and counted.
 inline constexpr size_t kMaxCommentBytes = 256;
