@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "allfives/core/events.h"
 #include "allfives/core/line.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
 #include "log/match_log.h"
+#include "process/resource_limits.h"
 
 namespace allfives::referee {
 
@@ -62,5 +64,21 @@ void log_match_end(MatchLog& log, const LogEnd& end);
 // with what the capture dropped.
 void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,
                     uint64_t invalid_utf8_bytes);
+
+// How a started bot was confined, as its process reports it (bot_process.h), for its seat's
+// LogConfinement in the header.
+struct LogConfinementFacts {
+  bool sandboxed = false;
+  std::string sandbox_version;              // bubblewrap's --version; empty if unknown
+  std::vector<std::string> read_only_dirs;  // sandboxed: the folders it may read
+  std::string socket_path;                  // its socket, as the bot sees it
+  uint64_t socket_dir_tmpfs_mib = 0;        // sandboxed: the size of its socket folder's tmpfs
+  uint32_t uid = 0;
+  ResourceLimits limits;
+  LimitMechanism memory_limit_by = LimitMechanism::kNone;
+  LimitMechanism processes_limit_by = LimitMechanism::kNone;
+  std::vector<std::string> cgroups;  // the cgroup folders made for it
+};
+v1::LogConfinement log_confinement(const LogConfinementFacts& f);
 
 }  // namespace allfives::referee

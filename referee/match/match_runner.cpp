@@ -7,7 +7,7 @@
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
-#include "process/utf8_text.h"
+#include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
 namespace allfives::referee {

@@ -27,15 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "process/resource_limits.h"
+
 namespace allfives::referee {
 
-// How a limit was enforced for one bot.
-enum class LimitMechanism {
-  kNone,      // not limited (limit 0, or no means to apply it)
-  kRlimit,    // setrlimit: RLIMIT_AS for memory, RLIMIT_NPROC for processes
-  kCgroupV1,  // a cgroup of its own in the v1 memory / pids hierarchy
-  kCgroupV2,  // a cgroup of its own on cgroup v2
-};
 // "none", "rlimit", "cgroup v1", "cgroup v2".
 const char* mechanism_name(LimitMechanism m);
 

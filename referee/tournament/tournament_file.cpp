@@ -17,6 +17,7 @@
 #include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
+#include "process/bot_process.h"
 #include "process/limit_ranges.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"

@@ -9,7 +9,7 @@
 
 #include "allfives/core/types.h"
 #include "allfives/v1/tournament.pb.h"
-#include "bots/bot_endpoint.h"
+#include "bots/bot_spec.h"
 #include "match/match_terms.h"
 #include "tournament/statistics.h"
 
