@@ -77,7 +77,7 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
     if (error) *error = why;
     if (process_) {
       if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
-      process_->stop(std::chrono::milliseconds(200));
+      process_->stop(kFailedStartGrace);
       const std::string output = process_->take_stderr();
       if (error && !output.empty()) *error += "; its output:\n" + output;
     }
@@ -129,7 +129,7 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
 }
 
 BotEndpoint::~BotEndpoint() {
-  stop(std::chrono::milliseconds(1000));
+  stop(kPromptStopGrace);
   channel_.reset();
   if (socket_fd_ >= 0) ::close(socket_fd_);
 }

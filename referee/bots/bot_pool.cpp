@@ -53,7 +53,7 @@ std::vector<std::unique_ptr<BotEndpoint>> BotPool::acquire(const std::vector<int
 void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
   if (!bot) return;
   if (!healthy || !bot->alive()) {
-    bot->stop(std::chrono::milliseconds(1000));
+    bot->stop(kPromptStopGrace);
     ++slots_[static_cast<size_t>(b)].replaced;
     return;
   }
@@ -72,7 +72,7 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
       --idle_;
     }
   }
-  stop_all(evicted, std::chrono::milliseconds(1000));
+  stop_all(evicted, kPromptStopGrace);
 }
 
 int BotPool::started(int b) const {
@@ -95,7 +95,7 @@ void BotPool::shutdown() {
     for (Slot& s : slots_) s.idle.clear();
     idle_ = 0;
   }
-  stop_all(all, std::chrono::milliseconds(2000));
+  stop_all(all, kStopGrace);
 }
 
 }  // namespace allfives::referee

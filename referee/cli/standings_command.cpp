@@ -10,6 +10,7 @@
 #include "allfives/wire/convert.h"
 #include "log/json_text.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
 #include "tournament/tournament_file.h"
@@ -86,7 +87,7 @@ bool read_folder(const std::string& dir, IndexSource& source,
                  std::vector<DefinitionHashes>& definitions, std::vector<std::string>& notes,
                  std::string* error) {
   namespace fs = std::filesystem;
-  const std::string file = (fs::path(dir) / "tournament.txtpb").string();
+  const std::string file = output_path(dir, kDefinitionFile);
   EntryExpectations expected;
   std::error_code ec;
   if (fs::exists(fs::symlink_status(file, ec))) {
@@ -107,7 +108,7 @@ bool read_folder(const std::string& dir, IndexSource& source,
                     " has no tournament.txtpb: its lines are checked against their own "
                     "format only");
   }
-  const std::string path = (fs::path(dir) / "index.jsonl").string();
+  const std::string path = output_path(dir, kIndexFile);
   if (!fs::exists(path, ec)) notes.push_back(path + " does not exist: no finished matches there");
   source = IndexSource{dir, {}};
   if (!read_index(path, /*repair=*/false, source.entries, notes, error)) return false;

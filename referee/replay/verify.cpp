@@ -22,6 +22,7 @@
 #include "log/match_log.h"
 #include "replay/replay.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
 
@@ -43,7 +44,7 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() != ".jsonl" || p.filename() == "index.jsonl") continue;
+    if (p.extension() != ".jsonl" || p.filename() == kIndexFile) continue;
     std::error_code file_ec;
     if (it->is_regular_file(file_ec)) found.push_back(p.string());
   }
@@ -130,13 +131,9 @@ struct TournamentFolder {
   }
 };
 
-// The names of a tournament output folder's files: a folder holding any of them is one.
-constexpr const char* kDefinitionFile = "tournament.txtpb";
-constexpr const char* kIndexFile = "index.jsonl";
-constexpr const char* kLockFile = "referee.lock";
-
+// A folder holding any of a tournament output folder's files is one.
 bool is_tournament_folder(const fs::path& dir) {
-  for (const char* name : {kDefinitionFile, kIndexFile, kLockFile}) {
+  for (const std::string_view name : {kDefinitionFile, kIndexFile, kLockFile}) {
     std::error_code ec;
     if (fs::exists(fs::symlink_status(dir / name, ec))) return true;
   }
@@ -164,7 +161,7 @@ std::vector<std::string> tournament_folders(const std::string& path) {
 TournamentFolder read_tournament_folder(const std::string& dir) {
   TournamentFolder t;
   t.dir = dir;
-  t.index_path = (fs::path(dir) / "index.jsonl").string();
+  t.index_path = output_path(dir, kIndexFile);
   const std::string file = (fs::path(dir) / kDefinitionFile).string();
   std::string why;
   std::error_code ec;
@@ -226,13 +223,14 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
     }
     const auto* by_id = t.schedule_of(e.tournament_hash());
     if (!by_id) {
-      fail("tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " + t.dir +
-           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended");
+      fail("tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " +
+           output_path(t.dir, kDefinitionFile) + " ('" + t.def.hash +
+           "') nor of that file before bots were appended");
       continue;
     }
     const auto found = by_id->find(id);
     if (found == by_id->end()) {
-      fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
+      fail("match " + id + " is not in the schedule of " + output_path(t.dir, kDefinitionFile) +
            (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)"));
       continue;
     }
@@ -252,7 +250,7 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
       if (diff.empty()) diff = "; pairing, deal or rotation differ";
       fail("match " + id + " is not the scheduled one" + diff);
     }
-    const std::string expected_file = "matches/" + id + ".jsonl";
+    const std::string expected_file = match_log_name(id);
     if (e.log_file() != expected_file) {
       fail("log_file '" + printable(e.log_file()) + "' is not named for match " + id +
            " (expected " + expected_file + ")");
@@ -322,8 +320,9 @@ TournamentFolder* owner_of(std::vector<TournamentFolder>& tournaments, const std
 // other seats). Otherwise why it is no log of this tournament.
 std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
   const fs::path rel = fs::path(normal(log)).lexically_relative(normal(t.dir));
-  const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
-  if (rel.parent_path() != "matches" || rel.extension() != ".jsonl")
+  const std::string where =
+      "not a log of a scheduled match of " + output_path(t.dir, kDefinitionFile);
+  if (rel.parent_path() != fs::path(kMatchesFolder) || rel.extension() != ".jsonl")
     return where + " (its logs are matches/MATCH_ID.jsonl)";
   const auto* schedule = t.schedule_of(t.def.hash);
   if (!schedule) return where + " (the definition cannot be read)";
@@ -350,7 +349,7 @@ std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
 
 // Whatever DIR/matches holds that is not a log file (*.jsonl): junk that nothing vouches for.
 void scan_matches_folder(TournamentFolder& t) {
-  const fs::path folder = fs::path(t.dir) / "matches";
+  const fs::path folder = fs::path(t.dir) / kMatchesFolder;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(folder, ec))) return;
   if (!fs::is_directory(fs::symlink_status(folder, ec))) {

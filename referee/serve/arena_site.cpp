@@ -13,6 +13,7 @@
 #include "serve/log_folders.h"
 #include "serve/site_pages.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
 
@@ -381,7 +382,7 @@ HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string
   if (!real) return text_response(why == "no such file" ? 404 : 400, why);
   const auto folder = is_dir(*real) ? as_folder(roots_, root, *real) : std::nullopt;
   if (!folder) return text_response(404, "not a tournament folder");
-  const auto tournament_file = real_inside(r, folder->real + "/tournament.txtpb");
+  const auto tournament_file = real_inside(r, output_path(folder->real, kDefinitionFile));
   const auto index = indexes_->get(folder->index, tournament_file.value_or(""));
   if (!index->ok) return text_response(500, "the index cannot be read: " + index->error);
   if (json) {

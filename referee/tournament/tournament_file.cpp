@@ -100,6 +100,29 @@ int bots_per_pairing(Format f) {
   return f == Format::kPartnerships ? 2 : num_players(f);
 }
 
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return false;
+  };
+  std::string why;
+  text.clear();
+  const int fd = open_regular_file(path, O_RDONLY, &why);
+  if (fd < 0) return fail(why + " (the tournament file)");
+  bool too_large = false;
+  const int err = read_chunks(fd, [&](std::string_view chunk) {
+    too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
+    if (!too_large) text.append(chunk);
+    return !too_large;
+  });
+  ::close(fd);
+  if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
+  if (too_large)
+    return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                " bytes; a tournament file is far smaller");
+  return true;
+}
+
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
                      const std::function<void(v1::Tournament&)>& adjust,
                      const LoadOptions& options) {
@@ -109,21 +132,7 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   };
   std::string why;
   std::string text;
-  {
-    const int fd = open_regular_file(path, O_RDONLY, &why);
-    if (fd < 0) return fail(why + " (the tournament file)");
-    bool too_large = false;
-    const int err = read_chunks(fd, [&](std::string_view chunk) {
-      too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
-      if (!too_large) text.append(chunk);
-      return !too_large;
-    });
-    ::close(fd);
-    if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
-    if (too_large)
-      return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
-                  " bytes; a tournament file is far smaller");
-  }
+  if (!read_tournament_text(path, text, &why)) return fail(why);
 
   TournamentDef t;
   t.path = path;

@@ -65,6 +65,11 @@ struct LoadOptions {
   bool check_programs = true;
 };
 
+// The text of a tournament file, or of an output folder's copy of one (output_folder.h): a
+// regular file of at most kMaxTournamentFileBytes, the one way either is read. False and why,
+// naming the file, if not.
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error);
+
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
 // `adjust` (optional) changes the message as parsed, before any check or default: command-line
 // flags that stand for fields of the file.
