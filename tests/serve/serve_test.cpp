@@ -252,12 +252,21 @@ TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
   Child match({kReferee, "match", "--seed", "4", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
   for (int i = 0; i < 200 && !std::filesystem::exists(log); ++i) std::this_thread::sleep_for(10ms);
-  std::this_thread::sleep_for(300ms);
-  const HttpReply listing = http_get(s.port, "/t/0/");
+  // The listing and the match's page say so once the server has seen the log's first records
+  // (polled, up to 10 s).
+  const std::string live_link = "\"live\":\"/live/0/live.jsonl?seat=\"";
+  HttpReply listing, page;
+  for (int i = 0; i < 1000; ++i) {
+    listing = http_get(s.port, "/t/0/");
+    page = http_get(s.port, "/m/0/live.jsonl");
+    if (listing.body.find("playing now") != std::string::npos &&
+        page.body.find(live_link) != std::string::npos)
+      break;
+    std::this_thread::sleep_for(10ms);
+  }
   EXPECT_NE(listing.body.find("playing now"), std::string::npos) << listing.body;
-  const HttpReply page = http_get(s.port, "/m/0/live.jsonl");
   ASSERT_EQ(page.status, 200);
-  EXPECT_NE(page.body.find("\"live\":\"/live/0/live.jsonl?seat=\""), std::string::npos);
+  EXPECT_NE(page.body.find(live_link), std::string::npos);
 
   std::vector<google::protobuf::Value> steps;  // every step, in order, as streamed
   int messages = 0;
