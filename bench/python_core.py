@@ -1,7 +1,7 @@
 """Random self-play through the Python binding of the rules core, beside the C++ core itself, in
 one run: plays per second step by step from Python (the State API, and the PettingZoo-style
-environment with its observations and masks), batched in C++ (play_matches, one and two
-threads), and bench_core (core_selfplay.cpp). Rounds are interleaved; the medians are printed,
+environment with its observations and masks, the legal actions asked for or decoded from the
+mask), batched in C++ (play_matches, one and two threads), and bench_core (core_selfplay.cpp). Rounds are interleaved; the medians are printed,
 with each figure's ratio to the C++ core's of the same run. A benchmark: it asserts nothing.
 
     build/python/run_bot bench/python_core.py --bench-core build/bench/bench_core [--rounds 5]
@@ -43,8 +43,10 @@ def python_steps(matches):
     return plays
 
 
-def env_steps(matches):
-    """The same through AllFivesEnv: last() (observation and mask) and step() per play."""
+def env_steps(matches, from_mask=False):
+    """The same through AllFivesEnv, as a learner's loop: last() (the acting agent's observation
+    and mask, built anew at every play), then a uniform choice among the legal actions, from
+    env.legal_actions() or (from_mask) decoded from the mask in Python, then step()."""
     env = AllFivesEnv(Format.TWO_PLAYERS)
     rng = core.SplitMix64(2)
     plays = 0
@@ -55,7 +57,8 @@ def env_steps(matches):
             if done:
                 env.step(None)
                 continue
-            allowed = [a for a, ok in enumerate(observation["action_mask"]) if ok]
+            mask = observation["action_mask"]
+            allowed = [a for a, ok in enumerate(mask) if ok] if from_mask else env.legal_actions()
             env.step(allowed[rng.below(len(allowed))])
             plays += 1
     return plays
@@ -86,6 +89,8 @@ def main():
         "C++ core (bench_core)": lambda: bench_core(args.bench_core, 1),
         "Python, step by step (State)": lambda: timed(lambda: python_steps(args.matches)),
         "Python, step by step (AllFivesEnv)": lambda: timed(lambda: env_steps(args.matches // 4)),
+        "  AllFivesEnv, actions from the mask": lambda: timed(
+            lambda: env_steps(args.matches // 4, from_mask=True)),
         "batched in C++, 1 thread": lambda: timed(lambda: batched(50 * args.matches, 1)),
         "batched in C++, 2 threads": lambda: timed(lambda: batched(50 * args.matches, 2)),
     }

@@ -1,11 +1,17 @@
 // The referee's cost per bot decision next to a raw echo over the same transport.
 //
-//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000] [--bot sdk|raw]
+//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000] [--bot sdk|raw|raw2]
+//                             [--no-sandbox] [--connect ADDRESS,ADDRESS]
 //
-// Two trivial bots serve on Unix sockets in a private directory: by default the SDK's
-// sample random_bot (what bot authors run: the SDK's server, a uniform random legal play), or
-// with --bot raw `misbehaving_bot --mode normal` (gRPC's synchronous server written against
-// the raw protocol, answering legal_play_index 0). Each round measures:
+// Two trivial bots serve on Unix sockets in a private directory, sandboxed as the referee
+// starts bots (--no-sandbox: not): by default the SDK's sample random_bot (what bot authors
+// run: the SDK's server, a uniform random legal play), or with --bot raw
+// `misbehaving_bot --mode normal` (gRPC's synchronous server written against the raw protocol;
+// --bot raw2: the same bot speaking protocol version 2, so the referee keeps a read open ahead
+// of each request instead of checking nonces,
+// answering legal_play_index 0). --connect plays two bots already serving at those addresses
+// instead (to run either side under valgrind, which cannot start sandboxed bots). Each round
+// measures:
 //   referee  whole 2-player matches through play_match (handshakes, the JSON log written to a
 //            new file per match, MatchEnd and close), per decision (MatchResult::decisions);
 //   echo     one MatchStream (same class, same socket kind) to one of the same bots, sending a
@@ -16,9 +22,11 @@
 //   and, once per round, a bare 64-byte ping-pong with a forked child over a socketpair: what a
 //   wake-up costs on this machine without gRPC.
 // Each is measured as wall time, CPU time of this process (all threads) and CPU time of the two
-// bot processes. The order of the three rotates from round to round; the medians over rounds
-// and the ratio of the wall-time medians are printed. The target: referee <= 1.25 x
-// echo. referee / echo2 is the referee's own overhead beyond the transport in the same pattern.
+// bots (every process of each bot's tree: a sandboxed bot is bubblewrap's child), and as the
+// voluntary context switches (each one a thread going to sleep, to be woken later) of both. The
+// order of the three rotates from round to round; the medians over rounds and the ratio of the
+// wall-time medians are printed. The target: referee <= 1.25 x echo. referee / echo2 is the
+// referee's own overhead beyond the transport in the same pattern.
 //
 // Wall times on a small VM swing with the load of other processes and with which CPUs the
 // three processes land on; `taskset -c 0 bench_referee` (the bots inherit the mask) measures
@@ -28,6 +36,7 @@
 // and compared in the same run, which Google Benchmark's one-benchmark-at-a-time runs do not
 // express. It is a benchmark, not a test, and is not registered with ctest.
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,6 +47,8 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +79,9 @@ struct Options {
   int echoes = 4000;  // round trips per round, for each echo
   std::string only;   // "referee", "echo" or "echo2": run just that one (for profiling)
   std::string bot = "sdk";
+  bool sandbox = true;
+  bool warm_up = true;
+  std::vector<std::string> connect;  // addresses of two running bots, instead of starting them
 };
 
 [[noreturn]] void fail(const std::string& what) {
@@ -83,12 +97,30 @@ Options parse(int argc, char** argv) {
       std::printf(
           "usage: bench_referee [--rounds N] [--matches N] [--echoes N] [--only WHICH] [--bot "
           "KIND]\n"
+          "                     [--no-sandbox] [--connect A,B] [--no-warm-up]\n"
           "  --rounds N   rounds, each timing all three (default 7)\n"
           "  --matches N  referee matches per round (default 20)\n"
           "  --echoes N   round trips per round for echo and for echo2 (default 4000)\n"
           "  --only referee|echo|echo2  measure just that one (to profile it); no ratio\n"
-          "  --bot sdk|raw  the SDK's random_bot (default) or the raw-protocol misbehaving_bot\n");
+          "  --bot sdk|raw|raw2  the SDK's random_bot (default) or the raw-protocol "
+          "misbehaving_bot\n"
+          "                 (raw2: speaking protocol version 2)\n"
+          "  --no-sandbox   start the bots without the sandbox (default: sandboxed, as the "
+          "referee does)\n"
+          "  --connect A,B  play two bots already serving at addresses A and B (unix:PATH or "
+          "host:port)\n"
+          "                 instead of starting them; their CPU is then not measured\n"
+          "  --no-warm-up   measure from the first match and round trip on (for instruction "
+          "counts)\n");
       std::exit(0);
+    }
+    if (k == "--no-warm-up") {
+      o.warm_up = false;
+      continue;
+    }
+    if (k == "--no-sandbox") {
+      o.sandbox = false;
+      continue;
     }
     if (i + 1 >= argc) fail("missing value after " + k);
     if (k == "--only") {
@@ -99,7 +131,14 @@ Options parse(int argc, char** argv) {
     }
     if (k == "--bot") {
       o.bot = argv[++i];
-      if (o.bot != "sdk" && o.bot != "raw") fail("--bot takes sdk or raw");
+      if (o.bot != "sdk" && o.bot != "raw" && o.bot != "raw2") fail("--bot takes sdk, raw or raw2");
+      continue;
+    }
+    if (k == "--connect") {
+      const std::string list = argv[++i];
+      const size_t comma = list.find(',');
+      if (comma == std::string::npos) fail("--connect takes two addresses: A,B");
+      o.connect = {list.substr(0, comma), list.substr(comma + 1)};
       continue;
     }
     const int v = std::atoi(argv[++i]);
@@ -122,50 +161,108 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// CPU time of this process (all its threads), in µs.
-double self_cpu_us() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
-}
+// CPU time (µs) and voluntary context switches of a set of processes, all their threads.
+struct Usage {
+  double cpu_us = 0;
+  double switches = 0;
+};
 
-// CPU time of the bot processes (all their threads, from /proc/PID/task/*/schedstat), in µs.
-double bots_cpu_us(const Bots& bots) {
-  double total = 0;
-  for (const auto& b : bots) {
-    const std::string tasks = "/proc/" + std::to_string(b->process()->pid()) + "/task";
-    DIR* dir = opendir(tasks.c_str());
-    if (!dir) continue;
-    while (const dirent* e = readdir(dir)) {
-      if (e->d_name[0] == '.') continue;
-      double ns = 0;
-      if (std::ifstream(tasks + "/" + e->d_name + "/schedstat") >> ns) total += ns / 1e3;
-    }
-    closedir(dir);
+// Adds the usage of process `pid`: its CPU time from /proc/PID/stat (all its threads, those
+// that have exited too: gRPC's synchronous server starts and ends threads, whose time would
+// vanish from a sum over the live ones; clock ticks, 10 ms, fine over a round of seconds),
+// and the voluntary context switches of its live threads (/proc/PID/task/*/status).
+void add_process_usage(int pid, Usage& u) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream stat(proc + "/stat");
+  const std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces and ')'
+  unsigned long utime = 0, stime = 0;
+  if (close != std::string::npos &&
+      std::sscanf(text.c_str() + close + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+                  &utime, &stime) == 2)
+    u.cpu_us +=
+        static_cast<double>(utime + stime) * 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
+  const std::string tasks = proc + "/task";
+  DIR* dir = opendir(tasks.c_str());
+  if (!dir) return;
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream status(tasks + "/" + e->d_name + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+        u.switches += std::atof(line.c_str() + line.find(':') + 1);
   }
-  return total;
+  closedir(dir);
 }
 
-// What one unit (a decision, a round trip) cost, in µs: wall time, CPU time of this process
-// (the referee or the echo client) and CPU time of the two bots.
+// The processes descended from `root` (and `root`): a sandboxed bot is bubblewrap's child.
+std::vector<int> process_tree(int root) {
+  std::vector<std::pair<int, int>> parent_of;  // (pid, ppid) of every process
+  DIR* dir = opendir("/proc");
+  if (!dir) return {root};
+  while (const dirent* e = readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    std::ifstream stat(std::string("/proc/") + e->d_name + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const size_t close = text.rfind(')');  // the command name may hold spaces and ')'
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(text.c_str() + close + 1, " %c %d", &state, &ppid) == 2)
+      parent_of.emplace_back(std::atoi(e->d_name), ppid);
+  }
+  closedir(dir);
+  std::vector<int> tree = {root};
+  for (size_t i = 0; i < tree.size(); ++i)
+    for (const auto& [pid, ppid] : parent_of)
+      if (ppid == tree[i]) tree.push_back(pid);
+  return tree;
+}
+
+// This process's own usage, to the microsecond (getrusage: every thread, exited ones too).
+Usage self_usage() {
+  rusage r{};
+  ::getrusage(RUSAGE_SELF, &r);
+  const auto us = [](const timeval& t) { return static_cast<double>(t.tv_sec) * 1e6 + t.tv_usec; };
+  return Usage{us(r.ru_utime) + us(r.ru_stime), static_cast<double>(r.ru_nvcsw)};
+}
+
+// The usage of the bots' process trees (nothing for bots reached at an address).
+Usage bots_usage(const Bots& bots) {
+  Usage u;
+  for (const auto& b : bots)
+    if (b->process())
+      for (int pid : process_tree(b->process()->pid())) add_process_usage(pid, u);
+  return u;
+}
+
+// What one unit (a decision, a round trip) cost: wall time, CPU time of this process (the
+// referee or the echo client) and of the two bots, in µs, and the voluntary context switches
+// of each side.
 struct Cost {
-  double wall = 0, cpu = 0, bots_cpu = 0;
+  double wall = 0, cpu = 0, bots_cpu = 0, switches = 0, bots_switches = 0;
 };
 
 class Meter {
  public:
   explicit Meter(const Bots& bots)
-      : bots_(bots), wall_(Clock::now()), cpu_(self_cpu_us()), bots_cpu_(bots_cpu_us(bots)) {}
+      : bots_(bots), wall_(Clock::now()), self_(self_usage()), bots_start_(bots_usage(bots)) {}
   Cost per(long units) const {
     const double n = static_cast<double>(units);
     const double wall = std::chrono::duration<double, std::micro>(Clock::now() - wall_).count();
-    return Cost{wall / n, (self_cpu_us() - cpu_) / n, (bots_cpu_us(bots_) - bots_cpu_) / n};
+    const Usage self = self_usage(), bots = bots_usage(bots_);
+    const bool measured = bots_[0]->process() != nullptr;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return Cost{wall / n, (self.cpu_us - self_.cpu_us) / n,
+                measured ? (bots.cpu_us - bots_start_.cpu_us) / n : nan,
+                (self.switches - self_.switches) / n,
+                measured ? (bots.switches - bots_start_.switches) / n : nan};
   }
 
  private:
   const Bots& bots_;
   Clock::time_point wall_;
-  double cpu_, bots_cpu_;
+  Usage self_, bots_start_;
 };
 
 // Plays `count` whole matches with seeds from `*seed` on, each logged to a new file in
@@ -246,14 +343,19 @@ EchoScript realistic_script() {
 Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int count) {
   const TimeControl time;
   std::vector<std::unique_ptr<MatchStream>> open;
+  // Each request carries a fresh nonce, and a bot whose Hello says protocol 3 is held to it,
+  // as the referee does (bot.proto, "Unasked answers").
+  v1::RefereeMessage start = script.match_start, first = script.first_turn,
+                     request = script.turn_request;
   for (int k = 0; k < streams; ++k) {
     const auto deadline = Clock::now() + time.handshake;
     auto stream = MatchStream::start(bots[k]->channel(), nullptr);
-    if (stream->exchange(script.match_start, deadline) != IoStatus::kOk ||
-        !stream->answer().has_hello())
+    start.set_nonce(stream->new_nonce());
+    if (stream->exchange(start, deadline) != IoStatus::kOk || !stream->answer().has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    if (stream->exchange(script.first_turn, deadline) != IoStatus::kOk ||
-        !stream->answer().has_play())
+    if (stream->answer().hello().protocol_version() >= 3) stream->check_nonces();
+    first.set_nonce(stream->new_nonce());
+    if (stream->exchange(first, deadline) != IoStatus::kOk || !stream->answer().has_play())
       fail("echo: no PlayAnswer to the first TurnRequest");
     open.push_back(std::move(stream));
   }
@@ -262,7 +364,8 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   for (int i = 0; i < count; ++i) {
     MatchStream& stream = *open[static_cast<size_t>(i % streams)];
     const auto deadline = Clock::now() + time.move_time + time.time_bank + time.transport_slack;
-    const IoStatus st = stream.exchange(script.turn_request, deadline);
+    request.set_nonce(stream.new_nonce());
+    const IoStatus st = stream.exchange(request, deadline);
     if (st != IoStatus::kOk || !stream.answer().has_play())
       fail("echo: round trip " + std::to_string(i) +
            " failed: " + describe(stream.finish_status()));
@@ -316,9 +419,15 @@ int main(int argc, char** argv) {
   std::vector<SeatSpec> seats;
   for (int seat = 0; seat < 2; ++seat) {
     spec[seat].display_name = "normal" + std::to_string(seat);
-    spec[seat].command =
-        o.bot == "raw" ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"}
-                       : std::vector<std::string>{ALLFIVES_RANDOM_BOT};
+    if (!o.connect.empty())
+      spec[seat].address = o.connect[static_cast<size_t>(seat)];
+    else
+      spec[seat].command =
+          o.bot == "raw"    ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"}
+          : o.bot == "raw2" ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal",
+                                                       "--protocol", "2"}
+                            : std::vector<std::string>{ALLFIVES_RANDOM_BOT};
+    spec[seat].confinement.sandbox = o.sandbox;
     bots.push_back(BotEndpoint::start(spec[seat], dir->path(),
                                       "seat" + std::to_string(seat) + ".sock",
                                       std::chrono::seconds(10), &why));
@@ -330,13 +439,21 @@ int main(int argc, char** argv) {
   // Warm-up: connections, allocator, page cache.
   uint64_t seed = 1;
   long decisions = 0;
-  referee_round(bots, seats, dir->path(), 2, &seed, &decisions);
-  echo_round(bots, 2, script, 500);
+  if (o.warm_up) {
+    referee_round(bots, seats, dir->path(), 2, &seed, &decisions);
+    echo_round(bots, 2, script, 500);
+  }
   decisions = 0;
 
-  std::printf("2-player matches between two %s over unix sockets;\n",
-              o.bot == "raw" ? "misbehaving_bot --mode normal (raw gRPC sync server)"
-                             : "random_bot (the SDK)");
+  std::printf("2-player matches between two %s over unix sockets%s;\n",
+              !o.connect.empty() ? "bots already serving"
+              : o.bot == "raw"   ? "misbehaving_bot --mode normal (raw gRPC sync server)"
+              : o.bot == "raw2"
+                  ? "misbehaving_bot --mode normal --protocol 2 (raw gRPC sync server)"
+                  : "random_bot (the SDK)",
+              !o.connect.empty() ? ""
+              : o.sandbox        ? ", sandboxed"
+                                 : ", not sandboxed");
   std::printf("%d rounds of %d matches, %d echo and %d echo2 round trips; TurnRequest %zu bytes\n",
               o.rounds, o.matches, o.echoes, o.echoes, script.turn_request.ByteSizeLong());
   std::printf(
@@ -347,7 +464,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < 3; ++k) std::printf(" %8s %8s %8s ", "wall", "cpu", "bots");
   std::printf(" %12s\n", "wall ratio");
 
-  std::vector<double> columns[9], pingpong;
+  std::vector<double> columns[9], switches[6], pingpong;
   const auto started = Clock::now();
   auto print_row = [](const char* label, const double* row) {
     std::printf("%5s ", label);
@@ -373,6 +490,10 @@ int main(int argc, char** argv) {
       row[3 * k + 2] = cost[k].bots_cpu;
     }
     for (int c = 0; c < 9; ++c) columns[c].push_back(row[c]);
+    for (int k = 0; k < 3; ++k) {
+      switches[2 * k].push_back(cost[k].switches);
+      switches[2 * k + 1].push_back(cost[k].bots_switches);
+    }
     if (o.only.empty()) pingpong.push_back(pingpong_us(o.echoes));
     print_row(std::to_string(round + 1).c_str(), row);
   }
@@ -392,6 +513,12 @@ int main(int argc, char** argv) {
   std::printf("echo2_us_per_round_trip=%.2f  referee/echo2=%.3f  echo2/echo=%.3f\n", m[6],
               m[0] / m[6], m[6] / m[3]);
   std::printf("cpu ratios referee/echo: this process %.3f, bots %.3f\n", m[1] / m[4], m[2] / m[5]);
+  std::printf("cpu ratios referee/echo2: this process %.3f, bots %.3f\n", m[1] / m[7], m[2] / m[8]);
+  std::printf(
+      "voluntary context switches per decision or round trip (this process, bots): referee "
+      "%.2f, %.2f; echo %.2f, %.2f; echo2 %.2f, %.2f\n",
+      median(switches[0]), median(switches[1]), median(switches[2]), median(switches[3]),
+      median(switches[4]), median(switches[5]));
   if (!pingpong.empty())
     std::printf(
         "bare socketpair ping-pong between two processes, no gRPC: %.1f us per round trip\n",

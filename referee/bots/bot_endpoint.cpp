@@ -5,8 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
+#include "bots/startup_failure.h"
 #include "log/log_records.h"
+#include "process/seccomp.h"
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
@@ -26,6 +29,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
                                                  std::string* error) {
   std::unique_ptr<BotEndpoint> e(new BotEndpoint());
   e->spec_ = spec;
+  e->launched_at_ = Clock::now();
   if (spec.started() && spec.confinement.sandbox) {
     // Its socket folder is a small tmpfs inside its sandbox, the same path for every bot (no
     // bot sees another's): what it writes there never reaches the host's disk. The referee
@@ -52,6 +56,7 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
     launch.cgroups = spec.confinement.cgroups;
+    launch.watch_cpu = true;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;
     if (launch.sandbox) launch.writable_dir = kSandboxSocketDir;
@@ -71,16 +76,32 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
   return e;
 }
 
-bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
-  // On failure: stops the bot and says why, with how it ended and its output.
+bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error,
+                             const std::function<bool()>& give_up) {
+  const auto going = [&] { return alive() && !(give_up && give_up()); };
+  // On failure: stops the bot and says why, with how it ended, what to do and its output.
   auto fail = [&](const std::string& why) {
-    if (error) *error = why;
-    if (process_) {
-      if (error && !process_->running()) *error += " (" + process_->describe_exit() + ")";
-      process_->stop(kFailedStartGrace);
-      const std::string output = process_->take_stderr();
-      if (error && !output.empty()) *error += "; its output:\n" + output;
+    if (!process_) {
+      if (error) *error = why;
+      return false;
     }
+    StartupFailure f;
+    f.why = why;
+    f.timeout = spec_.startup_timeout;
+    if (process_->running()) {
+      f.timed_out = Clock::now() >= deadline;
+      f.listening = listening_addresses(process_->pid());  // while it still runs
+    } else {
+      f.exit = process_->describe_exit();
+    }
+    f.command = spec_.command;
+    f.listen = "unix:" + listen_path_;
+    f.sandboxed = spec_.confinement.sandbox;
+    f.visible_dirs = process_->read_only_dirs();
+    f.socket_found = socket_fd_ >= 0;
+    process_->stop(kFailedStartGrace);
+    f.output = process_->take_stderr();
+    if (error) *error = describe_startup_failure(f);
     return false;
   };
   std::string why;
@@ -97,17 +118,30 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error) {
   if (process_ && socket_fd_ < 0) {
     // The bot owns its socket's folder: the referee connects to the socket it found there,
     // never through a link the bot put in its place.
-    socket_fd_ = open_unix_socket(
-        address_.substr(5), listen_path_ + (inside_sandbox ? " (inside its sandbox)" : ""),
-        deadline, [this] { return alive(); }, &why);
+    socket_fd_ = open_unix_socket(address_.substr(5),
+                                  listen_path_ + (inside_sandbox ? " (inside its sandbox)" : ""),
+                                  deadline, going, &why);
     if (socket_fd_ < 0) return fail(why);
   }
   const std::string connect_to =
       socket_fd_ < 0 ? address_ : "unix:/proc/self/fd/" + std::to_string(socket_fd_);
-  channel_ = wait_until_serving(
-      connect_to, deadline, [this] { return alive(); }, &why);
+  channel_ = wait_until_serving(connect_to, deadline, going, &why);
   if (channel_) return true;
   return fail(why);
+}
+
+v1::LogConfinement planned_confinement(const BotSpec& spec) {
+  if (!spec.started()) return v1::LogConfinement();
+  const Confinement& planned = spec.confinement;
+  LogConfinementFacts f;
+  f.sandboxed = planned.sandbox;
+  if (f.sandboxed) {
+    f.sandbox_version = bwrap_version();
+    f.read_only_dirs = planned.read_only_dirs;
+  }
+  f.limits = planned.limits;
+  f.think_on_opponent_time = planned.think_on_opponent_time;
+  return log_confinement(f);
 }
 
 v1::LogConfinement BotEndpoint::confinement_record() const {
@@ -118,12 +152,19 @@ v1::LogConfinement BotEndpoint::confinement_record() const {
     f.sandbox_version = bwrap_version();
     f.read_only_dirs = process_->read_only_dirs();
     f.socket_dir_tmpfs_mib = kSocketDirSizeMib;
+    f.user_namespaces_disabled = bwrap_disables_userns();
+    f.connect_refused = !sandbox_seccomp_filter().empty();
   }
   f.socket_path = listen_path_;
   f.uid = process_->uid();
   f.limits = process_->limits();
+  // A CPU share nothing enforces is not one: the record says 0.
+  if (process_->cpu_limit_by() == LimitMechanism::kNone) f.limits.cpu_percent = 0;
   f.memory_limit_by = process_->memory_limit_by();
   f.processes_limit_by = process_->processes_limit_by();
+  f.cpu_limit_by = process_->cpu_limit_by();
+  f.cpu_watched_by = process_->freezer_by();
+  f.think_on_opponent_time = spec_.confinement.think_on_opponent_time;
   f.cgroups = process_->cgroups();
   return log_confinement(f);
 }
@@ -159,25 +200,42 @@ void stop_all(const std::vector<std::unique_ptr<BotEndpoint>>& bots,
 }
 
 bool wait_all_ready(std::vector<std::unique_ptr<BotEndpoint>>& bots,
-                    const std::vector<bool>& waiting,
-                    std::chrono::steady_clock::time_point deadline,
-                    std::vector<std::string>& errors, const std::atomic<bool>* stop) {
+                    const std::vector<bool>& waiting, std::chrono::milliseconds timeout,
+                    std::vector<std::string>& errors, const std::atomic<bool>* stop,
+                    std::vector<v1::LogConfinement>* confinements) {
   errors.resize(bots.size());
-  bool failed = false;
-  for (const auto& b : bots) failed |= !b;
-  for (size_t i = 0; i < bots.size(); ++i) {
-    if (!bots[i] || !waiting[i]) continue;
-    if (stop && stop->load()) {
-      bots[i].reset();
-      errors[i] = "the referee was stopped";
-    } else if (failed) {
-      bots[i].reset();
-    } else if (!bots[i]->wait_ready(deadline, &errors[i])) {
-      bots[i].reset();
+  if (confinements) confinements->resize(bots.size());
+  std::atomic<bool> failed{false};
+  for (const auto& b : bots) failed = failed || !b;
+  const auto give_up = [&] { return failed.load() || (stop && stop->load()); };
+  std::vector<char> ready(bots.size(), 0);  // not vector<bool>: written from several threads
+  // One thread per bot to wait for, so that each is judged by its own deadline alone.
+  const auto await = [&](size_t i) {
+    if (give_up()) return;
+    std::string why;
+    ready[i] = bots[i]->wait_ready(bots[i]->launched_at() + timeout, &why, give_up);
+    // A bot that failed by itself is to blame; one given up on (another failed) is not.
+    if (!ready[i] && !give_up()) {
+      errors[i] = why;
       failed = true;
     }
-  }
+  };
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < bots.size(); ++i)
+    if (bots[i] && waiting[i]) todo.push_back(i);
+  std::vector<std::thread> threads;
+  for (size_t k = 1; k < todo.size(); ++k) threads.emplace_back(await, todo[k]);
+  if (!todo.empty()) await(todo[0]);
+  for (std::thread& t : threads) t.join();
   bool all = true;
+  for (size_t i : todo) {
+    if (ready[i] && !failed.load()) continue;
+    if (stop && stop->load() && errors[i].empty()) errors[i] = "the referee was stopped";
+    if (ready[i]) continue;  // ready before another failed: left as it is, unharmed
+    bots[i]->stop(kFailedStartGrace);
+    if (confinements) (*confinements)[i] = bots[i]->confinement_record();
+    bots[i].reset();
+  }
   for (const auto& b : bots) all &= b != nullptr;
   return all;
 }

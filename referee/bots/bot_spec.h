@@ -3,9 +3,11 @@
 // seeing gRPC or the process layer (bot_endpoint.h starts what a spec names).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "allfives/wire/match_terms.h"
 #include "process/resource_limits.h"
 
 namespace allfives::referee {
@@ -22,6 +24,10 @@ struct Confinement {
   // The referee's own paths it must not see (the match log, a tournament's output folder...),
   // besides the bots' socket folder, which launch() adds.
   std::vector<HiddenPath> hidden;
+  // Its CPU time is counted while the referee waits on other bots (match/cpu_guard.h); false
+  // here: seen thinking then, it is frozen whenever the referee does not wait on it, and
+  // between its matches. True: it may think on the opponent's time (--think-on-opponent-time).
+  bool think_on_opponent_time = false;
 };
 
 // How a user names a bot: a display name plus either a command line or an address.
@@ -33,6 +39,9 @@ struct BotSpec {
   std::vector<std::string> command;  // argv; the referee appends "--listen ADDRESS"
   std::string address;               // host:port or unix:PATH, when connecting instead
   Confinement confinement;           // for a started bot
+  // How long a started bot may take to serve (the match's start-up timeout); a message about a
+  // bot that did not start in time names it.
+  std::chrono::milliseconds startup_timeout = wire::kDefaultStartupTimeout;
   bool started() const { return !command.empty(); }
   std::string describe() const;  // the command line or the address, for logs and messages
 };

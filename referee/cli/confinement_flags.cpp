@@ -3,6 +3,8 @@
 #include "process/limit_ranges.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -110,6 +112,19 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
                   "Largest file a bot may write (RLIMIT_FSIZE), " + range_text(kFileSizeMibRange) +
                       "; 0 = no limit. Core dumps are always off")
       ->capture_default_str();
+  cmd->add_option("--cpu-percent", flags.cpu_percent,
+                  "CPU per bot, all its processes together, in percent of one CPU (100: one "
+                  "CPU's worth, however many threads), by a cpu cgroup of its own; 0 = none "
+                  "(the default, or " +
+                      std::to_string(kPonderCpuPercent) + " with --think-on-opponent-time)")
+      ->check(CLI::Range(0u, 6400u));
+  cmd->add_flag("--think-on-opponent-time", flags.think_on_opponent_time,
+                "Let bots think while their opponents do (ponder). By default a bot gets CPU "
+                "only while the referee waits on it: a bot seen using more than 1 ms of CPU "
+                "during another's turn is frozen whenever it is not its turn, and every bot "
+                "between its matches, so none can slow its opponent (docs/SANDBOX.md). With "
+                "this flag nothing is frozen and each bot's CPU is bounded by its quota "
+                "(--cpu-percent)");
   cmd->add_option("--read-only", flags.read_only,
                   "A folder every started bot may read in the sandbox (repeatable), besides "
                   "its program's folder and the folders of its path arguments")
@@ -134,10 +149,35 @@ Confinement confinement_from(const ConfinementFlags& flags) {
   c.limits.processes = static_cast<uint32_t>(flags.processes);
   c.limits.open_files = static_cast<uint32_t>(flags.open_files);
   c.limits.file_size_mib = static_cast<uint64_t>(flags.file_size_mib);
+  c.limits.cpu_percent = flags.cpu_percent;
   c.cgroups = flags.cgroups;
+  c.think_on_opponent_time = flags.think_on_opponent_time;
+  if (flags.think_on_opponent_time && c.limits.cpu_percent == 0)
+    c.limits.cpu_percent = kPonderCpuPercent;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
   return c;
+}
+
+std::vector<HiddenPath> own_output_files() {
+  std::vector<HiddenPath> out;
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    std::error_code ec;
+    const std::filesystem::path path =
+        std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), ec);
+    struct stat named {};
+    // The name it had when opened; if it is gone or another file now, nothing to cover.
+    if (ec || ::stat(path.c_str(), &named) != 0 || named.st_ino != st.st_ino ||
+        named.st_dev != st.st_dev)
+      continue;
+    out.push_back(
+        {path.string(),
+         fd == STDOUT_FILENO ? "the referee's standard output" : "the referee's standard error",
+         HiddenPath::Kind::kFile});
+  }
+  return out;
 }
 
 bool check_confinement(const std::vector<BotSpec>& bots, const std::string& program) {
@@ -164,6 +204,14 @@ bool check_confinement(const std::vector<BotSpec>& bots, const std::string& prog
     launch.sandbox = true;
     launch.read_only_dirs = b.confinement.read_only_dirs;
     launch.hidden = b.confinement.hidden;
+    if (const std::optional<std::string> refusal = given_paths_refusal(launch)) {
+      std::cerr << program << ": cannot start bot '" << b.display_name << "' (" << b.describe()
+                << ") in its sandbox: " << *refusal
+                << ".\nThe sandbox binds what a path given to a bot leads to, so a symbolic "
+                   "link there may not lead out of the folders the bot was given "
+                   "(docs/SANDBOX.md).\n";
+      return false;
+    }
     if (const std::optional<std::string> refusal = hidden_paths_refusal(launch)) {
       std::cerr << program << ": cannot start bot '" << b.display_name << "' (" << b.describe()
                 << ") in its sandbox: " << *refusal

@@ -20,7 +20,12 @@ struct ConfinementFlags {
   int64_t open_files = ResourceLimits{}.open_files;
   int64_t file_size_mib = static_cast<int64_t>(ResourceLimits{}.file_size_mib);
   std::vector<std::string> read_only;
+  uint32_t cpu_percent = 0;             // ResourceLimits::cpu_percent (0: none)
+  bool think_on_opponent_time = false;  // Confinement::think_on_opponent_time
 };
+
+// A bot's CPU quota when it may think on the opponent's time and none is set: one CPU.
+inline constexpr uint32_t kPonderCpuPercent = 100;
 
 // Adds the flags to `cmd`, their defaults shown in its --help.
 void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
@@ -32,6 +37,11 @@ std::string confinement_flags_problem(const ConfinementFlags& flags);
 // The flags as a bot's confinement (read-only folders made absolute). Call
 // confinement_flags_problem first.
 Confinement confinement_from(const ConfinementFlags& flags);
+
+// The referee's own standard output and error where they are files (`2> run.log`), as paths
+// no bot may see: a bot may read the folder that holds them, and they say what the referee
+// says (the seed once a run is over, every fault). Empty where they are a terminal or a pipe.
+std::vector<HiddenPath> own_output_files();
 
 // Before starting `bots`: if any started bot is to be sandboxed and the sandbox cannot be made
 // here, or a sandboxed bot could not be kept from the referee's own paths (its

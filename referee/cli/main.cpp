@@ -2,11 +2,14 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <absl/synchronization/mutex.h>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <iostream>
 
+#include "cli/check_bot_command.h"
+#include "cli/command_line_errors.h"
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
@@ -18,8 +21,15 @@
 
 int main(int argc, char** argv) {
   using namespace allfives;
+#ifdef NDEBUG
+  // Debian's absl is built without NDEBUG, so every lock gRPC takes would feed absl's deadlock
+  // detector (a lock-order graph, measurable per decision); a release referee does without it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
   CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
   app.require_subcommand(1);
+  // An unknown flag or command is answered with the nearest one (inherited by the commands).
+  app.failure_message(referee::explain_command_line_error);
   // A later flag overrides an earlier one, so wrappers can append overrides.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   int exit_code = 0;
@@ -52,6 +62,7 @@ int main(int argc, char** argv) {
   referee::add_verify_command(app, exit_code);
   referee::add_replay_command(app, exit_code);
   referee::add_serve_command(app, exit_code);
+  referee::add_check_bot_command(app, exit_code);
 
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).

@@ -50,6 +50,7 @@ struct MatchOptions {
   std::optional<int> target;
   int max_hands = kDefaultMaxHands;
   std::string match_id;
+  bool verbose = false;
   ConfinementFlags confinement;
 };
 
@@ -78,6 +79,7 @@ std::vector<BotSpec> hiding_log(std::vector<BotSpec> seats, const std::string& l
     b.confinement.hidden.push_back(
         {log_file.parent_path().string(), "the match log folder", HiddenPath::Kind::kSharedFolder});
     b.confinement.hidden.push_back({log_file.string(), "the match log", HiddenPath::Kind::kFile});
+    for (const HiddenPath& own : own_output_files()) b.confinement.hidden.push_back(own);
   }
   return seats;
 }
@@ -144,6 +146,7 @@ int run_match(const MatchOptions& o) {
       }
     }
     spec.confinement = confinement_from(o.confinement);
+    spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
     given.push_back(spec);
   }
   {
@@ -211,8 +214,9 @@ int run_match(const MatchOptions& o) {
 
   const std::atomic<bool>& stop = install_stop_signals();
   std::string why;
+  // Socket folders of referees that died are removed; said only when asked (not this run's).
   for (const std::string& note : sweep_stale_private_dirs())
-    std::cerr << "referee match: " << note << "\n";
+    if (o.verbose) std::cerr << "referee match: " << note << "\n";
   auto socket_dir = PrivateDir::create(&why);
   if (!socket_dir) {
     std::cerr << "referee match: " << why << "\n";
@@ -293,8 +297,6 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
     return 1;
   }
   // Every program is started before any is waited for, so the bots start up together.
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(o.startup_timeout_ms);
   std::vector<std::unique_ptr<BotEndpoint>> endpoints(static_cast<size_t>(n));
   std::vector<std::string> errors(static_cast<size_t>(n));
   for (int seat = 0; seat < n; ++seat) {
@@ -302,12 +304,15 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
     endpoints[seat] = BotEndpoint::launch(seats[seat], socket_dir.path(),
                                           "seat" + std::to_string(seat) + ".sock", &errors[seat]);
   }
-  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true), deadline, errors,
-                 &stop);
+  std::vector<v1::LogConfinement> confinements;
+  wait_all_ready(endpoints, std::vector<bool>(static_cast<size_t>(n), true),
+                 std::chrono::milliseconds(o.startup_timeout_ms), errors, &stop, &confinements);
   for (int seat = 0; seat < n; ++seat) {
     if (!endpoints[seat] && !stop && !errors[seat].empty())
       std::cerr << "seat " << seat << " failed to start: " << errors[seat] << "\n";
     spec.seats.push_back(SeatSpec{&seats[seat], endpoints[seat].get(), errors[seat]});
+    if (!endpoints[seat] && confinements[static_cast<size_t>(seat)].ByteSizeLong() > 0)
+      spec.seats.back().confinement = confinements[static_cast<size_t>(seat)];
   }
 
   const MatchResult r = play_match(spec, *log, &stop);
@@ -437,6 +442,9 @@ void add_match_command(CLI::App& app, int& exit_code) {
                       " (3-4 players). Other values are for quick experiments only");
   cmd->add_option("--max-hands", o->max_hands, "The safety valve: hands before a forced end")
       ->capture_default_str();
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Also print housekeeping notes (the socket folders of referees that died, "
+                "removed)");
   add_confinement_flags(cmd, o->confinement);
   cmd->callback([o, &exit_code] { exit_code = run_match(*o); });
 }

@@ -4,12 +4,13 @@
 
 #include <CLI/CLI.hpp>
 
-#include "allfives/core/types.h"
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include "allfives/core/types.h"
 
+#include "log/json_text.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
 #include "replay/terminal_view.h"
@@ -26,7 +27,30 @@ struct ReplayCommandOptions {
   std::optional<int> seat;
   std::string color = "auto";
   std::optional<int> width;
+  bool no_decisions = false;
+  std::string only_bot;  // a seat number or a bot's name
+  bool only_missed = false;
 };
+
+// The seat `who` names: a seat number, or the seat whose bot has that name (the name the
+// referee was given or the one in its Hello); -1 with the choices in `error`.
+int seat_named(const Replay& r, const std::string& who, std::string* error) {
+  const int n = num_players(r.config.format);
+  if (!who.empty() && who.find_first_not_of("0123456789") == std::string::npos && who.size() < 3) {
+    const int seat = std::stoi(who);
+    if (seat < n) return seat;
+  }
+  int found = -1;
+  std::string names;
+  for (int seat = 0; seat < n; ++seat) {
+    const v1::LogBot& b = r.header.bots(seat);
+    if (found < 0 && (b.display_name() == who || b.name() == who)) found = seat;
+    names += (seat ? ", " : "") + std::to_string(seat) + " (" + printable(b.display_name()) + ")";
+  }
+  if (found < 0)
+    *error = "--only-bot " + printable(who) + " names no seat of this match; its seats: " + names;
+  return found;
+}
 
 int run_replay(const ReplayCommandOptions& o) {
   Replay replay;
@@ -46,6 +70,16 @@ int run_replay(const ReplayCommandOptions& o) {
   if (frames.empty()) {
     std::cerr << "referee replay: " << o.log << " holds no hand to show\n";
     return 1;
+  }
+  DecisionFilter filter;
+  filter.higher_only = o.only_missed;
+  if (!o.only_bot.empty()) {
+    std::string why;
+    filter.seat = seat_named(replay, o.only_bot, &why);
+    if (filter.seat < 0) {
+      std::cerr << "referee replay: " << why << "\n";
+      return 2;
+    }
   }
   int first = 0, last = static_cast<int>(frames.size()) - 1;
   if (o.hand) {
@@ -71,6 +105,7 @@ int run_replay(const ReplayCommandOptions& o) {
     HtmlOptions h;
     h.viewer = viewer;
     h.start = first;
+    h.filter = filter;
     const std::string page = render_html(replay, frames, h);
     std::ofstream out(o.html, std::ios::binary | std::ios::trunc);
     out << page;
@@ -91,6 +126,23 @@ int run_replay(const ReplayCommandOptions& o) {
   t.color = o.color == "always" || (o.color == "auto" && tty_out && !std::getenv("NO_COLOR") &&
                                     !(term && std::string(term) == "dumb"));
   t.width = o.width.value_or(100);
+  t.decisions = !o.no_decisions;
+  if (filter.active()) {  // only the decisions asked for, in [first, last]
+    std::vector<Frame> kept;
+    for (int i = first; i <= last; ++i)
+      if (filter.keeps(frames[static_cast<size_t>(i)]))
+        kept.push_back(frames[static_cast<size_t>(i)]);
+    if (kept.empty()) {
+      std::cout << render_heading(replay, t) << "\nNo decision of this match is of the kind asked ("
+                << (filter.seat >= 0 ? "seat " + std::to_string(filter.seat) + "'s" : "any seat's")
+                << (filter.higher_only ? ", with a higher-scoring play" : "") << ").\n";
+      return 0;
+    }
+    if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
+      return run_interactive(replay, kept, 0, t);
+    print_frames(replay, kept, 0, static_cast<int>(kept.size()) - 1, t, std::cout);
+    return std::cout ? 0 : 1;
+  }
   if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
     return run_interactive(replay, frames, first, t);
   print_frames(replay, frames, first, last, t, std::cout);
@@ -132,6 +184,13 @@ void add_replay_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--width", o->width, "Columns for the line drawing when printing (default 100)")
       ->check(CLI::Range(40, 1000));
+  cmd->add_flag("--no-decisions", o->no_decisions,
+                "Hide what is shown under each play: the plays the seat had with their points, "
+                "its time, its bank left and the bot's comment");
+  cmd->add_option("--only-bot", o->only_bot,
+                  "Show only the decisions of this seat (a number) or of the bot of this name");
+  cmd->add_flag("--only-missed", o->only_missed,
+                "Show only the decisions where a play that scored more was there");
   cmd->callback([o, &exit_code] { exit_code = run_replay(*o); });
 }
 

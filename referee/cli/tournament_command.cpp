@@ -21,6 +21,7 @@ struct TournamentOptions {
   bool resume = false;
   std::string shard;
   bool quiet = false;
+  bool verbose = false;
   bool affinity = true;
   int idle_bots = static_cast<int>(BotPool::kDefaultMaxIdle);
   int sync_interval_ms = static_cast<int>(IndexWriter::kCommitInterval.count());
@@ -145,6 +146,13 @@ int run(const TournamentOptions& o) {
     if (set.processes() == 0) c.limits.processes = flags.limits.processes;
     if (set.open_files() == 0) c.limits.open_files = flags.limits.open_files;
     if (set.file_size_mib() == 0) c.limits.file_size_mib = flags.limits.file_size_mib;
+    // Thinking on the opponent's time: by the flag or the file; the quota then defaults to one
+    // CPU.
+    const bool ponder =
+        o.confinement.think_on_opponent_time || run.def.proto.think_on_opponent_time();
+    c.think_on_opponent_time = ponder;
+    if (set.cpu_percent() == 0) c.limits.cpu_percent = flags.limits.cpu_percent;
+    if (ponder && c.limits.cpu_percent == 0) c.limits.cpu_percent = kPonderCpuPercent;
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }
@@ -152,13 +160,15 @@ int run(const TournamentOptions& o) {
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
-  const std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
+  for (const HiddenPath& own : own_output_files()) hidden.push_back(own);
   for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
   if (!check_confinement(run.def.bots, "referee tournament")) return 1;
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   settle_seed(run);
   run.quiet = o.quiet;
+  run.verbose = o.verbose;
   run.affinity = o.affinity;
   if (o.idle_bots < 0 || o.idle_bots > 10000) {
     std::cerr << "referee tournament: --idle-bots must be 0..10000, not " << o.idle_bots << "\n";
@@ -208,6 +218,9 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
                   "Play only slice I of N of the schedule (e.g. 3/8), into its own folder; "
                   "merge the folders with `referee standings`");
   cmd->add_flag("--quiet,-q", o->quiet, "No progress line");
+  cmd->add_flag("--verbose,-v", o->verbose,
+                "Also print housekeeping notes (the socket folders of referees that died, "
+                "removed)");
   cmd->add_option("--candidate", o->candidates,
                   "Make this bot a gauntlet candidate (repeatable; as `candidates` in the file): "
                   "each candidate plays every other bot that is not a candidate, and baselines do "

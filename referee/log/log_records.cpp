@@ -1,5 +1,6 @@
 #include "log/log_records.h"
 
+#include <algorithm>
 #include <ctime>
 #include <vector>
 
@@ -64,6 +65,7 @@ v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const Lo
   b->set_address(s.address);
   b->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   b->set_time_bank_ms(static_cast<uint32_t>(s.time_bank.count()));
+  b->set_protocol_version(s.protocol_version);
   return *b;
 }
 
@@ -84,8 +86,8 @@ void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<cons
   for (int s : scores) h->add_scores(static_cast<uint32_t>(s));
 }
 
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
-              int legal_count) {
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
+              const LogDecision& d) {
   v1::LogPlay* lp = log.add().mutable_play();
   lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
   lp->set_seat(static_cast<uint32_t>(e.seat));
@@ -94,10 +96,29 @@ void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, u
   lp->set_points(static_cast<uint32_t>(e.points));
   lp->set_side(static_cast<uint32_t>(e.side));
   lp->set_side_score(static_cast<uint32_t>(side_score));
-  lp->set_decision_time_us(decision_us);
-  lp->set_legal_play_count(static_cast<uint32_t>(legal_count));
+  lp->set_decision_time_us(d.decision_us);
+  lp->set_legal_play_count(static_cast<uint32_t>(d.offered.size()));
   *lp->mutable_left_end() = wire::to_proto(line.end(End::kLeft));
   *lp->mutable_right_end() = wire::to_proto(line.end(End::kRight));
+  for (const Play& p : d.offered) {
+    v1::LogOption* o = lp->add_options();
+    *o->mutable_play() = wire::to_proto(p);
+    const int count = count_after(d.before, p);
+    o->set_count(static_cast<uint32_t>(count));
+    o->set_points(static_cast<uint32_t>(points_for_count(count)));
+  }
+  lp->set_time_bank_left_ms(static_cast<uint32_t>(d.bank_left.count()));
+  lp->set_comment(d.comment);
+  lp->set_comment_dropped_bytes(d.comment_dropped);
+}
+
+std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped) {
+  size_t keep = std::min(comment.size(), max_bytes);
+  // Back off over continuation bytes (10xxxxxx) so no character is cut in two.
+  if (keep < comment.size())
+    while (keep > 0 && (static_cast<unsigned char>(comment[keep]) & 0xC0) == 0x80) --keep;
+  *dropped = static_cast<uint32_t>(comment.size() - keep);
+  return std::string(comment.substr(0, keep));
 }
 
 void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn) {
@@ -153,6 +174,8 @@ void log_match_end(MatchLog& log, const LogEnd& end) {
   me->set_duration_ms(static_cast<uint64_t>(end.duration.count()));
   me->set_fault_seat(end.fault_seat);
   if (end.fault_seat >= 0) me->set_fault_kind(end.fault_kind);
+  for (uint64_t us : end.off_turn_cpu_us) me->add_off_turn_cpu_us(us);
+  for (bool frozen : end.frozen_off_turn) me->add_frozen_off_turn(frozen);
 }
 
 void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,
@@ -170,6 +193,8 @@ v1::LogConfinement log_confinement(const LogConfinementFacts& f) {
   if (f.sandboxed) {
     c.set_sandbox(f.sandbox_version.empty() ? "bubblewrap" : f.sandbox_version);
     for (const std::string& dir : f.read_only_dirs) c.add_read_only_dirs(dir);
+    c.set_user_namespaces_disabled(f.user_namespaces_disabled);
+    c.set_connect_refused(f.connect_refused);
     c.set_writable_dir_tmpfs_mib(f.socket_dir_tmpfs_mib);
   }
   c.set_writable_dir(f.socket_path.substr(0, f.socket_path.rfind('/')));
@@ -181,6 +206,10 @@ v1::LogConfinement log_confinement(const LogConfinementFacts& f) {
   c.set_core_dumps(!f.limits.no_core_dumps);
   c.set_memory_limit_by(log_mechanism(f.memory_limit_by));
   c.set_processes_limit_by(log_mechanism(f.processes_limit_by));
+  c.set_cpu_percent(f.limits.cpu_percent);
+  c.set_cpu_limit_by(log_mechanism(f.cpu_limit_by));
+  c.set_think_on_opponent_time(f.think_on_opponent_time);
+  c.set_cpu_watched_by(log_mechanism(f.cpu_watched_by));
   for (const std::string& folder : f.cgroups) c.add_cgroups(folder);
   return c;
 }

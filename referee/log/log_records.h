@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allfives/core/events.h"
 #include "allfives/core/line.h"
+#include "allfives/core/state.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
 #include "log/match_log.h"
@@ -31,14 +33,27 @@ struct LogSeat {
   std::string command;        // how it was started; empty for a bot reached at an address
   std::string address;
   std::chrono::milliseconds move_time{0}, time_bank{0};
+  uint32_t protocol_version = 0;  // the one its Hello said it speaks; 0 without a Hello
 };
 v1::LogBot& add_log_bot(v1::LogHeader& header, Format format, int seat, const LogSeat& s);
 
 // The records of a hand as the core reports it. `scores` are every side's scores once the
 // event is done; `line` is the line after a play.
 void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score, uint32_t decision_us,
-              int legal_count);
+// The decision a play answered: the plays offered on the line before it, the time it took,
+// the bank left after it and the bot's comment (LogPlay's decision fields).
+struct LogDecision {
+  uint32_t decision_us = 0;
+  PlayList offered;
+  Line before;
+  std::chrono::milliseconds bank_left{0};
+  std::string comment;  // at most wire::kMaxCommentBytes, whole characters
+  uint32_t comment_dropped = 0;
+};
+void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
+              const LogDecision& decision);
+// `comment` cut to at most `max_bytes` at a character boundary; `dropped` gets the rest's size.
+std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped);
 // `drawn`: the tiles drawn, in the boneyard's order (the core knows them as a set).
 void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn);
 void log_pass(MatchLog& log, const Event& e);
@@ -57,6 +72,9 @@ struct LogEnd {
   std::chrono::milliseconds duration{0};
   int fault_seat = -1;
   v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+  // Per seat, from the CPU guard (empty when no seat was guarded).
+  std::vector<uint64_t> off_turn_cpu_us;
+  std::vector<bool> frozen_off_turn;
 };
 void log_match_end(MatchLog& log, const LogEnd& end);
 
@@ -66,17 +84,23 @@ void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_
                     uint64_t invalid_utf8_bytes);
 
 // How a started bot was confined, as its process reports it (bot_process.h), for its seat's
-// LogConfinement in the header.
+// LogConfinement in the header; or, for a bot whose program could not be started, how it was
+// to be (its spec's Confinement: what no process reports stays at its default).
 struct LogConfinementFacts {
   bool sandboxed = false;
   std::string sandbox_version;              // bubblewrap's --version; empty if unknown
   std::vector<std::string> read_only_dirs;  // sandboxed: the folders it may read
+  bool user_namespaces_disabled = false;    // sandboxed: it cannot make user namespaces
+  bool connect_refused = false;             // sandboxed: its seccomp filter refuses connect
   std::string socket_path;                  // its socket, as the bot sees it
   uint64_t socket_dir_tmpfs_mib = 0;        // sandboxed: the size of its socket folder's tmpfs
   uint32_t uid = 0;
-  ResourceLimits limits;
+  ResourceLimits limits;  // cpu_percent 0 where nothing enforces a CPU share
   LimitMechanism memory_limit_by = LimitMechanism::kNone;
   LimitMechanism processes_limit_by = LimitMechanism::kNone;
+  LimitMechanism cpu_limit_by = LimitMechanism::kNone;
+  LimitMechanism cpu_watched_by = LimitMechanism::kNone;  // the freezer of the CPU guard
+  bool think_on_opponent_time = false;
   std::vector<std::string> cgroups;  // the cgroup folders made for it
 };
 v1::LogConfinement log_confinement(const LogConfinementFacts& f);

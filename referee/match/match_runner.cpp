@@ -7,6 +7,7 @@
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
+#include "match/cpu_guard.h"
 #include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -32,13 +33,6 @@ const char* kind_name(const v1::BotMessage& m) {
   }
 }
 
-uint64_t dropped_bytes_in(const std::string& output) {
-  // The process layer marks a cut as "[... N bytes dropped]".
-  const auto at = output.find("[... ");
-  if (at == std::string::npos) return 0;
-  return std::strtoull(output.c_str() + at + 5, nullptr, 10);
-}
-
 struct Seat {
   const BotSpec* spec = nullptr;
   BotEndpoint* bot = nullptr;  // null if it failed to start
@@ -48,7 +42,9 @@ struct Seat {
   std::chrono::milliseconds bank{0};       // what is left of the time bank
   std::chrono::milliseconds initial_bank{0};
   BotHello hello;
-  int turns = 0;  // turn requests this seat has answered
+  uint32_t protocol = 0;        // the version its Hello says it speaks (0 before)
+  int turns = 0;                // turn requests this seat has answered
+  LimitEvidence limits_before;  // its process's cgroup counts when this match began
 };
 
 class Runner {
@@ -66,9 +62,9 @@ class Runner {
   bool handshake();
   bool check_hello(int seat, Clock::time_point deadline);
   void write_header();
-  // Asks `seat` for its play; says how long it took and how many plays were legal.
-  bool ask_play(int seat, const State& state, Play* play, uint32_t* decision_us, int* legal_count);
-  void on_events(const EventList& events, uint32_t decision_us, int legal_count);
+  // Asks `seat` for its play; says what it was offered, how long it took and what it said.
+  bool ask_play(int seat, const State& state, Play* play, LogDecision* decision);
+  void on_events(const EventList& events, const LogDecision& decision);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   // Faults every seat whose stream holds an answer nobody asked for, if no fault came first.
   void check_unasked();
@@ -93,6 +89,7 @@ class Runner {
   alignas(8) char decision_block_[16 * 1024];
   google::protobuf::Arena decision_arena_{decision_block_, sizeof decision_block_};
   Clock::time_point started_;
+  std::optional<CpuGuard> guard_;  // made once the seats are known
 };
 
 void Runner::flush_log() {
@@ -104,6 +101,15 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   // An unasked answer that another seat sent while this fault was in the making came first.
   check_unasked();
   if (result_.fault) return;
+  // A bot that ran into a resource limit in this match may fail in any way (a handler that
+  // raised on a failed fork, a turn never answered): its fault names the limit, whatever its
+  // kind (a crash's reason names it already, describe_exit()).
+  const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
+  if (BotProcess* p = s && s->bot ? s->bot->process() : nullptr;
+      p && kind != v1::FAULT_KIND_CRASH) {
+    const std::string limit = p->limit_reached_since(s->limits_before, reason);
+    if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
+  }
   // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.
   result_.fault = Fault{seat, kind, valid_utf8(reason)};
 }
@@ -118,11 +124,25 @@ void Runner::check_unasked() {
 
 std::string Runner::unasked_reason(int seat) {
   const Seat& s = seats_[seat];
+  const v1::BotMessage& m = s.stream->unasked();
+  if (s.stream->unasked_by_nonce()) {
+    // Protocol 3: it came while turn request turns + 1 waited, carrying another nonce.
+    const int request = s.stream->request_with_nonce(m.nonce());
+    const std::string whose =
+        request == 0 ? "the nonce of MatchStart, which its Hello had answered"
+        : request > 0
+            ? "the nonce of turn request " + std::to_string(request) + ", which it had answered"
+            : "nonce " + std::to_string(m.nonce()) + ", which no request to it had";
+    return std::string("answered turn request ") + std::to_string(s.turns + 1) + " with " +
+           kind_name(m) + " carrying " + whose +
+           ": an answer nobody asked for (each request gets exactly one answer, carrying the "
+           "request's nonce)";
+  }
   const std::string after = s.turns == 0
                                 ? "after its Hello and before any turn request"
                                 : "after its answer to turn request " + std::to_string(s.turns) +
                                       " and before the next request";
-  return std::string("sent ") + kind_name(s.stream->unasked()) + " " + after +
+  return std::string("sent ") + kind_name(m) + " " + after +
          ": an answer nobody asked for (each request gets exactly one answer)";
 }
 
@@ -169,8 +189,12 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
                     describe(status) + ")");
       return;
     case grpc::StatusCode::UNIMPLEMENTED:
+      // Also what the referee's channel reports for a compressed message, which it refuses
+      // before inflating anything (bot.proto, "Limits").
       set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-                "the bot does not serve allfives.v1.Bot/PlayMatch (" + describe(status) + ")");
+                "the bot does not serve allfives.v1.Bot/PlayMatch, or compressed what it sent "
+                "(messages may not be compressed), while " +
+                    doing + " (" + describe(status) + ")");
       return;
     default:
       // The bot aborted or reset its stream, its handler failed, or the connection broke.
@@ -198,13 +222,16 @@ bool Runner::handshake() {
   }
   std::vector<std::string> seat_names;
   for (const Seat& other : seats_) seat_names.push_back(other.spec->display_name);
+  guard_->thaw_all();  // frozen between matches; each must answer its MatchStart
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
     s.stream = MatchStream::start(s.bot->channel(), stop_);
     v1::RefereeMessage m;
-    *m.mutable_match_start() = wire::match_start(spec_.match_id, spec_.config, seat, s.move_time,
-                                                 s.initial_bank, seat_names);
+    *m.mutable_match_start() =
+        wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
+                          spec_.config, seat, s.move_time, s.initial_bank, seat_names);
+    m.set_nonce(s.stream->new_nonce());
     s.stream->start_exchange(m);
   }
   bool ok = true;
@@ -218,7 +245,8 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
   if (st == IoStatus::kTimeout) {
     set_fault(seat, v1::FAULT_KIND_TIMEOUT,
               "no Hello within " + std::to_string(spec_.time.handshake.count()) +
-                  " ms of MatchStart (the start-up timeout)");
+                  " ms of MatchStart (the start-up timeout: --startup-timeout-ms of referee "
+                  "match and check-bot, startup_timeout_ms in a tournament file)");
     return false;
   }
   if (st != IoStatus::kOk) {
@@ -232,12 +260,26 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
     return false;
   }
   s.hello = BotHello{answer.hello().name(), answer.hello().version()};
-  if (answer.hello().protocol_version() != wire::kProtocolVersion) {
+  const uint32_t version = answer.hello().protocol_version();
+  if (version < wire::kOldestProtocolVersion || version > wire::kProtocolVersion) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-              "the bot speaks protocol version " +
-                  std::to_string(answer.hello().protocol_version()) +
-                  " but this referee speaks version " + std::to_string(wire::kProtocolVersion));
+              "the bot speaks protocol version " + std::to_string(version) +
+                  " but this referee speaks versions " +
+                  std::to_string(wire::kOldestProtocolVersion) + " to " +
+                  std::to_string(wire::kProtocolVersion));
     return false;
+  }
+  s.protocol = version;
+  if (version >= 3) {
+    if (s.stream->request_with_nonce(answer.nonce()) != 0) {
+      set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+                "its Hello says protocol version " + std::to_string(version) +
+                    " but carries nonce " + std::to_string(answer.nonce()) +
+                    ", not MatchStart's (from version 3 on, an answer carries the nonce of the "
+                    "request it answers)");
+      return false;
+    }
+    s.stream->check_nonces();
   }
   return true;
 }
@@ -245,6 +287,7 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
 void Runner::write_header() {
   v1::LogHeader& h = add_log_header(log_, spec_.match_id, spec_.config, spec_.seed,
                                     spec_.time.move_time, spec_.time.time_bank);
+  h.set_bot_match_id(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id);
   for (int seat = 0; seat < n(); ++seat) {
     const Seat& s = seats_[seat];
     LogSeat ls{seat_display_name(*s.spec, s.hello),
@@ -253,14 +296,22 @@ void Runner::write_header() {
                s.spec->started() ? s.spec->describe() : std::string(),
                s.bot ? s.bot->address() : s.spec->address,
                s.move_time,
-               s.initial_bank};
+               s.initial_bank,
+               s.protocol};
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
-    if (s.bot && s.bot->process()) *b.mutable_confinement() = s.bot->confinement_record();
+    // Every seat of a started bot says how it was confined, even one whose bot did not start.
+    const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
+    if (s.bot && s.bot->process()) {
+      *b.mutable_confinement() = s.bot->confinement_record();
+    } else if (given.confinement) {
+      *b.mutable_confinement() = *given.confinement;
+    } else if (s.spec->started()) {
+      *b.mutable_confinement() = planned_confinement(*s.spec);
+    }
   }
 }
 
-bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decision_us,
-                      int* legal_count) {
+bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* decision) {
   Seat& s = seats_[seat];
   // The request is needed only during this call (gRPC has serialized it when the write
   // completes); the answer lives in the stream.
@@ -271,17 +322,23 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   s.pending.clear();
   const View view = state.view(seat);
   wire::fill_turn_request(view, tr);
-  *legal_count = view.legal_plays().size();
+  decision->offered = view.legal_plays();
+  decision->before = state.line();
   const auto limit = s.move_time + s.bank;
   tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
   tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
+  m.set_nonce(s.stream->new_nonce());
 
+  guard_->before_turn(seat);
+  const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
-  const IoStatus st = s.stream->exchange(m, deadline, [this] { flush_log(); });
+  const IoStatus st = s.stream->exchange(
+      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
   const auto elapsed = Clock::now() - sent;
+  guard_->after_turn(seat);
   const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
-  *decision_us =
+  decision->decision_us =
       static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
   // Only a timeout needs these words: not built for every decision.
   const auto limit_words = [&] {
@@ -306,8 +363,9 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - s.move_time);
   ++s.turns;
   DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
-  timing.add(*decision_us, static_cast<uint64_t>(limit.count()) * 1000);
+  timing.add(decision->decision_us, static_cast<uint64_t>(limit.count()) * 1000);
   timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
+  decision->bank_left = s.bank;
 
   const v1::BotMessage& answer = s.stream->answer();
   if (!answer.has_play()) {
@@ -317,6 +375,8 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
     return false;
   }
   const v1::PlayAnswer& a = answer.play();
+  decision->comment =
+      capped_comment(a.comment(), wire::kMaxCommentBytes, &decision->comment_dropped);
   const PlayList& legal = view.legal_plays();
   const bool opening = state.line().empty();
   if (!a.has_legal_play_index() && !a.has_play()) {
@@ -365,7 +425,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, uint32_t* decisi
   return true;
 }
 
-void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_count) {
+void Runner::on_events(const EventList& events, const LogDecision& decision) {
   for (const Event& e : events) {
     std::span<const Tile> drawn;  // a draw's tiles in drawing order
     switch (e.kind) {
@@ -380,7 +440,7 @@ void Runner::on_events(const EventList& events, uint32_t decision_us, int legal_
       case EventKind::kPlay: {
         line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        log_play(log_, e, line_, scores_[e.side], decision_us, legal_count);
+        log_play(log_, e, line_, scores_[e.side], decision);
         break;
       }
       case EventKind::kDraw: {
@@ -439,6 +499,7 @@ void Runner::finish(const State* state) {
   for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
 
   // Tell every bot still connected how it ended, then close the streams.
+  guard_->thaw_all();
   for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
     Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
@@ -466,6 +527,9 @@ void Runner::finish(const State* state) {
     if (s.stream && !s.stream->broken()) s.stream->wait_started(deadline);
     s.stream.reset();
   }
+  // Frozen until their next match: an idle bot steals from no one, and what each wrote in this
+  // match is in its pipe now, nothing later.
+  guard_->end_of_match();
 
   LogEnd end;
   end.reason = result_.reason;
@@ -478,6 +542,10 @@ void Runner::finish(const State* state) {
     end.fault_seat = result_.fault->seat;
     end.fault_kind = result_.fault->kind;
   }
+  if (guard_->active()) {
+    end.off_turn_cpu_us = guard_->off_turn_cpu_us();
+    end.frozen_off_turn = guard_->frozen_off_turn();
+  }
   log_match_end(log_, end);
 
   // Each process's output once, under the first seat it plays.
@@ -486,11 +554,11 @@ void Runner::finish(const State* state) {
     BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
     if (!p || std::find(done.begin(), done.end(), p) != done.end()) continue;
     done.push_back(p);
-    const std::string output = p->take_stderr();
-    if (output.empty()) continue;
+    const CappedOutput::Taken output = p->take_output();
+    if (output.text.empty()) continue;
     uint64_t invalid = 0;
-    std::string text = valid_utf8(output, &invalid);
-    log_bot_output(log_, seat, std::move(text), dropped_bytes_in(output), invalid);
+    std::string text = valid_utf8(output.text, &invalid);
+    log_bot_output(log_, seat, std::move(text), output.dropped, invalid);
   }
   flush_log();
 }
@@ -504,9 +572,14 @@ MatchResult Runner::run() {
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
+    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr)
+      seats_[seat].limits_before = p->limit_evidence();
   }
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
+  std::vector<BotEndpoint*> bots;
+  for (const Seat& s : seats_) bots.push_back(s.bot);
+  guard_.emplace(bots);
 
   const bool ok = handshake();
   write_header();
@@ -517,7 +590,7 @@ MatchResult Runner::run() {
 
   EventList events;
   State state = State::new_match(spec_.config, spec_.seed, &events);
-  on_events(events, 0, 0);
+  on_events(events, LogDecision{});
   while (!state.is_terminal() && !result_.fault && !aborted_) {
     if (stopped()) {
       aborted_ = true;
@@ -525,13 +598,12 @@ MatchResult Runner::run() {
     }
     const int seat = state.seat_to_move();
     Play play;
-    uint32_t decision_us = 0;
-    int legal_count = 0;
-    if (!ask_play(seat, state, &play, &decision_us, &legal_count)) break;
+    LogDecision decision;
+    if (!ask_play(seat, state, &play, &decision)) break;
     ++result_.decisions;
     events.clear();
     state.apply(play, &events);
-    on_events(events, decision_us, legal_count);
+    on_events(events, decision);
   }
   finish(&state);
   return result_;

@@ -27,10 +27,16 @@ struct SeatSpec {
   // the handshake time are always MatchSpec::time's.
   std::optional<std::chrono::milliseconds> move_time = std::nullopt;
   std::optional<std::chrono::milliseconds> time_bank = std::nullopt;
+  // For a seat without a running bot whose process was started (and stopped again): how it
+  // was confined, for the log. Unset: the log records what was planned (planned_confinement).
+  std::optional<v1::LogConfinement> confinement = std::nullopt;
 };
 
 struct MatchSpec {
-  std::string match_id;
+  std::string match_id;  // in the log and the results
+  // The id the bots are told in MatchStart; empty: match_id. A tournament tells them an opaque
+  // one (bot_match_id in schedule.h), since its match ids name the deal and the rotation.
+  std::string bot_match_id;
   Config config;
   uint64_t seed = 0;
   TimeControl time;

@@ -50,6 +50,7 @@
 #include <thread>
 
 #include "process/capped_output.h"
+#include "process/seccomp.h"
 #include "process/spawn.h"
 
 extern char** environ;
@@ -223,8 +224,19 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
         p.working_dir.empty() ? std::filesystem::current_path(ec).string() : p.working_dir;
     // The program by its absolute path: PATH inside the sandbox may not lead to it.
     p.argv_storage[0] = p.exec_path;
+    if (const std::optional<std::string> refusal =
+            link_refusal(p.argv_storage, layout.working_dir, spec.read_only_dirs, spec.hidden)) {
+      *error = "the sandbox would not be what it looks like: " + *refusal;
+      return std::nullopt;
+    }
     layout.read_only = read_only_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
     p.read_only = layout.read_only;
+    // Bound from their real paths, resolved here once: bwrap binds what was checked.
+    for (const std::string& dir : layout.read_only) {
+      std::error_code real_ec;
+      const std::filesystem::path real = std::filesystem::canonical(dir, real_ec);
+      layout.read_only_sources.push_back(real_ec ? dir : real.string());
+    }
     const std::vector<std::string> needed =
         needed_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
     if (const std::optional<std::string> refusal = mask_hidden_paths(layout, needed, spec.hidden)) {
@@ -241,7 +253,27 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     layout.writable = spec.writable_dir;
     layout.info_fd = spawn::kSandboxInfoFd;
     p.info_pipe = true;
-    p.argv_storage = bwrap_argv(layout, p.argv_storage);
+    layout.disable_userns = bwrap_disables_userns();
+    const std::string filter = sandbox_seccomp_filter();
+    if (!filter.empty()) {
+      p.passed.push_back(spawn::memory_file("allfives-seccomp", filter, error));
+      if (p.passed.back().get() < 0) return std::nullopt;
+      layout.seccomp_fd = spawn::kSandboxSeccompFd;
+    } else {
+      p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
+    }
+    // bwrap reads its options from a memory file (--args): its own command line, which is the
+    // sandbox's /proc/1/cmdline, then shows the bot's command (the bot's own anyway) and none
+    // of the host's paths it binds or covers. (bwrap takes the command from its real argv.)
+    const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
+    const auto command = std::find(full.begin(), full.end(), std::string("--"));
+    std::string options;
+    for (auto it = full.begin() + 1; it != command; ++it) options.append(*it).push_back('\0');
+    p.passed.push_back(spawn::memory_file("allfives-bwrap-args", options, error));
+    if (p.passed.back().get() < 0) return std::nullopt;
+    std::vector<std::string> argv = {layout.bwrap, "--args", std::to_string(spawn::kSandboxArgsFd)};
+    argv.insert(argv.end(), command, full.end());
+    p.argv_storage = std::move(argv);
     p.exec_path = layout.bwrap;
     p.working_dir.clear();  // bwrap changes into it inside the sandbox
   }
@@ -253,10 +285,13 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   // limits fall back to setrlimit; the log header says which applied.
   if (spec.cgroups) {
     const CgroupPlaces& places = cgroup_places();
+    const CpuCgroupOptions cpu{spec.watch_cpu, l.cpu_percent};
     if ((l.memory_mib != 0 && !places.memory_parent.empty()) ||
-        (l.processes != 0 && !places.pids_parent.empty())) {
+        (l.processes != 0 && !places.pids_parent.empty()) ||
+        (cpu.watch && !places.freezer_parent.empty()) ||
+        (cpu.cpu_percent != 0 && !places.cpu_parent.empty())) {
       std::string why;
-      p.cgroup = BotCgroup::create(places, l.memory_mib, l.processes, &why);
+      p.cgroup = BotCgroup::create(places, l.memory_mib, l.processes, cpu, &why);
     }
   }
   if (p.cgroup) {
@@ -265,6 +300,8 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     p.cgroup_folders = p.cgroup->folders();
     p.cgroup_procs = p.cgroup->procs_files();
     p.cgroup_join = p.cgroup->join_files();
+    p.cgroup_thaw_file = p.cgroup->thaw_file();
+    p.cgroup_thaw_text = p.cgroup->thaw_text();
   }
   if (l.memory_mib != 0 && p.memory_by == LimitMechanism::kNone) {
     p.rlimits.emplace_back(RLIMIT_AS, l.memory_mib * kMiB);
@@ -318,6 +355,23 @@ std::string ExitStatus::describe() const {
   return text;
 }
 
+std::string limit_reached(const ResourceLimits& limits, const std::string& said,
+                          const LimitEvidence& evidence) {
+  auto says = [&](const char* text) { return said.find(text) != std::string::npos; };
+  if (limits.memory_mib != 0 &&
+      (evidence.oom_kills != 0 || says("std::bad_alloc") || says("MemoryError") ||
+       says("Cannot allocate memory") || says("out of memory"))) {
+    return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB";
+  }
+  if (limits.processes != 0 &&
+      (evidence.process_limit_hits != 0 || (says("Resource temporarily unavailable") &&
+                                            (says("fork") || says("thread") || says("clone") ||
+                                             says("system_error") || says("BlockingIOError"))))) {
+    return "reached its limit of " + std::to_string(limits.processes) + " processes and threads";
+  }
+  return "";
+}
+
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
                                       const std::string& output_tail,
                                       const LimitEvidence& evidence) {
@@ -327,21 +381,8 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
            how + ")";
   }
   if (!status.signaled && status.code == 0) return how;  // a clean exit is not a limit's doing
-  auto said = [&](const char* text) { return output_tail.find(text) != std::string::npos; };
-  if (limits.memory_mib != 0 &&
-      (evidence.oom_kills != 0 || said("std::bad_alloc") || said("MemoryError") ||
-       said("Cannot allocate memory") || said("out of memory"))) {
-    return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB (" + how +
-           ")";
-  }
-  if (limits.processes != 0 &&
-      (evidence.process_limit_hits != 0 ||
-       (said("Resource temporarily unavailable") &&
-        (said("fork") || said("thread") || said("clone") || said("system_error"))))) {
-    return "reached its limit of " + std::to_string(limits.processes) + " processes and threads (" +
-           how + ")";
-  }
-  return how;
+  const std::string limit = limit_reached(limits, output_tail, evidence);
+  return limit.empty() ? how : limit + " (" + how + ")";
 }
 
 struct BotProcess::Impl {
@@ -436,7 +477,7 @@ void BotProcess::Impl::read_output() {
       break;
     }
     if (fds[0].revents != 0) {
-      // Read and keep under out_mu, so that take_stderr()'s own drain cannot reorder output.
+      // Read and keep under out_mu, so that take_output()'s own drain cannot reorder output.
       ssize_t n;
       int err = 0;
       {
@@ -586,6 +627,24 @@ const std::vector<std::string>& BotProcess::cgroups() const {
   return impl_->cgroup_folders;
 }
 
+LimitMechanism BotProcess::freezer_by() const {
+  return impl_->cgroup ? impl_->cgroup->freezer_by() : LimitMechanism::kNone;
+}
+
+LimitMechanism BotProcess::cpu_limit_by() const {
+  return impl_->cgroup ? impl_->cgroup->cpu_by() : LimitMechanism::kNone;
+}
+
+std::optional<uint64_t> BotProcess::cpu_time_us() const {
+  return impl_->cgroup ? impl_->cgroup->cpu_time_us() : std::nullopt;
+}
+
+bool BotProcess::set_frozen(bool frozen) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->stopped || !impl_->cgroup) return false;
+  return impl_->cgroup->set_frozen(frozen);
+}
+
 bool BotProcess::running() {
   std::lock_guard lock(impl_->mu);
   return !impl_->stopped && !impl_->check_exited(pid_);
@@ -606,15 +665,31 @@ std::string BotProcess::describe_exit() {
     std::lock_guard out_lock(impl_->out_mu);
     tail = impl_->output.last(4096);
   }
+  return describe_exit_with_limits(impl_->status, impl_->limits, tail, limit_evidence());
+}
+
+LimitEvidence BotProcess::limit_evidence() const {
   LimitEvidence evidence;
   if (impl_->cgroup) {
     evidence.oom_kills = impl_->cgroup->oom_kills();
     evidence.process_limit_hits = impl_->cgroup->process_limit_hits();
   }
-  return describe_exit_with_limits(impl_->status, impl_->limits, tail, evidence);
+  return evidence;
 }
 
-std::string BotProcess::take_stderr() {
+std::string BotProcess::limit_reached_since(const LimitEvidence& before, const std::string& said) {
+  LimitEvidence now = limit_evidence();
+  now.oom_kills -= std::min(now.oom_kills, before.oom_kills);
+  now.process_limit_hits -= std::min(now.process_limit_hits, before.process_limit_hits);
+  std::string text;
+  {
+    std::lock_guard lock(impl_->out_mu);
+    text = impl_->output.last(4096);
+  }
+  return limit_reached(impl_->limits, text + "\n" + said, now);
+}
+
+CappedOutput::Taken BotProcess::take_output() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.out_mu);
   // What the pipe holds now, before the reader thread gets to it: on a busy machine that
@@ -651,6 +726,7 @@ void BotProcess::request_stop() {
   Impl& impl = *impl_;
   std::lock_guard lock(impl.mu);
   if (impl.stopped || impl.term_sent || impl.check_exited(pid_)) return;
+  if (impl.cgroup) impl.cgroup->set_frozen(false);  // a frozen bot could not wind down
   ::kill(-pid_, SIGTERM);
   impl.term_sent = true;
 }
@@ -660,6 +736,8 @@ void BotProcess::stop(milliseconds grace) {
   std::lock_guard lock(impl.mu);
   if (impl.stopped) return;
 
+  // A frozen bot could neither wind down nor (cgroup v1) die.
+  if (impl.cgroup) impl.cgroup->set_frozen(false);
   if (!impl.check_exited(pid_)) {
     if (!impl.term_sent) ::kill(-pid_, SIGTERM);
     impl.term_sent = true;
@@ -699,18 +777,41 @@ void BotProcess::stop(milliseconds grace) {
   impl.finish_reader();
 }
 
-std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
-  if (!spec.sandbox || spec.hidden.empty() || spec.argv.empty()) return std::nullopt;
+namespace {
+
+// The bot's argv with its program's absolute path, and its working folder, as start() sees
+// them; nullopt if the program cannot be found (start() will say why).
+std::optional<std::pair<std::vector<std::string>, std::string>> resolved_command(
+    const LaunchSpec& spec) {
+  if (spec.argv.empty()) return std::nullopt;
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path base =
       spec.working_dir.empty() ? fs::current_path(ec) : fs::path(spec.working_dir);
-  const std::string working_dir = fs::absolute(base, ec).string();
+  std::string working_dir = fs::absolute(base, ec).string();
   std::string why;
   const std::optional<std::string> program = find_program(spec.argv[0], working_dir, &why);
   if (!program) return std::nullopt;
   std::vector<std::string> argv = spec.argv;
   argv[0] = *program;
+  return std::make_pair(std::move(argv), std::move(working_dir));
+}
+
+}  // namespace
+
+std::optional<std::string> given_paths_refusal(const LaunchSpec& spec) {
+  if (!spec.sandbox) return std::nullopt;
+  const auto command = resolved_command(spec);
+  if (!command) return std::nullopt;
+  return link_refusal(command->first, command->second, spec.read_only_dirs, spec.hidden);
+}
+
+std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
+  if (!spec.sandbox || spec.hidden.empty()) return std::nullopt;
+  const auto command = resolved_command(spec);
+  if (!command) return std::nullopt;
+  const std::vector<std::string>& argv = command->first;
+  const std::string& working_dir = command->second;
   SandboxLayout layout;
   add_system_paths(layout);
   layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);

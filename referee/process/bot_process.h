@@ -43,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "process/capped_output.h"
 #include "process/cgroup.h"
 #include "process/sandbox.h"
 #include "process/stop_grace.h"
@@ -62,6 +63,9 @@ struct LaunchSpec {
   // Memory and processes limited by cgroups of the bot's own where this machine allows it
   // (cgroup.h); false, or where it does not: by setrlimit (RLIMIT_AS, RLIMIT_NPROC).
   bool cgroups = true;
+  // With cgroups: count the bot's CPU time and be able to freeze it (cpu_time_us(),
+  // set_frozen()), in a cpuacct and a freezer cgroup of its own (v1) or its one cgroup (v2).
+  bool watch_cpu = false;
   // As root: run the bot under a user id of its own (see sandbox.h, bot_uid_base()).
   bool own_user = false;
   // Run the program inside a bubblewrap sandbox (sandbox.h). The caller should have checked
@@ -74,7 +78,7 @@ struct LaunchSpec {
   // In the sandbox: the referee's own paths the bot must not see even where they lie inside
   // a folder it may read (sandbox.h). They must exist when the bot starts.
   std::vector<HiddenPath> hidden;
-  // At most this many bytes of output are kept between two take_stderr() calls: the first half
+  // At most this many bytes of output are kept between two take_output() calls: the first half
   // and the last half of what was written, with "[... N bytes dropped]" between them.
   size_t stderr_cap_bytes = 64 * 1024;
 };
@@ -90,6 +94,10 @@ std::optional<std::string> find_program(const std::string& name, const std::stri
 // checks the same; this lets the referee refuse before it starts any bot. A program that
 // cannot be found is not this function's concern (nullopt: start() will say why).
 std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec);
+// For a sandboxed `spec`: why a path given to its bot is not what it looks like (link_refusal in
+// sandbox.h: a symbolic link leading out of the folders it was given, or to the host's /proc,
+// /sys, /dev, /run or the referee's own files), or nullopt. start() checks the same.
+std::optional<std::string> given_paths_refusal(const LaunchSpec& spec);
 
 // How a process ended.
 struct ExitStatus {
@@ -121,6 +129,13 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
                                       const std::string& output_tail,
                                       const LimitEvidence& evidence = {});
 
+// The resource limit a bot ran into, in words ("reached its limit of 64 processes and threads",
+// "exceeded its memory limit of 1024 MiB"), or "" when nothing points to one: by `evidence`
+// (its cgroups' counts), else by `said` (its output, a status message) reporting a failed
+// allocation, or a failed fork or thread creation, as describe_exit_with_limits judges.
+std::string limit_reached(const ResourceLimits& limits, const std::string& said,
+                          const LimitEvidence& evidence);
+
 // The status waitpid() reported, as an ExitStatus.
 ExitStatus exit_status_of(int wait_status);
 
@@ -149,6 +164,15 @@ class BotProcess {
   LimitMechanism processes_limit_by() const;
   // The folders of the bot's cgroups (removed by stop()), empty without them.
   const std::vector<std::string>& cgroups() const;
+  // With LaunchSpec::watch_cpu where the machine allows it (freezer_by() not kNone): the CPU
+  // time of all the bot's processes together, in microseconds, and stopping or resuming them
+  // all at once (set_frozen returns false where it cannot). stop() resumes them first. Cheap:
+  // a read or a write of one cgroup file; may be called from one thread at a time.
+  LimitMechanism freezer_by() const;
+  std::optional<uint64_t> cpu_time_us() const;
+  bool set_frozen(bool frozen);
+  // How the CPU quota (ResourceLimits::cpu_percent) is enforced, kNone if it is not.
+  LimitMechanism cpu_limit_by() const;
   // In the sandbox: the pid (in the referee's PID namespace) of the sandbox's first process,
   // as bwrap reported it, waiting for the report until `deadline`; -1 when not sandboxed or
   // bwrap did not report (it failed first). /proc/<it>/root is the sandbox's file system seen
@@ -166,10 +190,20 @@ class BotProcess {
   // "running", or the exit status in words, naming a resource limit it ran into
   // (describe_exit_with_limits).
   std::string describe_exit();
+  // What the bot's cgroups have counted so far (zeros without them).
+  LimitEvidence limit_evidence() const;
+  // The limit the bot ran into since `before` (an earlier limit_evidence()), judged by its
+  // cgroups' counts, its output since the last take_output() and `said` (limit_reached()), or
+  // "": for a fault of a bot that did not end (a handler that failed, a turn never answered).
+  std::string limit_reached_since(const LimitEvidence& before, const std::string& said);
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
-  // LaunchSpec::stderr_cap_bytes). Never blocks on the bot.
-  std::string take_stderr();
+  // LaunchSpec::stderr_cap_bytes), with the count of bytes the cap dropped. Never blocks on the
+  // bot. Each call closes a window: the match runner takes at each match's end, so what came
+  // before belongs to that match (a take at each decision would attribute it to the decision).
+  // take_stderr(): the text alone.
+  CappedOutput::Taken take_output();
+  std::string take_stderr() { return take_output().text; }
 
   // Blocks until the main process has exited or `deadline` has passed (true if it exited),
   // waking at the exit itself.

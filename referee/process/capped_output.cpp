@@ -30,11 +30,11 @@ void CappedOutput::append(std::string_view data) {
   }
 }
 
-std::string CappedOutput::take() {
-  std::string out = std::move(head_);
-  if (dropped_ > 0) out += marker(dropped_);
-  out.append(tail_, tail_start_);
-  out.append(tail_, 0, tail_start_);
+CappedOutput::Taken CappedOutput::take() {
+  Taken out{std::move(head_), dropped_};
+  if (dropped_ > 0) out.text += marker(dropped_);
+  out.text.append(tail_, tail_start_);
+  out.text.append(tail_, 0, tail_start_);
   head_.clear();
   tail_.clear();
   tail_start_ = 0;

@@ -17,8 +17,15 @@ class CappedOutput {
   explicit CappedOutput(size_t cap) : head_cap_(cap - cap / 2), tail_cap_(cap / 2) {}
 
   void append(std::string_view data);
-  // Everything kept since the last take() (with the marker if anything was dropped), and resets.
-  std::string take();
+  // What a take() gives: the text kept (with the marker where the dropped middle was) and how
+  // many bytes were dropped, counted by the capture (never read back from the text, which the
+  // bot may have written to look like a marker).
+  struct Taken {
+    std::string text;
+    uint64_t dropped = 0;
+  };
+  // Everything kept since the last take(), and resets.
+  Taken take();
 
   uint64_t dropped() const { return dropped_; }  // in the current window
   // The last `n` bytes kept so far (without taking them), e.g. a crash message.

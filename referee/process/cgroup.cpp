@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -151,7 +152,8 @@ void detect_v2(const std::string& own, CgroupPlaces& places) {
     return;
   }
   const bool pids = has_word(controllers, "pids");
-  const std::string enable = pids ? "+memory +pids" : "+memory";
+  const bool cpu = has_word(controllers, "cpu");
+  const std::string enable = std::string("+memory") + (pids ? " +pids" : "") + (cpu ? " +cpu" : "");
   remove_stale(own);
   int err = write_text(own + "/cgroup.subtree_control", enable);
   if (err == EBUSY) {
@@ -177,6 +179,11 @@ void detect_v2(const std::string& own, CgroupPlaces& places) {
   places.version = 2;
   places.memory_parent = own;
   if (pids) places.pids_parent = own;
+  // Every cgroup below the root has cpu.stat and cgroup.freeze (Linux 5.2 and later; checked
+  // again when a bot's cgroup is made).
+  places.cpuacct_parent = own;
+  places.freezer_parent = own;
+  if (cpu) places.cpu_parent = own;
 }
 
 CgroupPlaces detect() {
@@ -202,6 +209,16 @@ CgroupPlaces detect() {
     if (!places.why_not.empty()) return places;
     places.version = 1;
     places.memory_parent = memory;
+    // The CPU guard's hierarchies and the CPU quota's, where they are mounted and usable.
+    const auto usable = [&](const std::string& controller, const char* file, const char* value) {
+      const std::string parent = v1_folder(controller);
+      if (parent.empty()) return std::string();
+      remove_stale(parent);
+      return try_cgroup(parent, file, value, "tasks").empty() ? parent : std::string();
+    };
+    places.cpuacct_parent = usable("cpuacct", "cpuacct.usage", "0");
+    places.freezer_parent = usable("freezer", "freezer.state", "THAWED");
+    places.cpu_parent = usable("cpu", "cpu.cfs_period_us", "100000");
     const std::string pids = v1_folder("pids");
     if (pids.empty()) return places;
     remove_stale(pids);
@@ -327,11 +344,15 @@ uint64_t counter_in(const std::string& text, const std::string& key) {
 }
 
 std::unique_ptr<BotCgroup> BotCgroup::create(const CgroupPlaces& places, uint64_t memory_mib,
-                                             uint32_t processes, std::string* error) {
+                                             uint32_t processes, const CpuCgroupOptions& cpu,
+                                             std::string* error) {
   std::unique_ptr<BotCgroup> g(new BotCgroup());
   g->version_ = places.version;
   const bool want_memory = memory_mib != 0 && !places.memory_parent.empty();
   const bool want_pids = processes != 0 && !places.pids_parent.empty();
+  const bool want_watch =
+      cpu.watch && !places.cpuacct_parent.empty() && !places.freezer_parent.empty();
+  const bool want_quota = cpu.cpu_percent != 0 && !places.cpu_parent.empty();
   const std::string name = next_name();
   auto make = [&](const std::string& parent) -> std::string {
     const std::string folder = parent + "/" + name;
@@ -369,7 +390,69 @@ std::unique_ptr<BotCgroup> BotCgroup::create(const CgroupPlaces& places, uint64_
     g->pids_ = make(places.pids_parent);
     if (g->pids_.empty() || !set(g->pids_, "pids.max", std::to_string(processes))) return nullptr;
   }
+  if (want_watch) {
+    g->cpuacct_ = make(places.cpuacct_parent);
+    g->freezer_ = make(places.freezer_parent);
+    if (g->cpuacct_.empty() || g->freezer_.empty()) return nullptr;
+    const bool v2 = places.version == 2;
+    g->usage_fd_ =
+        ::open((g->cpuacct_ + (v2 ? "/cpu.stat" : "/cpuacct.usage")).c_str(), O_RDONLY | O_CLOEXEC);
+    g->freeze_fd_ = ::open((g->freezer_ + (v2 ? "/cgroup.freeze" : "/freezer.state")).c_str(),
+                           O_WRONLY | O_CLOEXEC);
+    if (g->usage_fd_ < 0 || g->freeze_fd_ < 0) {
+      // A kernel without them (v2 before 5.2): the bot goes unwatched.
+      g->cpuacct_.clear();
+      g->freezer_.clear();
+    }
+  }
+  if (want_quota) {
+    g->cpu_ = make(places.cpu_parent);
+    if (g->cpu_.empty()) return nullptr;
+    const std::string quota = std::to_string(uint64_t{cpu.cpu_percent} * 1000);
+    if (places.version == 2 ? !set(g->cpu_, "cpu.max", quota + " 100000")
+                            : !set(g->cpu_, "cpu.cfs_period_us", "100000") ||
+                                  !set(g->cpu_, "cpu.cfs_quota_us", quota))
+      return nullptr;
+  }
   return g;  // on a failure above, the destructor removed what was made
+}
+
+LimitMechanism BotCgroup::freezer_by() const {
+  if (freezer_.empty()) return LimitMechanism::kNone;
+  return version_ == 2 ? LimitMechanism::kCgroupV2 : LimitMechanism::kCgroupV1;
+}
+
+LimitMechanism BotCgroup::cpu_by() const {
+  if (cpu_.empty()) return LimitMechanism::kNone;
+  return version_ == 2 ? LimitMechanism::kCgroupV2 : LimitMechanism::kCgroupV1;
+}
+
+std::optional<uint64_t> BotCgroup::cpu_time_us() const {
+  if (usage_fd_ < 0 || removed_) return std::nullopt;
+  char buffer[256];
+  const ssize_t n = ::pread(usage_fd_, buffer, sizeof buffer - 1, 0);
+  if (n <= 0) return std::nullopt;
+  buffer[n] = '\0';
+  if (version_ == 2) return counter_in(buffer, "usage_usec");
+  return std::strtoull(buffer, nullptr, 10) / 1000;  // cpuacct.usage counts nanoseconds
+}
+
+bool BotCgroup::set_frozen(bool frozen) {
+  if (freeze_fd_ < 0 || removed_) return false;
+  if (frozen == frozen_) return true;
+  const char* text = version_ == 2 ? (frozen ? "1" : "0") : (frozen ? "FROZEN" : "THAWED");
+  if (::pwrite(freeze_fd_, text, std::strlen(text), 0) < 0) return false;
+  frozen_ = frozen;
+  return true;
+}
+
+std::string BotCgroup::thaw_file() const {
+  if (freezer_.empty()) return "";
+  return freezer_ + (version_ == 2 ? "/cgroup.freeze" : "/freezer.state");
+}
+
+const char* BotCgroup::thaw_text() const {
+  return version_ == 2 ? "0" : "THAWED";
 }
 
 BotCgroup::~BotCgroup() {
@@ -414,6 +497,12 @@ void BotCgroup::remove() {
   if (removed_) return;
   final_oom_kills_ = oom_kills();
   final_limit_hits_ = process_limit_hits();
+  // A frozen process cannot die (v1): thawed first, to be killed with the rest.
+  set_frozen(false);
+  for (int* fd : {&usage_fd_, &freeze_fd_}) {
+    if (*fd >= 0) ::close(*fd);
+    *fd = -1;
+  }
   removed_ = true;
   for (const std::string& folder : folders_) kill_and_rmdir(folder);
 }

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,15 @@ struct CgroupPlaces {
   int version = 0;            // 1 or 2; 0: none can be made
   std::string memory_parent;  // folder in which per-bot memory cgroups are made, "" if none
   std::string pids_parent;    // the same for pids (on v2 the same folder, if it has pids)
-  std::string why_not;        // why memory (or pids) cgroups cannot be made, in words
+  // Where a bot's CPU time is counted and its processes frozen (the CPU guard, cpu_guard.h):
+  // on v1 the cpuacct and freezer hierarchies; on v2 memory_parent, whose cgroups all have
+  // cpu.stat and cgroup.freeze. "" if none.
+  std::string cpuacct_parent;
+  std::string freezer_parent;
+  // Where CPU quotas are set: v1's cpu hierarchy, or on v2 memory_parent if it offers the cpu
+  // controller. "" if none.
+  std::string cpu_parent;
+  std::string why_not;  // why memory (or pids) cgroups cannot be made, in words
 };
 const CgroupPlaces& cgroup_places();
 
@@ -72,18 +81,38 @@ uint64_t counter_in(const std::string& text, const std::string& key);
 
 // --- One bot's cgroups ----------------------------------------------------------------------
 
+// What a bot's cgroups do besides its memory and process limits.
+struct CpuCgroupOptions {
+  bool watch = false;        // count its CPU time and be able to freeze it
+  uint32_t cpu_percent = 0;  // a CPU quota (100: one CPU), 0: none
+};
+
 class BotCgroup {
  public:
   // Makes the bot's cgroups in `places` with its limits (0 = that one is not made). nullptr
   // and *error if one cannot be made or set up (then nothing is left behind).
   static std::unique_ptr<BotCgroup> create(const CgroupPlaces& places, uint64_t memory_mib,
-                                           uint32_t processes, std::string* error);
+                                           uint32_t processes, const CpuCgroupOptions& cpu,
+                                           std::string* error);
   BotCgroup(const BotCgroup&) = delete;
   BotCgroup& operator=(const BotCgroup&) = delete;
   ~BotCgroup();  // remove()
 
   LimitMechanism memory_by() const;     // kCgroupV1/V2 if it limits memory, else kNone
   LimitMechanism processes_by() const;  // the same for processes
+  LimitMechanism freezer_by() const;    // kCgroupV1/V2 if it counts CPU time and can freeze
+  LimitMechanism cpu_by() const;        // kCgroupV1/V2 if it has a CPU quota
+
+  // The CPU time of all its processes together, in microseconds; nullopt without a freezer_by.
+  std::optional<uint64_t> cpu_time_us() const;
+  // Stops (true) or resumes every process in it at once (v1 freezer.state, v2 cgroup.freeze);
+  // false without a freezer_by. Cheap to repeat: nothing is written when already so.
+  bool set_frozen(bool frozen);
+  bool frozen() const { return frozen_; }
+  // The file and the text that thaw it, for the guardian (which must not allocate); empty
+  // without a freezer_by.
+  std::string thaw_file() const;
+  const char* thaw_text() const;
   // The cgroup.procs files a process is written to, to put it (and so what it starts) in.
   std::vector<std::string> procs_files() const;
   const std::vector<std::string>& folders() const { return folders_; }
@@ -108,6 +137,12 @@ class BotCgroup {
   std::string memory_;                // folder, "" if memory is not limited by it
   std::string pids_;                  // folder, "" if processes are not (the same as memory_ on v2)
   std::vector<std::string> folders_;  // distinct folders made, for removal
+  std::string cpuacct_;  // folder counting its CPU time ("" if none; the v2 folder on v2)
+  std::string freezer_;  // folder freezing it ("" if none)
+  std::string cpu_;      // folder with its CPU quota ("" if none)
+  int usage_fd_ = -1;    // cpuacct.usage (v1) or cpu.stat (v2), open for reading
+  int freeze_fd_ = -1;   // freezer.state (v1) or cgroup.freeze (v2), open for writing
+  bool frozen_ = false;
   bool removed_ = false;
   uint64_t final_oom_kills_ = 0;
   uint64_t final_limit_hits_ = 0;

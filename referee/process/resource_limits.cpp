@@ -13,6 +13,7 @@ std::string ResourceLimits::describe() const {
   out += ", files up to " +
          (file_size_mib == 0 ? std::string("any size") : std::to_string(file_size_mib) + " MiB");
   if (no_core_dumps) out += ", no core dumps";
+  if (cpu_percent != 0) out += ", CPU " + std::to_string(cpu_percent) + "% of one core";
   return out;
 }
 

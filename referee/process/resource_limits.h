@@ -29,9 +29,13 @@ struct ResourceLimits {
   uint64_t file_size_mib = 64;  // RLIMIT_FSIZE: the largest file it may write (also in /tmp)
   // RLIMIT_CORE 0: a bot's core dump would be written outside the sandbox's control.
   bool no_core_dumps = true;
+  // A CPU quota for all the bot's processes together, in percent of one CPU (100: one CPU's
+  // worth per 100 ms, however many threads; a cpu cgroup of its own, cpu.max or
+  // cpu.cfs_quota_us); 0: none.
+  uint32_t cpu_percent = 0;
 
   // No limit at all (what a bare LaunchSpec gets).
-  static ResourceLimits none() { return ResourceLimits{0, 0, 0, 0, false}; }
+  static ResourceLimits none() { return ResourceLimits{0, 0, 0, 0, false, 0}; }
 
   // "memory 1024 MiB, 64 processes, 256 open files, files up to 64 MiB, no core dumps".
   std::string describe() const;

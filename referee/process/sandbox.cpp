@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -28,6 +30,16 @@ constexpr const char* kSystemDirs[] = {"/usr",   "/bin",   "/sbin",  "/lib",
 constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/etc/ld.so.conf.d",
                                      "/etc/passwd",      "/etc/group",       "/etc/nsswitch.conf",
                                      "/etc/localtime",   "/etc/alternatives"};
+
+// Host-wide counters of /proc that move with what other processes do (load, CPU ticks and
+// forks, memory, paging, I/O, interrupts, locks): a bot reading them sees its partner's, or
+// anyone's, activity. Covered in the sandbox (bwrap_argv). What stays: sysinfo(2), and time.
+constexpr const char* kHostActivityFiles[] = {
+    "/proc/loadavg",   "/proc/stat",       "/proc/meminfo",      "/proc/vmstat",
+    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",     "/proc/schedstat",
+    "/proc/buddyinfo", "/proc/zoneinfo",   "/proc/pagetypeinfo", "/proc/slabinfo",
+    "/proc/locks",     "/proc/swaps",      "/proc/vmallocinfo",  "/proc/key-users",
+    "/proc/timer_list"};
 
 std::string absolute_in(const std::string& path, const std::string& working_dir) {
   fs::path p(path);
@@ -83,6 +95,14 @@ void add_system_paths(SandboxLayout& layout) {
     std::error_code ec;
     if (fs::exists(file, ec)) layout.system_files.emplace_back(file);
   }
+  // The sandbox's /proc has what the host's has (one kernel): cover those that exist.
+  for (const char* file : kHostActivityFiles) {
+    std::error_code ec;
+    if (fs::exists(file, ec)) layout.host_activity_files.emplace_back(file);
+  }
+  std::error_code ec;
+  if (fs::is_directory("/proc/pressure", ec))
+    layout.host_activity_dirs.emplace_back("/proc/pressure");
 }
 
 std::vector<std::string> needed_folders(const std::vector<std::string>& argv,
@@ -119,6 +139,104 @@ std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
     if (!inside) kept.push_back(dir);
   }
   return kept;
+}
+
+namespace {
+
+// Where the sandbox has its own and never shows the host's.
+constexpr const char* kForbiddenDirs[] = {"/proc", "/sys", "/dev", "/run"};
+
+bool is_or_inside(const std::string& path, const std::string& folder) {
+  return path == folder || is_inside(path, folder);
+}
+
+bool in_system_folder(const std::string& path) {
+  return std::any_of(std::begin(kSystemDirs), std::end(kSystemDirs),
+                     [&](const char* sys) { return is_or_inside(path, sys); });
+}
+
+// The real path of lexical `path` (absolute, normal), following it component by component; at
+// the first symbolic link that leads where `allowed` says it may not, sets *link and *target
+// and stops. Returns false if the path does not exist (a dangling link included).
+bool walk(const std::string& path,
+          const std::function<bool(const std::string& holder, const std::string& target)>& allowed,
+          std::string* real, std::string* link, std::string* target) {
+  std::string cur = "/";
+  for (const fs::path& part : fs::path(path).relative_path()) {
+    const std::string next = (cur == "/" ? "" : cur) + "/" + part.string();
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(next, ec);
+    if (ec || !fs::exists(st)) return false;
+    if (!fs::is_symlink(st)) {
+      cur = next;
+      continue;
+    }
+    const fs::path resolved = fs::canonical(next, ec);
+    if (ec) return false;
+    const std::string t = strip_trailing_slash(resolved.lexically_normal().string());
+    if (cur != "/" && !allowed(cur, t)) {
+      *link = next;
+      *target = t;
+      return true;
+    }
+    cur = t;
+  }
+  *real = cur;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> link_refusal(const std::vector<std::string>& argv,
+                                        const std::string& working_dir,
+                                        const std::vector<std::string>& extra,
+                                        const std::vector<HiddenPath>& hidden) {
+  // What the bot was given, by the words given, and each as an absolute lexical path.
+  std::vector<std::pair<std::string, std::string>> given;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    if (argv[i].empty() || argv[i][0] == '-') continue;
+    const std::string abs = i == 0 ? argv[i] : absolute_in(argv[i], working_dir);
+    std::error_code ec;
+    if (i != 0 && !fs::exists(fs::symlink_status(abs, ec))) continue;  // a word, not a path
+    given.emplace_back(i == 0 ? "its program '" + argv[0] + "'" : "argument '" + argv[i] + "'",
+                       strip_trailing_slash(abs));
+  }
+  for (const std::string& dir : extra)
+    given.emplace_back("read-only folder '" + dir + "'",
+                       strip_trailing_slash(absolute_in(dir, working_dir)));
+  // The folders given without a link on the way (but in / itself): a link may lead into them.
+  std::vector<std::string> plain;
+  for (const auto& [words, path] : given) {
+    std::string real, link, target;
+    const auto none = [](const std::string&, const std::string&) { return false; };
+    if (!walk(path, none, &real, &link, &target) || !link.empty()) continue;
+    std::error_code ec;
+    plain.push_back(fs::is_directory(real, ec) ? real : fs::path(real).parent_path().string());
+  }
+  for (const auto& [words, path] : given) {
+    const auto allowed = [&](const std::string& holder, const std::string& target) {
+      return is_or_inside(target, holder) || in_system_folder(target) ||
+             std::any_of(plain.begin(), plain.end(),
+                         [&](const std::string& p) { return is_or_inside(target, p); });
+    };
+    std::string real, link, target;
+    if (!walk(path, allowed, &real, &link, &target)) continue;
+    if (!link.empty())
+      return words + " goes through the symbolic link " + link + ", which leads to " + target +
+             ", outside the folder that holds the link and every folder given to the bot; give "
+             "the bot that folder itself (read_only_dirs, --read-only) if it may read it";
+    for (const char* dir : kForbiddenDirs)
+      if (is_or_inside(real, dir))
+        return words + (real == path ? " is " : " leads to ") + real + ", the host's " + dir +
+               ": the sandbox has its own and never shows the host's";
+    for (const HiddenPath& h : hidden) {
+      const std::string h_real = real_path(h.path);
+      if (real != path && is_or_inside(real, h_real))
+        return words + " leads to " + real + ", " +
+               (real == h_real ? std::string("which is ") : "inside ") + h.what + " " + h.path;
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<HiddenPath> masks_for(const std::vector<BoundFolder>& bound,
@@ -195,7 +313,11 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
                                 // /dev has no terminal devices.
                                 // no capabilities inside either, even for the namespace's root
                                 "--cap-drop", "ALL"};
+  // No user namespace inside: the kernel's namespace code is a large attack surface, and a
+  // bot needs none.
+  if (layout.disable_userns) a.insert(a.end(), {"--unshare-user", "--disable-userns"});
   if (layout.info_fd >= 0) a.insert(a.end(), {"--info-fd", std::to_string(layout.info_fd)});
+  if (layout.seccomp_fd >= 0) a.insert(a.end(), {"--seccomp", std::to_string(layout.seccomp_fd)});
   for (const std::string& dir : layout.system_dirs) {
     a.insert(a.end(), {"--ro-bind", dir, dir});
   }
@@ -206,12 +328,24 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
     a.insert(a.end(), {"--ro-bind", file, file});
   }
   a.insert(a.end(), {"--proc", "/proc"});
+  // The sandbox's /proc shows its own processes, but these files count the whole host's CPU,
+  // memory, load and I/O: partners could signal through them by loading the machine (a
+  // covert channel, docs/SANDBOX.md), and no bot needs them. Covered by /dev/null, which the
+  // sandbox cannot open there (nodev); /proc/pressure by an empty folder.
+  for (const std::string& file : layout.host_activity_files)
+    a.insert(a.end(), {"--ro-bind", "/dev/null", file});
+  for (const std::string& dir : layout.host_activity_dirs) a.insert(a.end(), {"--tmpfs", dir});
   // A minimal /dev: the four devices programs read or write, not bwrap's --dev (which also
   // mounts a tmpfs, a devpts and a shm and costs about 10 ms more per start).
   for (const char* dev : {"/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"})
     a.insert(a.end(), {"--dev-bind", dev, dev});
   a.insert(a.end(), {"--size", std::to_string(kTmpSizeMib * 1024 * 1024), "--tmpfs", "/tmp"});
-  for (const std::string& dir : layout.read_only) a.insert(a.end(), {"--ro-bind", dir, dir});
+  for (size_t i = 0; i < layout.read_only.size(); ++i) {
+    const std::string& dir = layout.read_only[i];
+    const bool resolved =
+        i < layout.read_only_sources.size() && !layout.read_only_sources[i].empty();
+    a.insert(a.end(), {"--ro-bind", resolved ? layout.read_only_sources[i] : dir, dir});
+  }
   // The referee's own paths inside those folders, covered after them (a later mount hides
   // what is below it): a folder by an empty tmpfs, made read-only below once the socket
   // folder (which may lie inside one) has its mount point there; a file by /dev/null.
@@ -240,7 +374,10 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
 
 std::vector<std::string> bot_environment(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra) {
-  std::vector<std::string> env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8"};
+  // PYTHONUNBUFFERED: a Python bot's prints reach the capture as it prints them, so each lands
+  // in the match that printed it (a pipe would hold them in a block buffer).
+  std::vector<std::string> env = {"PATH=" + path, "HOME=/tmp", "TMPDIR=/tmp", "LANG=C.UTF-8",
+                                  "PYTHONUNBUFFERED=1"};
   for (const auto& [key, value] : extra) {
     const std::string prefix = key + "=";
     std::erase_if(env, [&](const std::string& e) { return e.starts_with(prefix); });
@@ -256,6 +393,9 @@ uint32_t bot_uid_base() {
 }
 
 namespace {
+
+// Whether bwrap takes --disable-userns: assumed until a trial sandbox says otherwise.
+std::atomic<bool> g_disable_userns{true};
 
 struct Probe {
   std::optional<std::string> problem;
@@ -326,7 +466,12 @@ const Probe& probe() {
     spec.cgroups = false;
     int code = -1;
     std::string output;
-    const std::optional<std::string> why = trial(spec, &code, &output);
+    std::optional<std::string> why = trial(spec, &code, &output);
+    if (!why && code != 0 && output.find("disable-userns") != std::string::npos) {
+      // A bwrap before 0.8.0: without it, a user namespace stays possible inside.
+      g_disable_userns = false;
+      why = trial(spec, &code, &output);
+    }
     version_thread.join();
     if (why) {
       r.problem = "a trial sandbox could not be started: " + *why;
@@ -345,6 +490,10 @@ const Probe& probe() {
 
 std::string find_bwrap() {
   return find_in_path("bwrap");
+}
+
+bool bwrap_disables_userns() {
+  return g_disable_userns.load();
 }
 
 std::optional<std::string> sandbox_problem() {

@@ -30,6 +30,12 @@
 // covered one by one; when it is, or lies inside, a folder that holds nothing but the
 // referee's (a tournament's matches/), the referee refuses to start, naming the bot and the
 // folder, rather than play in the open.
+// Every path given to the bot is resolved once before it starts and must be what it looks like
+// (link_refusal): no symbolic link leading out of the folders it was given, nothing of the
+// host's /proc, /sys, /dev or /run. A system-call filter (seccomp.h) refuses connect(), so a
+// host socket inside a folder it may read is no way out; no user namespace can be made inside
+// (--disable-userns); bwrap's options come from a memory file (--args), so the sandbox's
+// /proc/1/cmdline shows no host path.
 // Its environment is a short fixed list (bot_environment()). bwrap's --die-with-parent and the
 // PID namespace mean that when the bot's sandbox ends, or the referee dies even by SIGKILL,
 // every process in it dies: a setsid() grandchild cannot escape.
@@ -59,16 +65,26 @@ constexpr uint64_t kSocketDirSizeMib = 4;
 // How one bot is sandboxed: what it sees besides the system folders.
 struct SandboxLayout {
   std::string bwrap;                   // path of the bwrap program
-  std::vector<std::string> read_only;  // folders bound read-only, same path inside
+  std::vector<std::string> read_only;  // folders bound read-only, at these paths inside
+  // Where each of read_only is bound from: its real path, resolved once when the bot starts
+  // (empty: read_only itself), so bwrap binds what the referee checked.
+  std::vector<std::string> read_only_sources;
   // The referee's own paths as the bot would see them through read_only (masks_for): covered
   // after the binds, a folder by an empty read-only tmpfs, a file by /dev/null.
   std::vector<HiddenPath> masks;
-  std::string writable;     // its socket folder: a tmpfs of kSocketDirSizeMib made at this path
-  int info_fd = -1;         // bwrap's --info-fd (the sandbox's pid is written there), -1: none
+  std::string writable;  // its socket folder: a tmpfs of kSocketDirSizeMib made at this path
+  int info_fd = -1;      // bwrap's --info-fd (the sandbox's pid is written there), -1: none
+  int seccomp_fd = -1;   // bwrap's --seccomp: the filter of seccomp.h is readable there
+  // --unshare-user --disable-userns: no user namespace can be made inside the sandbox (bwrap
+  // 0.8 and later; see bwrap_disables_userns()).
+  bool disable_userns = false;
   std::string working_dir;  // where the bot starts (made empty if not bound)
   std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
   std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)
   std::vector<std::string> system_files;  // files of /etc bound read-only if they exist
+  // Host-wide counters in /proc (kHostActivityFiles, /proc/pressure) that exist here: covered.
+  std::vector<std::string> host_activity_files;
+  std::vector<std::string> host_activity_dirs;
 };
 
 // The system part of the layout as this machine has it: /bin, /lib... as folders or symlinks.
@@ -82,6 +98,20 @@ void add_system_paths(SandboxLayout& layout);
 std::vector<std::string> needed_folders(const std::vector<std::string>& argv,
                                         const std::string& working_dir,
                                         const std::vector<std::string>& extra);
+// Every path a sandboxed bot is given (`argv[0]`, absolute; each argument that names an
+// existing file or folder, relative to `working_dir`; each of `extra`), resolved once, must be
+// what it looks like. Every symbolic link on its way must lead into the folder that holds the
+// link, into a system folder, or into a folder given to the bot without links (its program's,
+// an argument's, one of `extra`); a link in / itself is the system's layout and may lead
+// anywhere. And what it finally names may not be, or lie inside, the host's /proc, /sys, /dev
+// or /run (the sandbox has its own), or one of the referee's own paths (`hidden`). Returns why
+// not ("argument './data' is a symbolic link that leads to /proc, ..."), or nullopt. A path
+// that does not exist is not this function's concern (nothing of it is bound).
+std::optional<std::string> link_refusal(const std::vector<std::string>& argv,
+                                        const std::string& working_dir,
+                                        const std::vector<std::string>& extra,
+                                        const std::vector<HiddenPath>& hidden);
+
 // needed_folders() without those inside another listed folder: the folders to bind.
 std::vector<std::string> read_only_folders(const std::vector<std::string>& argv,
                                            const std::string& working_dir,
@@ -119,7 +149,7 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
 
 // The environment every started bot gets, sandboxed or not, instead of the referee's:
 // PATH (the referee's, so that bare program names resolve as they do for the user), HOME=/tmp,
-// TMPDIR=/tmp, LANG=C.UTF-8, then `extra` (added or replacing).
+// TMPDIR=/tmp, LANG=C.UTF-8, PYTHONUNBUFFERED=1, then `extra` (added or replacing).
 std::vector<std::string> bot_environment(
     const std::string& path, const std::vector<std::pair<std::string, std::string>>& extra);
 
@@ -135,6 +165,9 @@ std::string find_bwrap();
 // as a bot's would be. nullopt if it works; otherwise why not, in words, with bwrap's own
 // message. The trial runs once per process; later calls return the first answer.
 std::optional<std::string> sandbox_problem();
+// Whether bwrap takes --disable-userns (0.8.0 and later; decided from its version line once
+// sandbox_problem() has run, assumed until then).
+bool bwrap_disables_userns();
 // The bwrap program found by sandbox_problem() ("" if none), and its version line.
 std::string bwrap_path();
 std::string bwrap_version();

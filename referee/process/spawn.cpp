@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -142,6 +143,8 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 // The bot, between fork and exec. Async-signal-safe calls only.
 [[noreturn]] void bot_child(const Prepared& p, pid_t parent, int out_w, int status_w, int go_r,
                             int go_w, int info_w) {
+  // Above every descriptor the bot is given (0-2, kSandboxInfoFd and the passed ones).
+  const int above = kSandboxArgsFd + 1;
   ::close(go_w);
   if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
   // Into its cgroups first (while still the referee's user, who may write there): all it
@@ -195,13 +198,21 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  // Move our pipe ends above kSandboxInfoFd so the dup2 calls below cannot clobber them (the
-  // referee may have closed its own stdin/stdout).
-  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
-  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
-  const int info_hi = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, kSandboxInfoFd + 1);
+  // Move our descriptors above the ones the bot gets so the dup2 calls below cannot clobber
+  // them (the referee may have closed its own stdin/stdout).
+  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, above);
+  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, above);
+  const int info_hi = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, above);
   if (out_hi < 0 || status_hi < 0 || (info_w >= 0 && info_hi < 0))
     child_fail(status_w, Stage::kFds, errno);
+  constexpr size_t kMaxPassed = kSandboxArgsFd - kSandboxSeccompFd + 1;
+  int passed_hi[kMaxPassed] = {-1, -1};
+  const size_t passed = std::min(p.passed.size(), kMaxPassed);
+  for (size_t i = 0; i < passed; ++i) {
+    if (p.passed[i].get() < 0) continue;  // a place kept empty
+    passed_hi[i] = ::fcntl(p.passed[i].get(), F_DUPFD_CLOEXEC, above);
+    if (passed_hi[i] < 0) child_fail(status_w, Stage::kFds, errno);
+  }
   status_w = status_hi;
 
   if (!p.working_dir.empty() && ::chdir(p.working_dir.c_str()) != 0) {
@@ -217,8 +228,12 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   // Nothing else crosses the exec: not the referee's sockets, nor other bots' or guardians' pipe
   // ends (which would keep those guardians from ever seeing EOF).
   close_from(3, -1, /*cloexec=*/true, p.max_fd);
-  // But for bwrap's report of the sandbox's pid (dup2 leaves the new descriptor open on exec).
+  // But for bwrap's report of the sandbox's pid, its filter and its arguments (dup2 leaves the
+  // new descriptor open on exec).
   if (info_hi >= 0 && ::dup2(info_hi, kSandboxInfoFd) < 0) child_fail(status_w, Stage::kFds, errno);
+  for (size_t i = 0; i < passed; ++i)
+    if (passed_hi[i] >= 0 && ::dup2(passed_hi[i], kSandboxSeccompFd + static_cast<int>(i)) < 0)
+      child_fail(status_w, Stage::kFds, errno);
 
   ::execve(p.exec_path.c_str(), p.argv.data(), p.envp.data());
   child_fail(status_w, Stage::kExec, errno);
@@ -283,6 +298,14 @@ void guardian_remove_cgroups(const std::vector<std::string>& folders,
     n = ::read(guard, &byte, 1);  // nothing is ever written: this returns when the referee is gone
   } while (n < 0 && errno == EINTR);
 
+  if (!p.cgroup_thaw_file.empty()) {
+    const int fd = ::open(p.cgroup_thaw_file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      [[maybe_unused]] const ssize_t n =
+          ::write(fd, p.cgroup_thaw_text, ::strlen(p.cgroup_thaw_text));
+      ::close(fd);
+    }
+  }
   ::kill(-pgid, SIGTERM);
   for (int waited = 0; waited < kGuardianGraceMs; waited += kGuardianPollMs) {
     if (::kill(-pgid, 0) != 0 && errno == ESRCH) break;
@@ -427,6 +450,42 @@ Spawned spawn(const Prepared& p) {
 }
 
 }  // namespace
+
+OwnedFd& OwnedFd::operator=(OwnedFd&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+OwnedFd::~OwnedFd() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+OwnedFd memory_file(const char* name, const std::string& data, std::string* error) {
+  OwnedFd fd(::memfd_create(name, MFD_CLOEXEC));
+  if (fd.get() < 0) {
+    *error = std::string("cannot make a memory file for ") + name + ": " + errno_text(errno);
+    return OwnedFd();
+  }
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      *error = std::string("cannot write the memory file for ") + name + ": " + errno_text(errno);
+      return OwnedFd();
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::lseek(fd.get(), 0, SEEK_SET) != 0) {
+    *error = std::string("cannot rewind the memory file for ") + name + ": " + errno_text(errno);
+    return OwnedFd();
+  }
+  return fd;
+}
 
 std::string errno_text(int err) {
   const char* text = strerrordesc_np(err);

@@ -21,6 +21,30 @@ namespace allfives::referee::spawn {
 
 // The descriptor bwrap is told to write its --info-fd report to (Prepared::info_pipe).
 constexpr int kSandboxInfoFd = 3;
+// The descriptors bwrap reads its seccomp filter (--seccomp) and its arguments (--args) from
+// (Prepared::passed, in this order).
+constexpr int kSandboxSeccompFd = 4;
+constexpr int kSandboxArgsFd = 5;
+
+// A file descriptor owned by one object (closed with it).
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  OwnedFd(OwnedFd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  OwnedFd& operator=(OwnedFd&& o) noexcept;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  ~OwnedFd();
+  int get() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
+// An anonymous in-memory file holding `data`, positioned at its start (for a child to read);
+// an invalid OwnedFd and *error if it cannot be made.
+OwnedFd memory_file(const char* name, const std::string& data, std::string* error);
 
 // Everything the children need, prepared before the fork (they must not allocate).
 struct Prepared {
@@ -38,6 +62,9 @@ struct Prepared {
   // A sandboxed bot: the write end of a pipe is its descriptor kSandboxInfoFd across exec, for
   // bwrap's --info-fd (the pid of the sandbox's first process: see BotProcess::sandbox_pid()).
   bool info_pipe = false;
+  // Descriptors the bot gets across exec as kSandboxSeccompFd, kSandboxArgsFd... in order
+  // (memory files bwrap reads from its start).
+  std::vector<OwnedFd> passed;
   // The bot's own cgroups (cgroup.h), null if none: the bot is put in them before it may exec.
   std::shared_ptr<BotCgroup> cgroup;
   // Its folders and their cgroup.procs files, for the guardian (which must not allocate).
@@ -45,6 +72,10 @@ struct Prepared {
   std::vector<std::string> cgroup_procs;
   // The files the child writes "0" to before anything else, to move itself in (join_files()).
   std::vector<std::string> cgroup_join;
+  // The freezer file the guardian writes thaw_text to before it kills the bot ("" if none):
+  // a frozen process does not die.
+  std::string cgroup_thaw_file;
+  const char* cgroup_thaw_text = "";
   LimitMechanism memory_by = LimitMechanism::kNone;     // how limits.memory_mib is enforced
   LimitMechanism processes_by = LimitMechanism::kNone;  // how limits.processes is
 };

@@ -13,5 +13,9 @@ inline constexpr std::chrono::milliseconds kStopGrace{2000};
 inline constexpr std::chrono::milliseconds kPromptStopGrace{1000};
 // It never became ready: it has played nothing it could want to finish.
 inline constexpr std::chrono::milliseconds kFailedStartGrace{200};
+// A bot under `referee check-bot`, restarted between its checks or stopped after them (and the
+// check's built-in opponents): nothing it plays there is kept, and how it exits on SIGTERM is
+// a check of its own, which gives it kStopGrace.
+inline constexpr std::chrono::milliseconds kCheckStopGrace{200};
 
 }  // namespace allfives::referee

@@ -9,7 +9,6 @@
 namespace allfives::referee {
 namespace {
 
-// A decision time from the log: "0.84 ms", "12.3 ms", "1.25 s".
 std::string decision_text(uint32_t us) {
   char buf[32];
   if (us < 10000) {
@@ -160,7 +159,57 @@ void describe_match_end(const Replay& r, const v1::LogMatchEnd& me, Frame& f) {
                       ")");
 }
 
+Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
+  Decision d;
+  d.decision_us = p.decision_time_us();
+  if (r.header.log_version() >= 2) d.bank_left_ms = static_cast<int>(p.time_bank_left_ms());
+  d.shown = viewer < 0 || viewer == static_cast<int>(p.seat());
+  if (!d.shown) return d;
+  d.comment = p.comment();
+  d.comment_dropped = p.comment_dropped_bytes();
+  for (const v1::LogOption& o : p.options()) {
+    DecisionOption opt;
+    opt.play =
+        Play{tile_of(o.play().tile()), o.play().end() == v1::END_RIGHT ? End::kRight : End::kLeft};
+    opt.count = static_cast<int>(o.count());
+    opt.points = static_cast<int>(o.points());
+    opt.chosen = o.play().tile().high() == p.play().tile().high() &&
+                 o.play().tile().low() == p.play().tile().low() && o.play().end() == p.play().end();
+    d.best_points = std::max(d.best_points, opt.points);
+    d.options.push_back(opt);
+  }
+  return d;
+}
+
 }  // namespace
+
+std::string decision_time_text(uint32_t us) {
+  return decision_text(us);
+}
+
+std::string option_text(const DecisionOption& o, bool opening) {
+  return to_string(o.play.tile) + (opening ? "" : o.play.end == End::kRight ? " right" : " left");
+}
+
+bool DecisionFilter::keeps(const Frame& f) const {
+  if (f.kind != v1::LogRecord::kPlay) return false;
+  if (seat >= 0 && f.seat != seat) return false;
+  return !higher_only || (f.decision.shown && f.decision.higher_existed());
+}
+
+bool Decision::higher_existed() const {
+  for (const DecisionOption& o : options)
+    if (o.chosen) return best_points > o.points;
+  return false;
+}
+
+std::vector<DecisionOption> Decision::ranked() const {
+  std::vector<DecisionOption> out = options;
+  std::stable_sort(out.begin(), out.end(), [](const DecisionOption& a, const DecisionOption& b) {
+    return a.points > b.points;
+  });
+  return out;
+}
 
 std::string tiles_text(TileSet s) {
   std::string out;
@@ -186,17 +235,7 @@ std::string scores_text(const Replay& r, const std::vector<int>& scores) {
 }
 
 std::string format_label(Format format) {
-  switch (format) {
-    case Format::kTwoPlayers:
-      return "2 players";
-    case Format::kThreePlayers:
-      return "3 players";
-    case Format::kFourPlayers:
-      return "4 players";
-    case Format::kPartnerships:
-      return "partnerships";
-  }
-  return "?";
+  return std::string(format_name(format));
 }
 
 std::string seat_label(const Replay& r, int seat) {
@@ -279,6 +318,7 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
         if (seat >= 0 && seat < n && table.hands[static_cast<size_t>(seat)].empty())
           f.text += ", and has no tiles left";
         f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
+        f.decision = decision_of(r, p, viewer);
         break;
       }
       case v1::LogRecord::kDraw: {

@@ -13,6 +13,31 @@
 
 namespace allfives::referee {
 
+// One play a seat could have made at a decision, with what it would have scored.
+struct DecisionOption {
+  Play play;
+  int count = 0;
+  int points = 0;
+  bool chosen = false;  // the play made
+};
+
+// What a play's record says of the decision behind it (LogPlay's decision fields, log_version
+// 2 on). A viewer sees the options and the comment of its own seat's decisions only (they
+// show the seat's tiles), everyone's without a viewer.
+struct Decision {
+  bool shown = false;                   // this viewer sees options and comment
+  std::vector<DecisionOption> options;  // in the order offered; empty in version 1 logs
+  std::string comment;                  // the bot's note, as logged
+  uint32_t comment_dropped = 0;
+  uint32_t decision_us = 0;
+  int bank_left_ms = -1;  // -1: not logged (version 1)
+  int best_points = 0;    // the most any option would have scored
+  // A play that would have scored more than the one made was among the options.
+  bool higher_existed() const;
+  // The options from the most points down (the order offered among equals).
+  std::vector<DecisionOption> ranked() const;
+};
+
 // The table right after one step of a replay, as one viewer may see it.
 struct Frame {
   int step = 0;      // index into Replay::steps
@@ -34,6 +59,7 @@ struct Frame {
   int side = -1;                   // play / hand_end: the side credited (-1: nobody)
   std::string text;                // what happened, in plain words
   std::vector<std::string> notes;  // further lines: a hand's scoring, the match result
+  Decision decision;               // play: the decision behind it, where the viewer may see it
 };
 
 // Every frame of `replay` in step order, as everyone sees them (viewer -1: all hands) or as
@@ -58,6 +84,20 @@ std::string format_label(Format format);
 // The frame index of hand `hand` (1-based) after its `play`-th play (0: the hand's start),
 // or -1 with the reason in `error`.
 int find_frame(const std::vector<Frame>& frames, int hand, int play, std::string* error);
+
+// An option in words: "6-4 right", or "6-4" for an opening play (`opening`), whose end does
+// not matter.
+std::string option_text(const DecisionOption& o, bool opening);
+// A decision time from the log: "0.84 ms", "12.3 ms", "1.25 s".
+std::string decision_time_text(uint32_t us);
+
+// Which frames `referee replay` and its pages show when asked for decisions only.
+struct DecisionFilter {
+  int seat = -1;             // only plays of this seat (-1: every seat's)
+  bool higher_only = false;  // only decisions where a higher-scoring play existed
+  bool active() const { return seat >= 0 || higher_only; }
+  bool keeps(const Frame& f) const;
+};
 
 // A hand from the heaviest tile down, as players sort them: "6-6 6-5 5-5 6-4".
 std::string tiles_text(TileSet tiles);

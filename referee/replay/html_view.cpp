@@ -62,6 +62,36 @@ std::string hand_result(const Replay& r, const Frame& end) {
   return "blocked, " + side_label(r, he.winner_side()) + " +" + std::to_string(he.points());
 }
 
+// A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
+// "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped}. Only
+// what the viewer may see (frames.h: Decision::shown).
+void append_decision_json(std::string& out, const Frame& f) {
+  const Decision& d = f.decision;
+  out += ",\"y\":{\"o\":[";
+  const bool opening = f.line.size() == 1;
+  for (size_t i = 0; i < d.options.size(); ++i) {
+    const DecisionOption& o = d.options[i];
+    if (i) out += ',';
+    out += '[';
+    append_json_string(out, option_text(o, opening));
+    // Appended piece by piece: GCC 12 warns (-Wrestrict) on a chain of string temporaries.
+    out += ',';
+    out += std::to_string(o.count);
+    out += ',';
+    out += std::to_string(o.points);
+    out += o.chosen ? ",1]" : ",0]";
+  }
+  out += "],\"u\":";
+  out += std::to_string(d.decision_us);
+  out += ",\"k\":";
+  out += std::to_string(d.bank_left_ms);
+  out += ",\"m\":";
+  append_json_string(out, d.comment);
+  out += ",\"z\":";
+  out += std::to_string(d.comment_dropped);
+  out += '}';
+}
+
 }  // namespace
 
 std::string tile_pairs(TileSet s) {
@@ -140,6 +170,7 @@ std::string html_step_json(const Replay& r, const Frame& f) {
            ",\"q\":" + std::to_string(f.side);
   if (f.kind == v1::LogRecord::kHandEnd)
     out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
+  if (f.kind == v1::LogRecord::kPlay) append_decision_json(out, f);
   out += ",\"t\":";
   append_json_string(out, f.text);
   if (!f.notes.empty()) {
@@ -165,11 +196,15 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"format\":";
   append_json_string(out, format_label(format));
   out += ",\"seed\":";
-  append_json_string(out, std::to_string(r.header.seed()));
+  // The seed deals every hand: a seat sees it only once the match is over.
+  append_json_string(out, o.viewer < 0 || r.finished ? std::to_string(r.header.seed())
+                                                     : "shown when the match is over");
   out += ",\"target\":" + std::to_string(r.config.target);
   out += ",\"viewer\":" + std::to_string(o.viewer);
   out += ",\"start\":" + std::to_string(o.start);
   out += ",\"finished\":" + std::string(r.finished ? "true" : "false");
+  out += ",\"onlySeat\":" + std::to_string(o.filter.seat);
+  out += ",\"onlyMissed\":" + std::string(o.filter.higher_only ? "true" : "false");
   if (!o.live_url.empty()) {
     out += ",\"live\":";
     append_json_string(out, o.live_url);

@@ -28,6 +28,8 @@ struct HtmlOptions {
   // whose messages {"from":K,"hands":[...],"steps":[...],"finished":bool} add the steps from K
   // on; the page appends them and, if it was showing the last step, moves on to the new last.
   std::string live_url;
+  // The page's decision filters as it opens (its controls change them).
+  DecisionFilter filter;
 };
 
 // Tiles as digit pairs, the pages' compact encoding: "6663" is 6-6 and 6-3 (a set, heaviest

@@ -76,6 +76,9 @@ class Checker {
   bool header(int line, const v1::LogHeader& h);
   bool hand_start(int line, const v1::LogHandStart& h);
   bool play(int line, const v1::LogPlay& p);
+  // The decision fields of a play (log_version 2 on): the options against the rules core's
+  // legal plays and points on `before`, the bank against the seat's clock, the comment's cap.
+  bool decision(int line, const v1::LogPlay& p, const State& st);
   bool draw(int line, const v1::LogDraw& d);
   bool pass(int line, const v1::LogPass& p);
   bool hand_end(int line, const v1::LogHandEnd& h);
@@ -130,6 +133,8 @@ class Checker {
   Config config_;
   int n_ = 0;
   int sides_ = 0;
+  uint32_t log_version_ = 0;
+  std::array<uint32_t, kMaxPlayers> move_ms_{}, bank_ms_{};  // per seat; bank_ms_ what is left
   uint64_t seed_ = 0;
   std::optional<State> state_;
   EventList pending_;
@@ -210,7 +215,10 @@ bool Checker::record(int line, v1::LogRecord& r) {
 
 bool Checker::header(int line, const v1::LogHeader& h) {
   Diff d;
-  d.num("log_version", h.log_version(), wire::kLogVersion);
+  if (h.log_version() < wire::kOldestLogVersion || h.log_version() > wire::kLogVersion)
+    d.add("log_version", num(h.log_version()),
+          num(wire::kOldestLogVersion) + " to " + num(wire::kLogVersion));
+  log_version_ = h.log_version();
   if (h.rules_version() != wire::kRulesVersion)
     d.add("rules_version", "\"" + printable(h.rules_version(), 40) + "\"",
           std::string("\"") + wire::kRulesVersion + "\"");
@@ -244,6 +252,11 @@ bool Checker::header(int line, const v1::LogHeader& h) {
   if (h.max_hands() < 1 || h.max_hands() > kMaxHands)
     return fail(line, "header: the log says max_hands " + num(h.max_hands()) + "; it must be 1.." +
                           num(kMaxHands) + " (docs/RULES.md: " + num(kDefaultMaxHands) + ")");
+  for (int s = 0; s < n_; ++s) {
+    const v1::LogBot& b = h.bots(s);
+    move_ms_[s] = b.move_time_ms() ? b.move_time_ms() : h.move_time_ms();
+    bank_ms_[s] = b.time_bank_ms() ? b.time_bank_ms() : h.time_bank_ms();
+  }
   config_.target = static_cast<int>(h.target_score());
   config_.max_hands = static_cast<int>(h.max_hands());
   seed_ = h.seed();
@@ -360,6 +373,7 @@ bool Checker::play(int line, const v1::LogPlay& p) {
                           "; the rules say no: " + why + "; hand " +
                           to_string(st.hand(st.seat_to_move())));
   }
+  const State before = st;
   pending_.clear();
   next_ = 0;
   state_->apply(play, &pending_);
@@ -389,10 +403,61 @@ bool Checker::play(int line, const v1::LogPlay& p) {
           line_end_words(re.value, re.is_double));
   d.num("legal_play_count", p.legal_play_count(), legal);
   if (!d.empty()) return fail(line, what() + ": " + d.text());
+  if (!decision(line, p, before)) return false;
   scores_[e.side] = side_score;
   ++out_.plays;
   table_.hands[e.seat].remove(play.tile);
   table_.line = ln;
+  return true;
+}
+
+bool Checker::decision(int line, const v1::LogPlay& p, const State& st) {
+  const auto what = [&] {
+    return "play of " + tile_words(p.play().tile()) + " by seat " + num(p.seat()) + " (hand " +
+           num(st.hand_index()) + ")";
+  };
+  if (log_version_ < 2) {
+    if (p.options_size() || p.time_bank_left_ms() || !p.comment().empty() ||
+        p.comment_dropped_bytes())
+      return fail(line, what() +
+                            ": the log has decision fields (options, time_bank_left_ms, "
+                            "comment), which a log_version 1 log does not have");
+    return true;
+  }
+  const PlayList legal = st.legal_plays();
+  if (p.options_size() != legal.size())
+    return fail(line, what() + ": the log says " + num(p.options_size()) +
+                          " options; the rules say " + num(legal.size()) + " plays were legal");
+  for (int i = 0; i < legal.size(); ++i) {
+    const v1::LogOption& o = p.options(i);
+    const int count = count_after(st.line(), legal[i]);
+    Play logged;
+    const bool same =
+        o.has_play() && o.play().has_tile() && tile_of(o.play().tile(), logged.tile) &&
+        logged.tile == legal[i].tile &&
+        o.play().end() == (legal[i].end == End::kRight ? v1::END_RIGHT : v1::END_LEFT);
+    Diff d;
+    if (!same)
+      d.add("play", o.play().has_tile() ? tile_words(o.play().tile()) : "(none)",
+            to_string(legal[i]));
+    d.num("count", o.count(), count);
+    d.num("points", o.points(), points_for_count(count));
+    if (!d.empty()) return fail(line, what() + ", option " + num(i) + ": " + d.text());
+  }
+  const uint32_t s = p.seat();
+  const uint32_t over =
+      p.decision_time_us() / 1000 > move_ms_[s] ? p.decision_time_us() / 1000 - move_ms_[s] : 0;
+  if (over > bank_ms_[s] || p.time_bank_left_ms() != bank_ms_[s] - over)
+    return fail(line, what() + ": the log says time_bank_left_ms " + num(p.time_bank_left_ms()) +
+                          "; the seat's clock says " +
+                          (over > bank_ms_[s] ? "the decision took longer than it had"
+                                              : num(bank_ms_[s] - over)) +
+                          " (bank " + num(bank_ms_[s]) + " ms before, move time " +
+                          num(move_ms_[s]) + " ms, decision " + num(p.decision_time_us()) + " us)");
+  bank_ms_[s] -= over;
+  if (p.comment().size() > wire::kMaxCommentBytes)
+    return fail(line, what() + ": the comment has " + num(p.comment().size()) +
+                          " bytes; the referee keeps at most " + num(wire::kMaxCommentBytes));
   return true;
 }
 

@@ -10,6 +10,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "text/terminal_text.h"
+
 namespace allfives::referee {
 
 // ---------------------------------------------------------------------------------------
@@ -138,9 +140,11 @@ int columns(const std::string& s) {
 std::string render_heading(const Replay& r, const TerminalOptions& o) {
   const Painter paint{o.color};
   std::ostringstream out;
-  out << paint("Match " + r.header.match_id(), "1") << " · " << format_label(r.config.format)
-      << " · seed " << r.header.seed() << " · target " << r.config.target << " · "
-      << plural(r.hands, "hand", "hands") << ", " << plural(r.plays, "play", "plays") << "\n";
+  out << paint("Match " + r.header.match_id(), "1") << " · " << format_label(r.config.format);
+  // The seed deals every hand: a seat sees it only once the match is over.
+  if (o.viewer < 0 || r.finished) out << " · seed " << r.header.seed();
+  out << " · target " << r.config.target << " · " << plural(r.hands, "hand", "hands") << ", "
+      << plural(r.plays, "play", "plays") << "\n";
   const int n = num_players(r.config.format);
   for (int seat = 0; seat < n; ++seat) {
     out << "  " << paint(seat_label(r, seat), kSeatColours[seat]);
@@ -158,6 +162,35 @@ std::string render_heading(const Replay& r, const TerminalOptions& o) {
   return out.str();
 }
 
+std::vector<std::string> decision_lines(const Frame& f) {
+  std::vector<std::string> lines;
+  const Decision& d = f.decision;
+  if (f.kind != v1::LogRecord::kPlay || (d.options.empty() && d.bank_left_ms < 0)) return lines;
+  const bool opening = f.line.size() == 1;
+  if (!d.options.empty()) {
+    std::string had = "had " + plural(static_cast<int>(d.options.size()), "play", "plays") + ":";
+    const char* sep = " ";
+    for (const DecisionOption& o : d.ranked()) {
+      had += sep + option_text(o, opening) + " " + std::to_string(o.points) +
+             (o.chosen ? " (played)" : "");
+      sep = " · ";
+    }
+    lines.push_back(had);
+    if (d.higher_existed()) {
+      const DecisionOption best = d.ranked().front();
+      lines.push_back("a higher-scoring play existed: " + option_text(best, opening) + " for " +
+                      std::to_string(best.points));
+    }
+  }
+  lines.push_back("took " + decision_time_text(d.decision_us) + ", bank left " +
+                  std::to_string(d.bank_left_ms) + " ms");
+  if (!d.comment.empty() || d.comment_dropped > 0)
+    lines.push_back(
+        "comment: " + terminal_text(d.comment) +
+        (d.comment_dropped ? " (+" + std::to_string(d.comment_dropped) + " bytes dropped)" : ""));
+  return lines;
+}
+
 std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions& o) {
   const Painter paint{o.color};
   const int width = std::max(40, o.width);
@@ -172,6 +205,8 @@ std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions&
   out << paint(rule + right, "1") << "\n";
   out << highlight(r, f.text, paint) << "\n";
   for (const std::string& note : f.notes) out << "  " << highlight(r, note, paint) << "\n";
+  if (o.decisions)
+    for (const std::string& line : decision_lines(f)) out << "  " << paint(line, "36") << "\n";
   for (const std::string& row : draw_line(f, width, paint)) out << row << "\n";
   if (!f.line.empty()) out << "  " << ends_text(f) << "\n";
   const int n = num_players(r.config.format);

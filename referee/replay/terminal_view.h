@@ -19,9 +19,16 @@ struct TerminalOptions {
   // The seat whose turn it is (the person's seat in `referee match human-tty`): ▶ marks it
   // instead of the seat that made the frame's step.
   int to_move = -1;
+  // Under each play: the plays the seat had with their points, the time, the bank left and
+  // the bot's comment (the viewer's own decisions only, with a viewer).
+  bool decisions = true;
 };
 
-// The match's heading: id, format, seed, target, seats.
+// Those lines for one play frame (none for other frames or a version 1 log's plays).
+std::vector<std::string> decision_lines(const Frame& frame);
+
+// The match's heading: id, format, seed (for a seat's view only once the match is over), target,
+// seats.
 std::string render_heading(const Replay& replay, const TerminalOptions& options);
 // One frame: a rule with where it is, what happened, the line, the hands, the boneyard and
 // the scores. Ends with a newline.

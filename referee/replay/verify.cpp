@@ -107,27 +107,27 @@ struct TournamentFolder {
   std::vector<std::string> notes;
   TournamentDef def;
   bool def_ok = false;
-  // The schedule of each definition the index's lines were played with, by match id: the file
-  // itself, and the file before bots were appended to it (filled as needed, by schedule_of).
-  std::map<std::string, std::map<std::string, v1::ScheduledMatch>> schedules;
+  // The schedule of each definition the index's lines were played with, generated from the
+  // ordinal (never listed): the file itself, and the file before bots were appended to it
+  // (filled as needed, by schedule_of). A map's nodes stay put, so each Schedule's definition
+  // does too.
+  std::map<std::string, std::pair<TournamentDef, std::unique_ptr<Schedule>>> schedules;
 
   // The schedule of the definition with this hash, or null if it is neither the file's nor
   // that of the file before bots were appended.
-  const std::map<std::string, v1::ScheduledMatch>* schedule_of(const std::string& hash) {
+  const Schedule* schedule_of(const std::string& hash) {
     if (!def_ok) return nullptr;
-    if (auto it = schedules.find(hash); it != schedules.end()) return &it->second;
+    if (auto it = schedules.find(hash); it != schedules.end()) return it->second.second.get();
     std::optional<TournamentDef> d;
     if (hash == def.hash)
       d = def;
     else
       d = earlier_definition(def, hash);
     if (!d) return nullptr;
-    auto& by_id = schedules[hash];
-    for (v1::ScheduledMatch& m : make_schedule(*d)) {
-      std::string id = m.match_id();
-      by_id.emplace(std::move(id), std::move(m));
-    }
-    return &by_id;
+    auto& entry = schedules[hash];
+    entry.first = std::move(*d);
+    entry.second = std::make_unique<Schedule>(entry.first);
+    return entry.second.get();
   }
 };
 
@@ -221,20 +221,20 @@ void check_index(TournamentFolder& t, const std::map<std::string, const Verdict*
       fail("match " + id + " is already in the index at line " + std::to_string(it->second));
       continue;
     }
-    const auto* by_id = t.schedule_of(e.tournament_hash());
-    if (!by_id) {
+    const Schedule* schedule = t.schedule_of(e.tournament_hash());
+    if (!schedule) {
       fail("tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " +
            output_path(t.dir, kDefinitionFile) + " ('" + t.def.hash +
            "') nor of that file before bots were appended");
       continue;
     }
-    const auto found = by_id->find(id);
-    if (found == by_id->end()) {
+    const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
+    if (!ordinal) {
       fail("match " + id + " is not in the schedule of " + output_path(t.dir, kDefinitionFile) +
            (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)"));
       continue;
     }
-    const v1::ScheduledMatch& m = found->second;
+    const v1::ScheduledMatch m = schedule->at(*ordinal);
     if (!google::protobuf::util::MessageDifferencer::Equals(e.match(), m)) {
       std::string diff;
       if (e.match().ordinal() != m.ordinal())
@@ -324,11 +324,13 @@ std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
       "not a log of a scheduled match of " + output_path(t.dir, kDefinitionFile);
   if (rel.parent_path() != fs::path(kMatchesFolder) || rel.extension() != ".jsonl")
     return where + " (its logs are matches/MATCH_ID.jsonl)";
-  const auto* schedule = t.schedule_of(t.def.hash);
+  const Schedule* schedule = t.schedule_of(t.def.hash);
   if (!schedule) return where + " (the definition cannot be read)";
   const std::string id = rel.stem().string();
-  const auto m = schedule->find(id);
-  if (m == schedule->end()) return where + " ('" + id + "' is no match id of its schedule)";
+  const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
+  if (!ordinal) return where + " ('" + id + "' is no match id of its schedule)";
+  const v1::ScheduledMatch scheduled = schedule->at(*ordinal);
+  const auto* m = &scheduled;
   std::string text, why;
   if (!read_log_file(log, text, &why)) return why;
   v1::LogRecord first;
@@ -338,9 +340,8 @@ std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
   const v1::LogHeader& h = first.header();
   std::vector<std::string> seats;
   for (const v1::LogBot& b : h.bots()) seats.push_back(b.display_name());
-  if (h.match_id() != id || h.seed() != m->second.seed() ||
-      !std::equal(seats.begin(), seats.end(), m->second.seat_bots().begin(),
-                  m->second.seat_bots().end()))
+  if (h.match_id() != id || h.seed() != m->seed() ||
+      !std::equal(seats.begin(), seats.end(), m->seat_bots().begin(), m->seat_bots().end()))
     return "a foreign log: its header's match id, seed or seats are not those of scheduled "
            "match " +
            id;

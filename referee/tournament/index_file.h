@@ -59,8 +59,8 @@ bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry
 // handed back by take_committed(), so a match counts only once its log and its index line are
 // on disk, and a crash of the machine loses at most the matches not yet handed back (a resume
 // plays them again). A group gathers for `interval` (kCommitInterval) after the previous
-// commit: on this project's VM an fsync takes about 8 ms, more than a match, and committing
-// every few matches cost the demo tournament 13% of its speed (see README, Benchmarks). The
+// commit: an fsync can take about 8 ms, more than a match, and committing every few matches
+// cost the demo tournament 13% of its speed (bench/README.md, Durability). The
 // first failure (a log or the index that cannot be synced or written, e.g. a full disk) stops
 // all committing: what was committed stays, the index is truncated back to its last complete
 // line, and failed() says why, naming the file.

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
@@ -32,6 +35,45 @@ std::vector<v1::ScheduledMatch> make_schedule(const TournamentDef& t);
 v1::ScheduledMatch scheduled_match(const TournamentDef& t,
                                    const std::vector<std::vector<int>>& pairings, uint32_t pairing,
                                    uint32_t deal, uint32_t rotation);
+
+// The schedule generated, not stored: match `ordinal` is made from the file, its seed and the
+// ordinal alone, as a fastchess scheduler does, so a referee, a shard or a resume never builds
+// the list. A round robin's pairing is unranked from its index (colexicographic order, as
+// pairings_of sorts them), so memory does not grow with the bots either; a gauntlet keeps its
+// pairings (candidates times baseline combinations). at(i) == make_schedule(t)[i].
+class Schedule {
+ public:
+  explicit Schedule(const TournamentDef& t);
+  uint64_t size() const { return size_; }
+  uint64_t pairings() const { return pairings_; }
+  uint32_t rotations() const { return rotations_; }
+  // Match `ordinal` (< size()).
+  v1::ScheduledMatch at(uint64_t ordinal) const;
+  // The bot indexes of pairing `p` (< pairings()), in increasing order.
+  std::vector<int> pairing(uint64_t p) const;
+  // The ordinal, in this schedule, of the match with m's id: found from m's seat bots, deal and
+  // rotation alone (not m's ordinal or pairing, which a file with bots appended shifts), or
+  // nothing if this schedule has no such match.
+  std::optional<uint64_t> ordinal_of(const v1::ScheduledMatch& m) const;
+  // The ordinal of the match whose id is `id` ("BOT-BOT-dD-rR": its seat bots, deal and
+  // rotation; a bot name may hold '-', so every split into bot names is tried), or nothing.
+  std::optional<uint64_t> ordinal_of_id(const std::string& id) const;
+
+ private:
+  const TournamentDef* t_;
+  uint64_t size_ = 0, pairings_ = 0;
+  uint32_t rotations_ = 1;
+  int k_ = 2;
+  std::map<std::string, int> bot_index_;
+  std::vector<std::vector<int>> stored_;  // a gauntlet's pairings; empty for a round robin
+};
+// The match id the bots of a scheduled match are told (MatchStart.match_id): "m" and 16 hex
+// digits, SipHash-2-4 of `match_id` keyed by the tournament's seed. The real id names the
+// bots, the deal and the rotation, which would tell a bot that two matches share their deals;
+// this one tells it nothing (a keyed pseudo-random function: without the seed, which no bot
+// sees, neither the id nor the seed can be recovered from it), yet it is the same in every
+// run, resume and shard, so bots that seed their own randomness from it repeat their play.
+std::string bot_match_id(uint64_t tournament_seed, const std::string& match_id);
 
 // How many matches make_schedule(t) returns, computed without building it (UINT64_MAX if the
 // count does not fit), so a file can be refused before anything is allocated.

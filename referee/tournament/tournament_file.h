@@ -57,6 +57,7 @@ inline constexpr uint32_t kMaxConcurrency = 1024;
 // A tournament's name names its default output folder (tournaments-out/NAME) and is in every
 // index line: the characters of a bot name (check_safe_name), at most this many.
 inline constexpr size_t kMaxTournamentNameLength = 64;
+inline constexpr uint32_t kMaxCpuPercent = 6400;  // a bot's CPU quota: 64 CPUs
 
 struct LoadOptions {
   // false: bot programs and read_only_dirs are neither looked up nor checked (`referee verify`

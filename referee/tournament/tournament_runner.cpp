@@ -31,6 +31,7 @@
 #include "tournament/output_folder.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
+#include "tournament/shard_peers.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
 #include "tournament/worker_processes.h"
@@ -115,7 +116,8 @@ std::vector<int> usable_cpus() {
 
 // Pins the calling process (before it starts any thread or bot, which inherit it) to `cpu`.
 // A match is a chain of processes that wake each other in turn; on one CPU each wake-up is a
-// plain switch instead of a cross-CPU interrupt (on this project's VM, twice the throughput).
+// plain switch instead of a cross-CPU interrupt (twice the throughput on a 2-core VM,
+// bench/README.md).
 void pin_to_cpu(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -133,17 +135,22 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   const TournamentDef& def = run.def;
   MatchSpec spec;
   spec.match_id = m.match_id();
+  spec.bot_match_id = bot_match_id(def.proto.seed(), m.match_id());
   spec.config = def.config;
   spec.seed = m.seed();
   spec.time = def.time;
   std::vector<int> seat_bots;
   for (const std::string& name : m.seat_bots()) seat_bots.push_back(bot_index.at(name));
   std::vector<std::string> why;
-  std::vector<std::unique_ptr<BotEndpoint>> held = pool.acquire(seat_bots, &why);
+  std::vector<v1::LogConfinement> confinements;
+  std::vector<std::unique_ptr<BotEndpoint>> held =
+      pool.acquire(seat_bots, m.seed(), &why, &confinements);
   for (size_t seat = 0; seat < seat_bots.size(); ++seat) {
     const auto b = static_cast<size_t>(seat_bots[seat]);
-    spec.seats.push_back(
-        SeatSpec{&def.bots[b], held[seat].get(), why[seat], std::nullopt, std::nullopt});
+    spec.seats.push_back(SeatSpec{&def.bots[b], held[seat].get(), why[seat], std::nullopt,
+                                  std::nullopt, std::nullopt});
+    if (!held[seat] && confinements[seat].ByteSizeLong() > 0)
+      spec.seats.back().confinement = confinements[seat];
     if (b < def.bot_time.size()) {
       spec.seats.back().move_time = def.bot_time[b].move_time;
       spec.seats.back().time_bank = def.bot_time[b].time_bank;
@@ -205,13 +212,17 @@ std::string removed_bots_hint(const TournamentRun& run) {
   return hint;
 }
 
+// How often a shard with an SPRT reads the other shards' indexes (ShardPeers).
+constexpr std::chrono::milliseconds kPeerPollInterval{250};
+
 // Lines a worker sends after its last result (see worker_main).
 constexpr std::string_view kPeakLine = "peak_rss_kib ";
 constexpr std::string_view kReplacedLine = "replaced ";
+constexpr std::string_view kStartedLine = "started ";
 
 // One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON),
-// index entries out (one per line, as JSON), then its peak memory and how many instances of
-// each bot it replaced.
+// index entries out (one per line, as JSON), then its peak memory, how many instances of each
+// bot it replaced, and how many it started in all and for deals no idle instance may play.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
                 const std::atomic<bool>& stop) {
   std::string error;
@@ -257,6 +268,13 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
   for (size_t b = 0; b < run.def.bots.size(); ++b)
     if (const int k = pool.replaced(static_cast<int>(b)); k > 0)
       trailer += std::string(kReplacedLine) + std::to_string(b) + " " + std::to_string(k) + "\n";
+  int started = 0, for_new_deals = 0;
+  for (size_t b = 0; b < run.def.bots.size(); ++b) {
+    started += pool.started(static_cast<int>(b));
+    for_new_deals += pool.started_for_new_deals(static_cast<int>(b));
+  }
+  trailer += std::string(kStartedLine) + std::to_string(started) + " " +
+             std::to_string(for_new_deals) + "\n";
   write_fully(results_fd, trailer);
   ::close(results_fd);
   return stop.load() ? 130 : code;
@@ -264,15 +282,13 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
 
 // Every match already in the index must belong to this definition: played with the same
 // file, or with the same file before bots were appended to it (def.earlier_hashes), and be a
-// match of the schedule. Explains on stderr and returns false otherwise.
+// match of the schedule (found by its id, without building the list). Explains on stderr and
+// returns false otherwise.
 bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::IndexEntry>& earlier,
-                           const std::vector<v1::ScheduledMatch>& schedule,
-                           const std::string& index_path) {
+                           const Schedule& schedule, const std::string& index_path) {
   const TournamentDef& def = run.def;
   std::set<std::string> hashes(def.earlier_hashes.begin(), def.earlier_hashes.end());
   hashes.insert(def.hash);
-  std::set<std::string> ids;
-  for (const v1::ScheduledMatch& m : schedule) ids.insert(m.match_id());
   for (const v1::IndexEntry& e : earlier) {
     if (!hashes.count(e.tournament_hash())) {
       std::cerr << "referee tournament: " << index_path << " holds matches of another tournament "
@@ -283,7 +299,7 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
                 << removed_bots_hint(run) << "\n";
       return false;
     }
-    if (!ids.count(e.match().match_id())) {
+    if (!schedule.ordinal_of(e.match())) {
       std::cerr << "referee tournament: " << index_path << " holds match '" << e.match().match_id()
                 << "', which is not in this file's schedule (a folder written by an older "
                    "referee, whose match ids began with the match's position?); use another "
@@ -301,10 +317,10 @@ bool check_earlier_matches(const TournamentRun& run, const std::vector<v1::Index
 // at the same pair.
 class SprtRun {
  public:
-  SprtRun(const TournamentDef& def, size_t done, size_t total)
+  SprtRun(const TournamentDef& def, size_t pairings, size_t done, size_t total)
       : arrived_(make_sprt_monitors(def)),
         committed_(arrived_),
-        pairings_(pairings_of(def).size()),
+        pairings_(pairings),
         done_(done),
         total_(total) {}
 
@@ -319,17 +335,21 @@ class SprtRun {
     return std::any_of(arrived_.begin(), arrived_.end(),
                        [&](const SprtMonitor& t) { return t.over() && t.counts(m); });
   }
-  // A result already in the index, one that arrived from a worker, one committed.
+  // A result already in the index, one that arrived from a worker, one committed, and one of
+  // another shard (ShardPeers), which is on disk already. A match counts once in each view,
+  // wherever it comes from (a peer folder may hold a copy of one of ours).
   void add_earlier(const v1::IndexEntry& e) {
     add_arrived(e);
-    for (SprtMonitor& m : committed_) m.add(e);
+    add_to(committed_, committed_ids_, e);
   }
-  void add_arrived(const v1::IndexEntry& e) {
-    for (SprtMonitor& m : arrived_) m.add(e);
-  }
+  void add_arrived(const v1::IndexEntry& e) { add_to(arrived_, arrived_ids_, e); }
   void add_committed(const v1::IndexEntry& e) {
     ++done_;
-    for (SprtMonitor& m : committed_) m.add(e);
+    add_to(committed_, committed_ids_, e);
+  }
+  void add_peer(const v1::IndexEntry& e) {
+    add_arrived(e);
+    add_to(committed_, committed_ids_, e);
   }
   // The committed tests on the progress line, and the matches they are expected to need.
   void show(Progress& progress) const {
@@ -363,7 +383,15 @@ class SprtRun {
   }
 
  private:
+  void add_to(std::vector<SprtMonitor>& view, std::set<std::string>& ids, const v1::IndexEntry& e) {
+    if (std::none_of(view.begin(), view.end(),
+                     [&](const SprtMonitor& m) { return m.counts(e.match()); }))
+      return;
+    if (!ids.insert(e.match().match_id()).second) return;
+    for (SprtMonitor& m : view) m.add(e);
+  }
   std::vector<SprtMonitor> arrived_, committed_;
+  std::set<std::string> arrived_ids_, committed_ids_;  // the matches each view counted
   size_t pairings_;
   size_t done_, total_;
 };
@@ -429,20 +457,19 @@ class StartupWatch {
 
 void settle_seed(TournamentRun& run) {
   if (run.def.proto.has_seed()) return;
-  const fs::path copy = fs::path(run.out_dir) / "tournament.txtpb";
+  const std::string copy = output_path(run.out_dir, kDefinitionFile);
   if (run.resume) {
-    std::ifstream in(copy);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
     v1::Tournament recorded;
-    if (in && google::protobuf::TextFormat::ParseFromString(text.str(), &recorded)) {
+    if (read_tournament_text(copy, text, nullptr) &&
+        google::protobuf::TextFormat::ParseFromString(text, &recorded)) {
       set_seed(run.def, recorded.seed());
-      run.seed_origin = "recorded in " + copy.string();
+      run.seed_origin = "recorded in " + copy;
       return;
     }
   }
   set_seed(run.def, draw_seed());
-  run.seed_origin = "drawn at random; recorded in " + copy.string();
+  run.seed_origin = "drawn at random; recorded in " + copy;
 }
 
 std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
@@ -470,6 +497,13 @@ std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
         out[folder.size()] == '/')
       hidden.push_back({folder, "a folder of tournament outputs", Kind::kSharedFolder});
   }
+  // A shard's siblings (ShardPeers reads them): the neighbouring shard logs the mirror of a
+  // match, the same deals with the seats swapped, while this shard plays it.
+  const std::string shards = absolute(fs::path(out).parent_path());
+  if (run.shard_count > 1 && shards != out &&
+      std::none_of(hidden.begin(), hidden.end(),
+                   [&](const HiddenPath& h) { return h.path == shards; }))
+    hidden.push_back({shards, "the folder of the tournament's shards", Kind::kSharedFolder});
   return hidden;
 }
 
@@ -491,9 +525,10 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  // Socket folders of referees that died (kill -9) are removed, ours are made anew.
+  // Socket folders of referees that died (kill -9) are removed, ours are made anew; said only
+  // when asked (they are not this run's, and may be another run's of the same user).
   for (const std::string& note : sweep_stale_private_dirs())
-    std::cerr << "referee tournament: " << note << "\n";
+    if (run.verbose) std::cerr << "referee tournament: " << note << "\n";
 
   // What is already finished here: nothing for a fresh run; the index for a resume. A torn last
   // line (a kill mid-write) is dropped and cut off the same way in both cases, so nothing is
@@ -511,7 +546,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
                  "--out\n";
     return 1;
   }
-  const std::vector<v1::ScheduledMatch> schedule = make_schedule(def);
+  // The schedule is generated match by match from its ordinal, never stored: what grows with
+  // it is one bit a match, which of this shard's matches are finished.
+  const Schedule schedule(def);
   if (!check_earlier_matches(run, earlier, schedule, index_path)) return 1;
   {
     std::string text;
@@ -523,33 +560,38 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
 
-  const std::vector<v1::ScheduledMatch> mine = shard_of(schedule, run.shard_index, run.shard_count);
-  std::set<std::string> finished;
-  // An index written twice over (by referees before the folder lock) counts each match once.
+  // This shard's matches: ordinals shard_index, shard_index + shard_count, ...
+  const auto first = static_cast<uint64_t>(run.shard_index);
+  const auto step = static_cast<uint64_t>(run.shard_count);
+  const uint64_t mine = schedule.size() > first ? (schedule.size() - first - 1) / step + 1 : 0;
+  std::vector<bool> finished(schedule.size(), false);  // by ordinal
+  uint64_t finished_mine = 0;
+  // An index that holds a match twice (written without the folder lock) counts it once.
   std::erase_if(earlier, [&](const v1::IndexEntry& e) {
-    return !finished.insert(e.match().match_id()).second;
+    const uint64_t ordinal = *schedule.ordinal_of(e.match());
+    if (finished[ordinal]) return true;
+    finished[ordinal] = true;
+    finished_mine += ordinal % step == first ? 1 : 0;
+    return false;
   });
-  std::vector<const v1::ScheduledMatch*> todo;
-  for (const v1::ScheduledMatch& m : mine)
-    if (!finished.count(m.match_id())) todo.push_back(&m);
-  finished = {};
+  bool nothing_left = false;
 
   BotIndex bot_index;
   for (size_t i = 0; i < def.bots.size(); ++i)
     bot_index[def.bots[i].display_name] = static_cast<int>(i);
 
-  std::cerr << "tournament " << def.proto.name() << ": " << mine.size() << " matches"
+  std::cerr << "tournament " << def.proto.name() << ": " << mine << " matches"
             << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
                                           std::to_string(run.shard_count)
                                     : "")
-            << ", " << todo.size() << " to play, " << run.concurrency << " at once, seed "
+            << ", " << mine - finished_mine << " to play, " << run.concurrency << " at once, seed "
             << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
             << " -> " << run.out_dir << "\n";
 
-  Progress progress(static_cast<int>(mine.size()), static_cast<int>(mine.size() - todo.size()));
+  Progress progress(static_cast<int>(mine), static_cast<int>(finished_mine));
   // Standings grow with the bots, not the matches: each result is folded in as it arrives.
   StandingsAccumulator standings;
-  SprtRun sprt(def, mine.size() - todo.size(), mine.size());
+  SprtRun sprt(def, schedule.pairings(), finished_mine, mine);
   StartupWatch startups;
   for (const v1::IndexEntry& e : earlier) {
     progress.add_earlier(e);
@@ -558,14 +600,30 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     startups.add_earlier(e);
   }
   earlier = {};
+  // A sharded SPRT follows the merged test: the other shards' finished matches count too.
+  std::unique_ptr<ShardPeers> peers;
+  if (sprt.active() && run.shard_count > 1) peers = std::make_unique<ShardPeers>(def, run.out_dir);
+  auto last_poll = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  auto poll_peers = [&] {
+    if (!peers || std::chrono::steady_clock::now() - last_poll < kPeerPollInterval) return;
+    last_poll = std::chrono::steady_clock::now();
+    std::vector<std::string> peer_notes;
+    for (const v1::IndexEntry& e : peers->poll(peer_notes)) sprt.add_peer(e);
+    for (const std::string& note : peer_notes) std::cerr << "referee tournament: " << note << "\n";
+    if (!run.quiet) sprt.show(progress);
+  };
+  poll_peers();
   if (sprt.active()) {
     sprt.show(progress);
     // A resumed test that was already decided plays nothing more of its pairing.
     if (sprt.over()) {
-      std::cerr << "the SPRT was already over in " << index_path << "; nothing left to play\n";
-      todo.clear();
+      std::cerr << "the SPRT was already over in " << index_path
+                << (peers ? " and the other shards' folders (" + std::to_string(peers->reading()) +
+                                " read)"
+                          : std::string())
+                << "; nothing left to play\n";
+      nothing_left = true;
     }
-    std::erase_if(todo, [&](const v1::ScheduledMatch* m) { return sprt.skips(*m); });
   }
 
   std::unique_ptr<IndexWriter> index =
@@ -588,11 +646,20 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       }
     }
   };
-  long peak_kib = peak_rss_kib();
+  long worker_peak_kib = 0;  // the largest a match worker reported
   std::vector<int> replaced(def.bots.size(), 0);
+  int started = 0, for_new_deals = 0;
   auto on_result = [&](const std::string& line) {
+    if (line.rfind(kStartedLine, 0) == 0) {
+      int k = 0, d = 0;
+      if (std::sscanf(line.c_str() + kStartedLine.size(), "%d %d", &k, &d) == 2) {
+        started += k;
+        for_new_deals += d;
+      }
+      return true;
+    }
     if (line.rfind(kPeakLine, 0) == 0) {
-      peak_kib = std::max(peak_kib, std::atol(line.c_str() + kPeakLine.size()));
+      worker_peak_kib = std::max(worker_peak_kib, std::atol(line.c_str() + kPeakLine.size()));
       return true;
     }
     if (line.rfind(kReplacedLine, 0) == 0) {
@@ -615,17 +682,23 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
       index->submit(std::move(x));
     }
     count_committed();
+    poll_peers();
     // Once every test is over no new match is handed out; matches under way finish and are kept.
     return !sprt.over() && index->failed().empty() && startups.never_started(false).empty();
   };
-  const int n = std::max(1, std::min<int>(run.concurrency, static_cast<int>(todo.size())));
+  const uint64_t todo = nothing_left ? 0 : mine - finished_mine;
+  const int n = static_cast<int>(
+      std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run.concurrency), todo)));
   const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
   const WorkerOutcome outcome = run_workers(
-      todo.empty() ? 0 : n, todo.size(),
+      todo == 0 ? 0 : n, todo == 0 ? 0 : mine,
       [&](size_t i) -> std::optional<std::string> {
+        if (finished[first + i * step]) return std::nullopt;
+        const v1::ScheduledMatch m = schedule.at(first + i * step);
         // A pairing whose test is over gets no new match.
-        if (sprt.skips(*todo[i])) return std::nullopt;
-        return to_json_line(*todo[i]);
+        poll_peers();
+        if (sprt.skips(m)) return std::nullopt;
+        return to_json_line(m);
       },
       [&](int worker, int jobs_fd, int results_fd) {
         if (run.affinity && !cpus.empty())
@@ -644,10 +717,17 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     failed = true;
   }
   if (!run.quiet) progress.finish();
+  // Only now: the seed deals every match, and the referee's output may be a file a bot can read
+  // (it is hidden from the sandboxes as well, but not a copy a pipe makes).
+  std::cerr << "seed " << def.proto.seed()
+            << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")") << "\n";
   for (size_t b = 0; b < def.bots.size(); ++b)
     if (replaced[b] > 0)
       std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
                 << " instance(s) replaced after a fault or crash\n";
+  if (started > 0)
+    std::cerr << "bot processes started: " << started << " (" << for_new_deals
+              << " because every idle instance of the bot had played the match's deals)\n";
 
   const auto resume_hint = [&](const char* prefix) {
     std::cerr << prefix << "Finished matches are kept in " << index_path
@@ -663,8 +743,19 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     resume_hint("");
     return 1;
   }
+  const auto print_peak = [&] {
+    const long own_peak_kib = peak_rss_kib();
+    std::cerr << "referee peak memory: " << std::max(own_peak_kib, worker_peak_kib)
+              << " KiB (the largest of this process and its match workers; this process "
+              << own_peak_kib << " KiB, "
+              << (worker_peak_kib > 0
+                      ? "the largest worker " + std::to_string(worker_peak_kib) + " KiB"
+                      : std::string("no worker reported"))
+              << ")\n";
+  };
   if (stop.load()) {
     resume_hint("stopped. ");
+    print_peak();
     return 130;
   }
 
@@ -684,9 +775,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
   std::cout << "Logs and standings: " << run.out_dir << "\n";
-  peak_kib = std::max(peak_kib, peak_rss_kib());
-  std::cerr << "referee peak memory: " << peak_kib
-            << " KiB (the largest of this process and its match workers)\n";
+  print_peak();
   return 0;
 }
 

@@ -22,6 +22,8 @@ struct TournamentRun {
   int shard_index = 0;  // this run plays shard_index of shard_count
   int shard_count = 1;
   bool quiet = false;  // no progress line
+  // Also housekeeping notes: the socket folders of referees that died, removed.
+  bool verbose = false;
   // Pin worker i, and the bots it starts, to the i-th CPU this process may use (round robin).
   bool affinity = true;
   // How long finished matches gather before their logs and index lines are synced together
@@ -36,8 +38,8 @@ struct TournamentRun {
 
 // A file without `seed` plays by the rule of every command (draw_seed, match/match_terms.h):
 // with `resume`, the seed recorded in the output folder's tournament.txtpb, so that the
-// resumed run, or one with bots appended, plays the same matches (0 if that copy has no seed:
-// referees before this rule played 0 and did not record it); otherwise one drawn at random.
+// resumed run, or one with bots appended, plays the same matches (0 if that copy has no seed,
+// which is what a folder without a recorded seed was played with); otherwise one drawn at random.
 // run_tournament then records it there. Needs run.out_dir and run.resume; a no-op when the
 // file gives a seed.
 void settle_seed(TournamentRun& run);
@@ -55,7 +57,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop);
 // folder run_tournament() makes there before any bot starts (the folder may also hold the
 // user's files, so they are named one by one), the folders above it that hold other runs'
 // output (the file's out_dir above a shard's folder, tournaments-out/ above the default
-// out_dir), and the tournament file. Absolute.
+// out_dir; with --shard, the folder holding the shards' folders), and the tournament file.
+// Absolute.
 std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run);
 
 }  // namespace allfives::referee

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "transport/match_stream.h"
 
 namespace allfives::referee {
 
@@ -27,6 +28,11 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   // One bot connection per channel: matches must not share a TCP connection with others.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   args.SetMaxReceiveMessageSize(kMaxBotMessageBytes);
+  // No compressed message from a bot: gRPC 1.51 checks the size limit against the compressed
+  // message and inflates it whole, so 1 MiB of gzip became 1 GiB in the referee's memory. With
+  // only "identity" enabled, the referee tells bots it accepts nothing else, and a stream whose
+  // answers are compressed anyway fails when its headers arrive, before anything is inflated.
+  args.SetInt(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1u << GRPC_COMPRESS_NONE);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
@@ -85,7 +91,7 @@ std::shared_ptr<grpc::Channel> wait_until_serving(const std::string& address,
     grpc::health::v1::HealthCheckResponse resp;
     const grpc::Status st = stub->Check(&ctx, req, &resp);
     if (st.ok() && resp.status() == grpc::health::v1::HealthCheckResponse::SERVING) return channel;
-    last = st.ok() ? "health status " + std::to_string(resp.status()) : st.error_message();
+    last = st.ok() ? "health status " + std::to_string(resp.status()) : describe(st);
     std::this_thread::sleep_until(std::min(deadline, Clock::now() + backoff));
     backoff = std::min(backoff * 2, std::chrono::milliseconds(200));
   }

@@ -121,8 +121,11 @@ void MatchStream::on_event(void* tag, bool ok) {
       return;
     }
     if (closing_ || cancelled_) return;  // after the match, or abandoned: ignored
-    if (!asked_) {
+    const bool wrong_nonce =
+        asked_ && check_nonces_ && incoming_[1 - answer_].nonce() != expected_nonce_;
+    if (!asked_ || wrong_nonce) {
       unasked_ = true;
+      unasked_by_nonce_ = wrong_nonce;
       broken_ = true;
       return;
     }
@@ -159,7 +162,7 @@ IoStatus MatchStream::check() {
   return broken_ ? IoStatus::kClosed : IoStatus::kOk;
 }
 
-IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
+IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline, const Watch* watch) {
   for (;;) {
     if (unasked_) return IoStatus::kUnasked;
     if (broken_) return IoStatus::kClosed;
@@ -169,7 +172,8 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
       cancel_and_drain();
       return IoStatus::kStopped;
     }
-    const auto slice_end = std::min(deadline, Clock::now() + kSlice);
+    const auto slice_end =
+        std::min(deadline, Clock::now() + (watch ? std::min(watch->every, kSlice) : kSlice));
     void* got = nullptr;
     bool ok = false;
     switch (queue_.AsyncNext(&got, &ok, to_gpr(slice_end))) {
@@ -182,6 +186,7 @@ IoStatus MatchStream::wait(unsigned ops, Clock::time_point deadline) {
           cancel_and_drain();
           return IoStatus::kTimeout;
         }
+        if (watch) watch->call();
         continue;
       case grpc::CompletionQueue::SHUTDOWN:
         broken_ = true;
@@ -201,15 +206,19 @@ IoStatus MatchStream::wait_started(Clock::time_point deadline) {
 
 void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
-  // A message already here was sent before this request: unasked.
-  look();
+  // Protocol 2: a message already here was sent before this request, so it is unasked.
+  // Protocol 3 need not look: such a message carries another request's nonce.
+  if (!check_nonces_) look();
   if (broken_) return;
   asked_ = true;
+  expected_nonce_ = m.nonce();
+  sent_nonces_.push_back(m.nonce());
   done_ &= ~(bit(Op::kWrite) | bit(Op::kRead));
   stream_->Write(m, tag_of(Op::kWrite));
   ++pending_;
-  // The first request's Read follows its Write (a corked call starts with its first message).
-  if (!opened_) start_read();
+  // The Read follows the Write (the first request's must: a corked call starts with its first
+  // message); protocol 2's look() opened it already after the first.
+  if (!reading_) start_read();
   opened_ = true;
   started_ |= bit(Op::kWrite) | bit(Op::kRead);
 }
@@ -228,10 +237,20 @@ void MatchStream::start_close(const v1::RefereeMessage& last) {
 }
 
 IoStatus MatchStream::exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                               const std::function<void()>& meanwhile) {
+                               const std::function<void()>& meanwhile, const Watch* watch) {
   start_exchange(m);
   if (meanwhile) meanwhile();
-  return wait_started(deadline);
+  const unsigned ops = started_;
+  started_ = 0;
+  const IoStatus st = wait(ops, deadline, watch);
+  done_ &= ~ops;
+  return st;
+}
+
+int MatchStream::request_with_nonce(uint64_t nonce) const {
+  for (size_t i = 0; i < sent_nonces_.size(); ++i)
+    if (sent_nonces_[i] == nonce) return static_cast<int>(i);
+  return -1;
 }
 
 grpc::Status MatchStream::finish_status() {

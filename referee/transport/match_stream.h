@@ -13,9 +13,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "allfives/v1/bot.grpc.pb.h"
 #include "transport/bot_channel.h"
+#include "transport/nonce.h"
 
 namespace allfives::referee {
 
@@ -36,20 +38,20 @@ std::string describe(const grpc::Status& status);
 // parallel); exchange() is the one-call form of the turn request and its answer.
 // gRPC allows one write and one read in flight per stream.
 //
-// Unasked answers: a message that arrives while no request is outstanding (a second answer to
-// one request, an answer before the request) is kept as unasked() and ends the stream's use
-// with kUnasked; it is never taken as the answer to the next request. Before each request
-// (and in check()) the stream looks: it opens the next Read if none is open, which completes
-// at once with whatever gRPC already holds for the stream, and takes in what the socket holds
-// without waiting; only then does it write. So whatever arrived before a request was sent is
-// unasked, wherever it waited.
-//
-// The price: a Read opened with nothing to write alongside makes gRPC (1.51) send an HTTP/2
-// WINDOW_UPDATE frame on its own, a few microseconds of CPU per decision on each side
-// (bench/referee_vs_echo.cpp), whether it is opened right after an answer or just before the
-// next request (here, as that is where it is needed). Opening it after the request's Write,
-// as gRPC would coalesce, cannot tell an old message from the answer: even the order of
-// completions once put an honest bot's answer before its request's write.
+// Unasked answers (bot.proto): a message that was not sent in answer to the outstanding
+// request (a second answer to one request, an answer before the request) is kept as unasked()
+// and ends the stream's use with kUnasked; it is never taken as the answer to the next request.
+//   - Protocol 3 (check_nonces()): each request carries a nonce (new_nonce()) that its answer
+//     must carry back, so an old or early message is told by its content. The Read for an
+//     answer is opened together with the request's Write, which gRPC sends in one go with the
+//     flow-control update the Read brings.
+//   - Protocol 2: before each request the stream opens the next Read if none is open, which
+//     completes at once with whatever gRPC already holds, and takes in what the socket holds
+//     without waiting; only then does it write. So whatever arrived before a request was sent
+//     is unasked, wherever it waited. The price: gRPC (1.51) sends that Read's HTTP/2
+//     WINDOW_UPDATE frame on its own, a write of its own that wakes the bot once more per
+//     decision (bench/README.md, "Where a decision's cost went").
+// With either, check() looks without waiting (before a fault is judged and at the match's end).
 class MatchStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
@@ -59,18 +61,35 @@ class MatchStream {
   MatchStream(const MatchStream&) = delete;
   MatchStream& operator=(const MatchStream&) = delete;
 
+  // A fresh nonce for the next request: the caller puts it in the RefereeMessage's nonce.
+  uint64_t new_nonce() { return nonces_.next(); }
+  // Protocol 3 from now on (the bot's Hello said so): an answer must carry the nonce of the
+  // request it answers, and no Read is opened ahead of a request.
+  void check_nonces() { check_nonces_ = true; }
+
+  // Something to do every `every` while waiting for an answer (the CPU guard's look at the
+  // other bots), between gRPC's events.
+  struct Watch {
+    std::chrono::milliseconds every;
+    std::function<void()> call;
+  };
   // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
   // runs once the request is handed to gRPC and before waiting: the caller's own work
-  // (writing the log) then overlaps the bot's.
+  // (writing the log) then overlaps the bot's. `watch` (may be null) runs while waiting.
   IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                    const std::function<void()>& meanwhile = {});
+                    const std::function<void()>& meanwhile = {}, const Watch* watch = nullptr);
   // The answer to the last request, after its wait returned kOk (until the next request).
   const v1::BotMessage& answer() const { return incoming_[answer_]; }
   // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
   // if the stream ended or broke, else kOk.
   IoStatus check();
-  // After kUnasked: the message nobody asked for.
+  // After kUnasked: the message nobody asked for, and whether its nonce told (protocol 3: it
+  // arrived while a request was outstanding, carrying another nonce) rather than its timing.
   const v1::BotMessage& unasked() const { return incoming_[1 - answer_]; }
+  bool unasked_by_nonce() const { return unasked_by_nonce_; }
+  // Which request sent on this stream carried `nonce`: 0 for the first (MatchStart), k for the
+  // k-th after it; -1 for none.
+  int request_with_nonce(uint64_t nonce) const;
   // After kClosed: the status the stream ended with (OK if the bot ended it cleanly).
   grpc::Status finish_status();
   bool broken() const { return broken_; }
@@ -86,10 +105,11 @@ class MatchStream {
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}
   // Waits until every operation in `ops` (a set of operations, match_stream.cpp) has completed.
-  IoStatus wait(unsigned ops, Clock::time_point deadline);
+  IoStatus wait(unsigned ops, Clock::time_point deadline, const Watch* watch = nullptr);
   // Takes the completions already queued, without waiting.
   void poll();
-  // Opens a Read if none is open (once the call has started) and polls: see the class comment.
+  // Opens a Read if none is open (once the call has started) and polls: see the class comment
+  // (protocol 2 before each request; check() in both).
   void look();
   // Records one completion: what it means depends on whether a request is outstanding.
   void on_event(void* tag, bool ok);
@@ -97,6 +117,11 @@ class MatchStream {
   void cancel_and_drain();
 
   const std::atomic<bool>* stop_;
+  NonceSource nonces_;
+  bool check_nonces_ = false;          // protocol 3: answers carry their request's nonce
+  uint64_t expected_nonce_ = 0;        // the outstanding request's
+  std::vector<uint64_t> sent_nonces_;  // every request's, in order
+  bool unasked_by_nonce_ = false;
   grpc::ClientContext context_;
   grpc::CompletionQueue queue_;
   std::unique_ptr<v1::Bot::Stub> stub_;

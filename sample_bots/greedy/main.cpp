@@ -5,6 +5,7 @@
 // count for the opponents at the end of the hand; then the first play in legal order (the
 // order the referee sends).
 #include <memory>
+#include <string>
 
 #include "allfives/bot/bot.h"
 #include "allfives/core/greedy.h"
@@ -14,7 +15,10 @@ namespace {
 class GreedyBot final : public allfives::bot::Bot {
  public:
   allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
-    return allfives::greedy_play(view.line(), view.legal_plays());
+    const allfives::Play play = allfives::greedy_play(view.line(), view.legal_plays());
+    // The note the replay shows under the play (PlayAnswer.comment).
+    set_comment("most points now: " + std::to_string(view.points_after(play)));
+    return play;
   }
 };
 

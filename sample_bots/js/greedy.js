@@ -16,6 +16,7 @@ class Greedy extends Bot {
         bestRank = rank;
       }
     });
+    this.set_comment(`most points now: ${view.points_after(view.legal_plays[best])}`);  // shown by the replay
     return best;
   }
 }

@@ -29,6 +29,7 @@ class GreedyBot(Bot):
             if points > best_points or (points == best_points
                                         and play.tile.pips > best.tile.pips):
                 best, best_points = play, points
+        self.set_comment(f"most points now: {best_points}")  # shown by the replay
         return best
 
 

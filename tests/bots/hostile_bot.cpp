@@ -24,7 +24,8 @@
 //   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
 //                  most --max-mib), then let std::bad_alloc end the process
 //   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
-//   connect        connect to each --target: host:port (TCP) or a Unix socket path
+//   connect        connect to each --target: host:port (TCP) or a Unix socket path, or send a
+//                  datagram to dgram:PATH (a Unix datagram socket, reached without connect)
 //   write-files    create a file in each --target folder, then one in /tmp
 //   link-socket    before it serves, put a symbolic link to the first --target (a Unix socket
 //                  outside its sandbox) where its --listen socket should be, and serve on
@@ -33,9 +34,31 @@
 //   fill-socket-folder  write files of 2 MiB into the folder of its own --listen socket (the
 //                  one folder outside /tmp it may write), up to --max-mib in all or until a
 //                  write fails, and keep them; reports how much it wrote
+//   new-namespace  make a user namespace of its own (unshare(CLONE_NEWUSER)), the way in to much
+//                  of the kernel's namespace code
+//   host-activity  read the host-wide /proc files that change with what other processes do
+//                  (/proc/loadavg, /proc/meminfo, /proc/stat, /proc/vmstat, /proc/pressure/cpu):
+//                  a partner could signal through them by loading the machine; and the command
+//                  line of its /proc's first process (the sandbox's bwrap: are the host paths it
+//                  binds and covers there?)
+//   hog            from its first match on, keep --threads threads spinning: a CPU thief, they
+//                  run while its opponents think unless the referee stops them (the tests read
+//                  the referee's count of its CPU during other seats' turns in the log)
+//   print          at every decision and at each match's end, print a line naming the match and
+//                  the decision to stdout (with printf, as a bot author would) and to stderr;
+//                  at its process's first decision also a line that looks like the capture's
+//                  mark of dropped bytes, "[... 999999 bytes dropped]"
+//   remember-deals remember, across the matches its process plays, every hand it was dealt and
+//                  every tile each other seat held (played or revealed at the hand's end); at
+//                  each hand start, a hand dealt before (the same deals again, at the same seat)
+//                  or a hand another seat held before (the other rotation of a mirrored pair)
+//                  means it knows its opponents' tiles: "GOT known hand: ..." for each, and at
+//                  the match's end "GOT hands known: K of N in match ID" or "BLOCKED hands known:
+//                  0 of N in match ID"
 #include <allfives/bot/bot.h>
 #include <dirent.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -45,6 +68,8 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -53,6 +78,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -68,6 +94,8 @@ struct Options {
   int max_forks = 400;
   int max_mib = 8192;
   int think_ms = 0;
+  std::string data;
+  int threads = 4;
 };
 Options g_options;
 
@@ -144,7 +172,14 @@ void read_target(const std::string& target, int depth) {
     return;
   }
   std::string data;
-  if (read_whole(target, &data)) {
+  bool read = read_whole(target, &data);
+  // A match log the referee has not written to yet is empty: a spy waits for it (up to 1 s).
+  const bool log = target.size() > 6 && target.ends_with(".jsonl");
+  for (int i = 0; log && read && data.empty() && i < 100; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    read = read_whole(target, &data);
+  }
+  if (read) {
     report(true, "read " + target, data.substr(0, 4096));
   } else {
     report(false, "open " + target, errno_text());
@@ -242,7 +277,30 @@ void escape(const char* self) {
   std::abort();
 }
 
+void send_datagram(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+  if (fd < 0) {
+    report(false, "datagram socket for " + path, errno_text());
+    return;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  const char message[] = "hostile";
+  if (sendto(fd, message, sizeof message, 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr) >=
+      0) {
+    report(true, "send datagram " + path, "sent");
+  } else {
+    report(false, "send datagram " + path, errno_text());
+  }
+  close(fd);
+}
+
 void connect_to(const std::string& target) {
+  if (target.rfind("dgram:", 0) == 0) {
+    send_datagram(target.substr(6));
+    return;
+  }
   const auto colon = target.rfind(':');
   if (target[0] != '/' && colon != std::string::npos) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -278,7 +336,11 @@ void write_files() {
   std::vector<std::string> folders = g_options.targets;
   folders.push_back("/tmp");
   for (const std::string& folder : folders) {
-    const std::string path = (folder == "/" ? "" : folder) + "/hostile-was-here";
+    // --marker makes the name one no other test or run writes (the unsandboxed twin's lands
+    // in the host's /tmp).
+    const std::string name =
+        "hostile-was-here" + (g_options.marker.empty() ? "" : "-" + g_options.marker);
+    const std::string path = (folder == "/" ? "" : folder) + "/" + name;
     if (std::FILE* f = std::fopen(path.c_str(), "w")) {
       std::fputs("hostile\n", f);
       std::fclose(f);
@@ -325,8 +387,122 @@ void fill_socket_folder() {
          "wrote " + mib + " MiB (" + stopped + ")");
 }
 
+// remember-deals: what every match of this process showed it, kept across matches.
+struct DealMemory {
+  std::mutex mu;
+  std::vector<allfives::TileSet> dealt;  // its own hands, as dealt
+  std::vector<allfives::TileSet> held;   // another seat's tiles in one hand: played or revealed
+};
+DealMemory g_memory;
+
+class Rememberer {
+ public:
+  void start(const allfives::bot::MatchInfo& m) {
+    id_ = m.match_id;
+    seat_ = m.seat;
+  }
+  void hand_start(const allfives::bot::HandStartInfo& h) {
+    played_ = {};
+    ++hands_;
+    std::lock_guard lock(g_memory.mu);
+    const auto& d = g_memory.dealt;
+    const bool again = std::find(d.begin(), d.end(), h.tiles) != d.end();
+    const bool theirs = std::any_of(g_memory.held.begin(), g_memory.held.end(),
+                                    [&](allfives::TileSet t) { return (h.tiles - t).empty(); });
+    if (again || theirs) {
+      ++known_;
+      report(true, "known hand",
+             "match " + id_ + " hand " + std::to_string(h.hand_index) +
+                 (again ? ": dealt to me before" : ": held by another seat before"));
+    }
+    g_memory.dealt.push_back(h.tiles);
+  }
+  void event(const allfives::bot::PublicEvent& e) {
+    if (e.kind == allfives::EventKind::kPlay && e.seat != seat_) played_[e.seat].add(e.play.tile);
+  }
+  void hand_end(const allfives::bot::HandEndInfo& h) {
+    std::lock_guard lock(g_memory.mu);
+    for (int seat = 0; seat < allfives::kMaxPlayers; ++seat)
+      if (seat != seat_ && !(played_[seat] | h.hands[seat]).empty())
+        g_memory.held.push_back(played_[seat] | h.hands[seat]);
+  }
+  void end() {
+    report(known_ > 0, "hands known",
+           std::to_string(known_) + " of " + std::to_string(hands_) + " in match " + id_);
+  }
+
+ private:
+  std::string id_;
+  int seat_ = 0;
+  int hands_ = 0;
+  int known_ = 0;
+  std::array<allfives::TileSet, allfives::kMaxPlayers> played_{};
+};
+
+void new_namespace() {
+  // In a child, so that the bot itself stays as it was.
+  const pid_t child = fork();
+  if (child == 0) _exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+  int status = 0;
+  waitpid(child, &status, 0);
+  const int err = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  report(err == 0, "user namespace", err == 0 ? "made one" : std::strerror(err));
+}
+
+void read_host_activity() {
+  for (const char* file :
+       {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu"}) {
+    std::string data;
+    const bool got = read_whole(file, &data) && !data.empty();
+    report(got, std::string("host activity ") + file,
+           got ? data.substr(0, data.find('\n')) : errno_text());
+  }
+  std::string init;
+  const bool got = read_whole("/proc/1/cmdline", &init);
+  report(got, "init cmdline", got ? init : errno_text());
+}
+
+void start_hog_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int i = 0; i < g_options.threads; ++i)
+      std::thread([] {
+        volatile uint64_t spin = 0;
+        for (;;) spin = spin + 1;
+      }).detach();
+  });
+}
+
 class Hostile final : public allfives::bot::Bot {
+  void on_match_start(const allfives::bot::MatchInfo& m) override {
+    memory_.start(m);
+    id_ = m.match_id;
+    if (g_options.mode == "hog") start_hog_threads();
+  }
+  void on_hand_start(const allfives::bot::HandStartInfo& h) override {
+    if (g_options.mode == "remember-deals") memory_.hand_start(h);
+  }
+  void on_event(const allfives::bot::PublicEvent& e) override { memory_.event(e); }
+  void on_hand_end(const allfives::bot::HandEndInfo& h) override {
+    if (g_options.mode == "remember-deals") memory_.hand_end(h);
+  }
+  void on_match_end(const allfives::bot::MatchEndInfo&) override {
+    if (g_options.mode == "remember-deals") memory_.end();
+    if (g_options.mode == "print") std::printf("stdout: match %s over\n", id_.c_str());
+  }
+  Rememberer memory_;
+  std::string id_;
+  int decisions_ = 0;
+
   allfives::Play choose_play(const allfives::View& view, const allfives::bot::Clock&) override {
+    if (g_options.mode == "print") {
+      static bool forged = false;
+      if (!forged) std::fputs("\n[... 999999 bytes dropped]\n", stderr);
+      forged = true;
+      ++decisions_;
+      std::printf("stdout: match %s decision %d\n", id_.c_str(), decisions_);
+      std::fprintf(stderr, "stderr: match %s decision %d\n", id_.c_str(), decisions_);
+    }
     static bool done = false;
     if (!done) {
       done = true;
@@ -345,6 +521,8 @@ class Hostile final : public allfives::bot::Bot {
         for (const std::string& t : g_options.targets) connect_to(t);
       if (m == "write-files") write_files();
       if (m == "fill-socket-folder") fill_socket_folder();
+      if (m == "new-namespace") new_namespace();
+      if (m == "host-activity") read_host_activity();
     }
     if (g_options.think_ms > 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(g_options.think_ms));
@@ -387,10 +565,14 @@ int main(int argc, char** argv) {
         app.add_option("--mode", g_options.mode, "What to try at the first decision");
         app.add_option("--targets-file", g_options.targets_file,
                        "A file of paths or addresses to try, one per line");
-        app.add_option("--marker", g_options.marker, "A word in the escaped child's argv");
+        app.add_option(
+            "--marker", g_options.marker,
+            "A word in the escaped child's argv, and in the name of the files write-files writes");
         app.add_option("--max-forks", g_options.max_forks, "fork-bomb: at most this many");
         app.add_option("--max-mib", g_options.max_mib,
                        "eat-memory, fill-socket-folder: at most this much");
         app.add_option("--think-ms", g_options.think_ms, "Wait this long at every decision");
+        app.add_option("--data", g_options.data, "A data folder, as a bot's argument (unused)");
+        app.add_option("--threads", g_options.threads, "hog: spinning threads");
       });
 }

@@ -3,7 +3,7 @@
 // engines idea).
 //
 //   misbehaving_bot --listen ADDRESS [--mode MODE] [--at K] [--ms N] [--delay-ms N]
-//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE]
+//                   [--record FILE] [--pid-file FILE] [--fail-starts N --count-file FILE] [--protocol N]
 // Modes: normal (first legal play), crash (exit 3 at decision K), hang (never answer
 // decision K), late (answer decision K after N ms), illegal (a tile not in hand at decision K),
 // malformed (a tile 9-9 at decision K), wrong-version (Hello says protocol 99), wrong-kind
@@ -15,9 +15,26 @@
 // Protocol abuse: answer-twice (send two answers to decision K), answer-early (send a
 // PlayAnswer right after Hello, before any turn request), abort-stream (cancel the stream at
 // decision K, the process staying alive), error-status (the handler returns INTERNAL at
-// decision K), oversized (answer decision K with a 5 MiB message), invalid-utf8 (print bytes
+// decision K), oversized (answer decision K with a 5 MiB message), long-comment (every
+// answer with a 1 MiB comment, an escape sequence at its start), invalid-utf8 (print bytes
 // that are not UTF-8 to stderr at decision K, then play normally), no-hello (never answer
-// MatchStart, the process staying alive).
+// MatchStart, the process staying alive), stale-nonce (answer decision K carrying the nonce of
+// the request before it: MatchStart's at K = 1), forged-nonce (answer decision K carrying a
+// guessed nonce, 12345), hello-nonce (answer MatchStart with a Hello carrying nonce 0).
+// Start-up and serving mistakes (for `referee check-bot` and the start-up messages):
+// slow-start (listen only after N ms), listen-tcp (ignore --listen, serve on 0.0.0.0:50051),
+// listen-own-unix (ignore --listen, serve on unix:/tmp/misbehaving.sock), no-health (serve the
+// Bot service without the health service), no-listen-flag (refuse --listen as an unknown flag,
+// exit 2), exit-after-match (exit 0 when its first match ends), chatty (print a line to
+// stdout and one to stderr at startup, with a terminal escape sequence, and at every decision,
+// then play normally),
+// ignore-sigterm (play normally but ignore SIGTERM).
+// Start-up: late-ready (the health service answers NOT_SERVING until the referee's start-up
+// deadline is near, then holds that check and answers SERVING N ms before the deadline: ready
+// in time, at the last moment).
+// --protocol N: the protocol version its Hello says (default: the newest,
+// PROTOCOL_VERSION_CURRENT); from 3 on every answer carries the nonce of the request it answers
+// (bot.proto, "Unasked answers"), 2 carries none (a bot written for version 2).
 // --delay-ms N waits N ms before every answer (Hello included), in every mode: a slow opponent
 // gives the tests of unasked answers a wide window between two requests.
 // --record FILE appends every message received, as JSON lines, for the hidden-tile test.
@@ -30,6 +47,7 @@
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -56,6 +74,7 @@ struct Options {
   std::string pid_file;
   int fail_starts = 0;
   std::string count_file;
+  uint32_t protocol = allfives::wire::kProtocolVersion;
 };
 
 Options g_opt;
@@ -77,7 +96,15 @@ class MisbehavingBot final : public v1::Bot::Service {
       grpc::ServerReaderWriter<v1::BotMessage, v1::RefereeMessage>* stream) override {
     v1::RefereeMessage in;
     int decision = 0;
+    uint64_t last_nonce = 0;  // the nonce of the request before this one
+    // Protocol 3: an answer carries the nonce of the request it answers, or `nonce` if given.
+    auto stamp = [&](v1::BotMessage& out, uint64_t nonce) {
+      if (g_opt.protocol >= 3) out.set_nonce(nonce);
+    };
     while (stream->Read(&in)) {
+      const uint64_t asked_nonce = in.nonce();
+      const uint64_t previous_nonce = last_nonce;
+      last_nonce = asked_nonce;
       record(in);
       if (g_opt.delay_ms > 0 && !in.has_match_end())
         std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.delay_ms));
@@ -85,8 +112,9 @@ class MisbehavingBot final : public v1::Bot::Service {
       if (in.has_match_start()) {
         out.mutable_hello()->set_name("misbehaving-" + g_opt.mode);
         out.mutable_hello()->set_version("1");
-        out.mutable_hello()->set_protocol_version(
-            g_opt.mode == "wrong-version" ? 99 : allfives::wire::kProtocolVersion);
+        out.mutable_hello()->set_protocol_version(g_opt.mode == "wrong-version" ? 99
+                                                                                : g_opt.protocol);
+        stamp(out, g_opt.mode == "hello-nonce" ? 0 : asked_nonce);
         if (g_opt.mode == "no-hello") {
           while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
           return grpc::Status::CANCELLED;
@@ -95,14 +123,22 @@ class MisbehavingBot final : public v1::Bot::Service {
         if (g_opt.mode == "answer-early") {
           v1::BotMessage early;
           early.mutable_play()->set_legal_play_index(0);
+          stamp(early, asked_nonce);
           stream->Write(early);
         }
         continue;
       }
+      if (in.has_match_end() && g_opt.mode == "exit-after-match") std::_Exit(0);
       if (!in.has_turn_request()) continue;
       const v1::TurnRequest& t = in.turn_request();
       ++decision;
       const bool now = decision == g_opt.at;
+      if (g_opt.mode == "chatty") {
+        std::printf("chatty: thinking about decision %d\n", decision);
+        std::fflush(stdout);
+        std::fprintf(stderr, "chatty: decision %d, %d legal plays\n", decision,
+                     t.legal_plays_size());
+      }
       if (now && g_opt.mode == "crash") _exit(3);
       if (now && g_opt.mode == "hang") {
         while (!ctx->IsCancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -128,6 +164,7 @@ class MisbehavingBot final : public v1::Bot::Service {
       }
       if (now && g_opt.mode == "wrong-kind") {
         out.mutable_hello()->set_name("confused");
+        stamp(out, asked_nonce);
         stream->Write(out);
         continue;
       }
@@ -162,14 +199,43 @@ class MisbehavingBot final : public v1::Bot::Service {
       } else {
         a->set_legal_play_index(0);
       }
+      if (g_opt.mode == "long-comment") {
+        // Every answer: 1 MiB of comment, its 256th byte inside a 3-byte character, with a
+        // terminal escape sequence: the referee keeps the 254 bytes before that character.
+        std::string c = "\x1b[2J\x1b]0;pwned\x07" + std::string(240, 'a') + "\xe2\x82\xac";
+        c += std::string((1 << 20) - c.size(), 'z');
+        a->set_comment(c);
+      }
       if (now && g_opt.mode == "oversized") {
         // A field the referee does not know, 5 MiB long: over the 4 MiB limit of bot.proto.
         out.GetReflection()->MutableUnknownFields(&out)->AddLengthDelimited(
             1000, std::string(5 << 20, 'x'));
       }
+      stamp(out, !now                           ? asked_nonce
+                 : g_opt.mode == "stale-nonce"  ? previous_nonce
+                 : g_opt.mode == "forged-nonce" ? 12345
+                                                : asked_nonce);
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
     }
+    return grpc::Status::OK;
+  }
+};
+
+// late-ready: NOT_SERVING while the referee's check has its own short deadline (500 ms at most,
+// bot_channel.cpp); once a check's deadline is the start-up deadline itself (closer than that),
+// it is held until N ms before it and answered SERVING.
+class LateHealth final : public grpc::health::v1::Health::Service {
+  grpc::Status Check(grpc::ServerContext* ctx, const grpc::health::v1::HealthCheckRequest*,
+                     grpc::health::v1::HealthCheckResponse* response) override {
+    const auto deadline = ctx->deadline();
+    const auto now = std::chrono::system_clock::now();
+    if (deadline - now > std::chrono::milliseconds(450)) {
+      response->set_status(grpc::health::v1::HealthCheckResponse::NOT_SERVING);
+      return grpc::Status::OK;
+    }
+    std::this_thread::sleep_until(deadline - std::chrono::milliseconds(g_opt.ms));
+    response->set_status(grpc::health::v1::HealthCheckResponse::SERVING);
     return grpc::Status::OK;
   }
 };
@@ -197,6 +263,8 @@ int main(int argc, char** argv) {
       g_opt.fail_starts = std::atoi(v.c_str());
     else if (k == "--count-file")
       g_opt.count_file = v;
+    else if (k == "--protocol")
+      g_opt.protocol = static_cast<uint32_t>(std::atoi(v.c_str()));
     else {
       std::cerr << "misbehaving_bot: unknown flag " << k << "\n";
       return 2;
@@ -219,6 +287,23 @@ int main(int argc, char** argv) {
     std::cerr << "misbehaving_bot: exiting at startup as asked\n";
     return 7;
   }
+  if (g_opt.mode == "no-listen-flag") {
+    std::cerr << "usage: misbehaving_bot [--mode MODE]\nmisbehaving_bot: error: unrecognized "
+                 "arguments: --listen "
+              << g_opt.listen << "\n";
+    return 2;
+  }
+  if (g_opt.mode == "slow-start") std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+  if (g_opt.mode == "listen-tcp") g_opt.listen = "0.0.0.0:50051";
+  if (g_opt.mode == "listen-own-unix") g_opt.listen = "unix:/tmp/misbehaving.sock";
+  if (g_opt.mode == "ignore-sigterm") std::signal(SIGTERM, SIG_IGN);
+  if (g_opt.mode == "chatty") {
+    std::printf("chatty: hello on stdout\n");
+    std::fflush(stdout);
+    std::fprintf(stderr, "chatty: hello on stderr\n");
+    // An escape sequence that would clear the terminal a report is printed on.
+    std::fprintf(stderr, "chatty: \x1b[2J\x1b[Hcleared\n");
+  }
   if (g_opt.mode == "no-socket") {
     std::this_thread::sleep_for(std::chrono::hours(1));
     return 0;
@@ -236,10 +321,15 @@ int main(int argc, char** argv) {
   }
   MisbehavingBot service;
   allfives::test::HealthService health;
+  LateHealth late_health;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(g_opt.listen, grpc::InsecureServerCredentials());
   builder.RegisterService(&service);
-  builder.RegisterService(&health);
+  if (g_opt.mode == "late-ready") {
+    builder.RegisterService(&late_health);
+  } else if (g_opt.mode != "no-health") {
+    builder.RegisterService(&health);
+  }
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server) {
     std::cerr << "misbehaving_bot: cannot listen on " << g_opt.listen << "\n";

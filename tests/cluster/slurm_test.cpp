@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "allfives/v1/tournament.pb.h"
 #include "e2e/e2e_util.h"
+#include "log/match_log.h"
 #include "process/bot_process.h"
 
 namespace allfives::e2e {
@@ -137,6 +140,39 @@ void expect_sandboxed(const std::string& out_dir) {
   }
 }
 
+// An SPRT file: greedy against random, which greedy beats by far, so that the test decides
+// long before its 200 pairs; `sprt` false plays the same matches (the same definition hash:
+// an sprt block only says when to stop) to the end.
+std::string write_sprt_tournament(const std::string& dir, bool sprt) {
+  const std::string path = dir + (sprt ? "/sprt.txtpb" : "/all.txtpb");
+  std::ofstream(path) << "name: \"slurm-sprt\"\nformat: FORMAT_TWO_PLAYERS\n"
+                      << "bots { name: \"greedy\" command: \"" << ALLFIVES_GREEDY_BOT << "\" }\n"
+                      << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
+                      << "\" args: \"--seed\" args: \"5\" }\n"
+                      << "matches_per_pairing: 400\nseed: 12\nmove_time_ms: 2000\n"
+                      << (sprt ? "sprt { elo0: 0 elo1: 20 alpha: 0.05 beta: 0.05 }\n" : "");
+  return path;
+}
+
+// The "sprt" entries of a standings.json, as text.
+std::string sprt_json(const std::string& standings_json) {
+  const size_t from = standings_json.find("\"sprt\": ");
+  const size_t to = standings_json.find("\"notes\"", from);
+  if (from == std::string::npos || to == std::string::npos) return "";
+  return standings_json.substr(from, to - from);
+}
+
+std::vector<v1::IndexEntry> index_of(const std::string& dir) {
+  std::vector<v1::IndexEntry> out;
+  for (const std::string& line : lines_of(read_file(dir + "/index.jsonl"))) {
+    v1::IndexEntry e;
+    std::string why;
+    EXPECT_TRUE(referee::from_json_line(line, &e, &why)) << dir << ": " << why;
+    out.push_back(e);
+  }
+  return out;
+}
+
 TEST(Slurm, ArrayOfFourShardsMergesIntoTheStandingsOfOneRun) {
   if (const std::string why = why_no_slurm(); !why.empty()) GTEST_SKIP() << "no Slurm: " << why;
   const std::string d = temp_dir("slurm");
@@ -209,6 +245,102 @@ TEST(Slurm, ArrayOfFourShardsMergesIntoTheStandingsOfOneRun) {
   const RunResult stopped = cluster.stop();
   EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
   for (int pid : daemons) EXPECT_TRUE(process_gone(pid)) << "pid " << pid << " still runs";
+}
+
+// The SPRT across shards: 4 array tasks of one SPRT file under one results folder read each
+// other's finished pairs and stop when the merged test decides, long before the schedule's
+// end; the merged standings give the verdict that the same pairs give in one folder, and the
+// verdict of one unsharded run.
+TEST(Slurm, SprtOverFourShardsStopsEarlyWithTheVerdictOfOneRun) {
+  if (const std::string why = why_no_slurm(); !why.empty()) GTEST_SKIP() << "no Slurm: " << why;
+  const std::string d = temp_dir("slurm-sprt");
+  const std::string file = write_sprt_tournament(d, true);
+  LocalSlurm cluster(d + "/cluster");
+  ASSERT_TRUE(cluster.up()) << cluster.start_output();
+  ASSERT_EQ(::setenv("SLURM_CONF", cluster.conf().c_str(), 1), 0);
+  ASSERT_EQ(::setenv("REFEREE", kReferee, 1), 0);
+  const std::string results = d + "/results";
+  const RunResult submitted =
+      run({"sbatch", "--parsable", "--array=0-" + std::to_string(kShards - 1), "--cpus-per-task=1",
+           "--time=5", "--chdir=" + d, "--output=" + d + "/task-%a.out", ALLFIVES_SLURM_ARRAY, file,
+           results, "--no-affinity", "--no-sandbox"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  const std::string job = submitted.output.substr(0, submitted.output.find_first_of(";\n"));
+
+  // References played here meanwhile: the SPRT file unsharded, and every match of the schedule.
+  const RunResult single = run({kReferee, "tournament", file, "--out", d + "/single", "-j", "1",
+                                "-q", "--no-affinity", "--no-sandbox"},
+                               240s);
+  ASSERT_EQ(single.exit_code, 0) << single.output;
+  const RunResult all = run({kReferee, "tournament", write_sprt_tournament(d, false), "--out",
+                             d + "/all", "-j", "2", "-q", "--no-affinity", "--no-sandbox"},
+                            240s);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+
+  ASSERT_TRUE(wait_job_done(job, 240s)) << "job " << job << " still queued after 240 s";
+  const RunResult tasks = run({"scontrol", "show", "job", job, "-o"});
+  for (const std::string& line : lines_of(tasks.output)) {
+    EXPECT_NE(line.find("JobState=COMPLETED"), std::string::npos) << line;
+    EXPECT_NE(line.find("ExitCode=0:0"), std::string::npos) << line;
+  }
+  std::vector<std::string> merge = {kReferee, "standings"};
+  size_t played = 0;
+  for (int i = 0; i < kShards; ++i) {
+    const std::string shard = results + "/shard-" + std::to_string(i);
+    const std::string task_out = read_file(d + "/task-" + std::to_string(i) + ".out");
+    // Each shard ended with the merged test decided: no shard played its 100 matches.
+    EXPECT_NE(read_file(shard + "/sprt.txt").find("accepted"), std::string::npos) << task_out;
+    played += index_of(shard).size();
+    EXPECT_LT(index_of(shard).size(), 100u) << task_out;
+    merge.push_back(shard);
+  }
+  EXPECT_LT(played, 200u) << "stopped early: the schedule has 400 matches";
+  merge.insert(merge.end(), {"--out", results});
+  const RunResult merged = run(merge);
+  ASSERT_EQ(merged.exit_code, 0) << merged.output;
+  const std::string merged_sprt = sprt_json(read_file(results + "/standings.json"));
+  ASSERT_FALSE(merged_sprt.empty()) << read_file(results + "/standings.json");
+
+  // The same pairs in one folder, in schedule order, with the results one machine got for them.
+  std::set<std::string> ids;
+  for (int i = 0; i < kShards; ++i)
+    for (const v1::IndexEntry& e : index_of(results + "/shard-" + std::to_string(i)))
+      ids.insert(e.match().match_id());
+  EXPECT_EQ(ids.size(), played) << "every match once";
+  const std::string same = d + "/same-pairs";
+  fs::create_directories(same);
+  fs::copy_file(results + "/shard-0/tournament.txtpb", same + "/tournament.txtpb");
+  {
+    std::ofstream index(same + "/index.jsonl");
+    std::vector<v1::IndexEntry> reference = index_of(d + "/all");
+    std::sort(reference.begin(), reference.end(), [](const auto& a, const auto& b) {
+      return a.match().ordinal() < b.match().ordinal();
+    });
+    for (const v1::IndexEntry& e : reference)
+      if (ids.count(e.match().match_id())) index << referee::to_json_line(e) << "\n";
+  }
+  // The shards' results are one machine's results.
+  std::vector<std::string> shard_lines, same_lines = lines_of(normalized_index(same));
+  for (int i = 0; i < kShards; ++i)
+    for (const std::string& l : lines_of(normalized_index(results + "/shard-" + std::to_string(i))))
+      shard_lines.push_back(l);
+  std::sort(shard_lines.begin(), shard_lines.end());
+  std::sort(same_lines.begin(), same_lines.end());
+  EXPECT_EQ(shard_lines, same_lines);
+  const RunResult one = run({kReferee, "standings", same, "--out", same});
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(merged_sprt, sprt_json(read_file(same + "/standings.json")));
+  // And the verdict of one unsharded run of the SPRT file.
+  const std::string single_sprt = sprt_json(read_file(d + "/single/standings.json"));
+  for (const char* state : {"\"state\": \"h1_accepted\"", "\"state\": \"h0_accepted\""})
+    EXPECT_EQ(merged_sprt.find(state) != std::string::npos,
+              single_sprt.find(state) != std::string::npos)
+        << merged_sprt << "\n"
+        << single_sprt;
+  EXPECT_NE(merged_sprt.find("\"state\": \"h1_accepted\""), std::string::npos) << merged_sprt;
+
+  const RunResult stopped = cluster.stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
 }
 
 }  // namespace

@@ -164,6 +164,48 @@ TEST(View, MatchesTheStateThroughoutRandomMatches) {
   }
 }
 
+// count_after and points_after say what the play then makes: the count and the points the
+// state's own play event reports, for every legal play of random matches in every format.
+TEST(View, CountAndPointsAfterAPlayAreWhatThePlayMakes) {
+  SplitMix64 rng(5);
+  int checked = 0;
+  for (Format f : kAllFormats) {
+    State s = State::new_match(Config::standard(f), 13);
+    while (!s.is_terminal()) {
+      const View v = s.view(s.seat_to_move());
+      for (const Play p : v.legal_plays()) {
+        State tried = s;
+        EventList events;
+        ASSERT_EQ(tried.apply(p, &events), PlayError::kNone);
+        ASSERT_EQ(events[0].kind, EventKind::kPlay);
+        EXPECT_EQ(v.count_after(p), events[0].count) << to_string(p);
+        EXPECT_EQ(v.points_after(p), events[0].points) << to_string(p);
+        ++checked;
+      }
+      const PlayList legal = s.legal_plays();
+      s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))]);
+    }
+  }
+  EXPECT_GT(checked, 400);
+}
+
+// A double at an end counts both halves (docs/RULES.md §6 "Doubles lie crosswise"): 5-5 laid on
+// the 5 of an opening 5-0 leaves 0 and the double, 5+5: a count of 10, 10 points.
+TEST(View, PointsAfterADoubleCountsBothHalves) {
+  const State s = PositionBuilder(Format::kTwoPlayers)
+                      .play(1, T(5, 0))
+                      .hand(0, {T(5, 5), T(0, 1)})
+                      .hand(1, {T(6, 6)})
+                      .rest_to_boneyard()
+                      .to_move(0)
+                      .build();
+  const View v = s.view(0);
+  EXPECT_EQ(v.count_after(R(T(5, 5))), 10);
+  EXPECT_EQ(v.points_after(R(T(5, 5))), 10);
+  EXPECT_EQ(v.count_after(L(T(0, 1))), 6);  // 1 + 5
+  EXPECT_EQ(v.points_after(L(T(0, 1))), 0);
+}
+
 TEST(View, NoLegalPlaysOnceTheMatchIsOver) {
   State s = PositionBuilder(Format::kTwoPlayers)
                 .play(1, T(3, 3))

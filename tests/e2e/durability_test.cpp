@@ -297,7 +297,7 @@ TEST(RefereeCliErrors, MistakesOnTheCommandLineExit2WithTheReason) {
       {{"verify"}, "paths is required"},
       {{"standings"}, "dirs is required"},
       {{"tournament"}, "file is required"},
-      {{"nonsense"}, "A subcommand is required"},
+      {{"nonsense"}, "unknown command 'nonsense'"},
       {{"match", "--no-such-flag", kGreedy, kRandom}, "--no-such-flag"},
       // Seat names are names as a tournament's bot names are.
       {{"match", "a/b=" + kGreedy, kRandom}, "the seat name 'a/b' contains '/'"},

@@ -33,6 +33,17 @@ std::string bad(const std::string& mode, int at = 3) {
   return kBadBot + " --mode " + mode + " --at " + std::to_string(at);
 }
 
+// The same bot written for protocol version 2 (no nonces): the referee tells its unasked
+// answers by when they arrive.
+std::string bad_v2(const std::string& mode, int at = 3) {
+  return bad(mode, at) + " --protocol 2";
+}
+
+// How a protocol-3 violation by nonce ends every reason.
+const std::string kByNonce =
+    ": an answer nobody asked for (each request gets exactly one answer, carrying the request's "
+    "nonce)";
+
 // The match ended by a fault of seat 0 of `kind` whose reason is exactly `reason`, and
 // everything before it followed the rules.
 void expect_fault(const Match& m, v1::FaultKind kind, const std::string& reason) {
@@ -57,7 +68,7 @@ int plays_by(const Match& m, uint32_t seat) {
 }
 
 TEST(ProtocolAbuse, ASecondAnswerToOneRequestIsAViolationNotTheNextAnswer) {
-  const Match m = play("twice", {bad("answer-twice", 3), kSlowOpponent});
+  const Match m = play("twice", {bad_v2("answer-twice", 3), kSlowOpponent});
   expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
                "sent PlayAnswer after its answer to turn request 3 and before the next request: "
                "an answer nobody asked for (each request gets exactly one answer)");
@@ -66,11 +77,74 @@ TEST(ProtocolAbuse, ASecondAnswerToOneRequestIsAViolationNotTheNextAnswer) {
 }
 
 TEST(ProtocolAbuse, AnAnswerBeforeAnyRequestIsAViolation) {
-  const Match m = play("early", {bad("answer-early"), kSlowOpponent});
+  const Match m = play("early", {bad_v2("answer-early"), kSlowOpponent});
   expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
                "sent PlayAnswer after its Hello and before any turn request: an answer nobody "
                "asked for (each request gets exactly one answer)");
   EXPECT_EQ(plays_by(m, 0), 0);
+}
+
+// Protocol 3: the referee keeps no read open between requests; the nonce tells.
+
+TEST(ProtocolAbuse, Protocol3ASecondAnswerCarriesTheNonceOfAnAnsweredRequest) {
+  const Match m = play("twice3", {bad("answer-twice", 3), kSlowOpponent});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "answered turn request 4 with PlayAnswer carrying the nonce of turn request 3, "
+               "which it had answered" +
+                   kByNonce);
+  EXPECT_EQ(plays_by(m, 0), 3);
+}
+
+TEST(ProtocolAbuse, Protocol3AnAnswerBeforeAnyRequestCarriesMatchStartsNonce) {
+  const Match m = play("early3", {bad("answer-early"), kSlowOpponent});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "answered turn request 1 with PlayAnswer carrying the nonce of MatchStart, which "
+               "its Hello had answered" +
+                   kByNonce);
+  EXPECT_EQ(plays_by(m, 0), 0);
+}
+
+TEST(ProtocolAbuse, Protocol3AnAnswerWithAStaleNonceIsAViolationNotTheAnswer) {
+  // A well-formed, legal PlayAnswer in time, but carrying the previous request's nonce: an old
+  // answer, not this request's.
+  const Match m = play("stale3", {bad("stale-nonce", 3), kRandom});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "answered turn request 3 with PlayAnswer carrying the nonce of turn request 2, "
+               "which it had answered" +
+                   kByNonce);
+  EXPECT_EQ(plays_by(m, 0), 2);
+}
+
+TEST(ProtocolAbuse, Protocol3AnAnswerWithAGuessedNonceIsAViolation) {
+  const Match m = play("forged3", {bad("forged-nonce", 3), kRandom});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "answered turn request 3 with PlayAnswer carrying nonce 12345, which no request "
+               "to it had" +
+                   kByNonce);
+  EXPECT_EQ(plays_by(m, 0), 2);
+}
+
+TEST(ProtocolAbuse, Protocol3AHelloWithoutMatchStartsNonceIsAViolation) {
+  const Match m = play("hello3", {bad("hello-nonce"), kRandom});
+  expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+               "its Hello says protocol version 3 but carries nonce 0, not MatchStart's (from "
+               "version 3 on, an answer carries the nonce of the request it answers)");
+  EXPECT_EQ(plays_by(m, 0), 0);
+}
+
+TEST(ProtocolVersions, AVersion2BotIsServedBesideAVersion3BotAndTheLogSaysWhichSpokeWhich) {
+  // Seat 0 speaks version 2 (no nonces), seat 1 is the SDK's random_bot (version 3).
+  const Match m = play("v2", {kBadBot + " --protocol 2", kRandom});
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& end = only(m.log, v1::LogRecord::kMatchEnd).match_end();
+  EXPECT_NE(end.reason(), v1::MATCH_END_REASON_FAULT) << m.run.output;
+  const auto& h = only(m.log, v1::LogRecord::kHeader).header();
+  EXPECT_EQ(h.protocol_version(), 3u);
+  ASSERT_EQ(h.bots_size(), 2);
+  EXPECT_EQ(h.bots(0).protocol_version(), 2u);
+  EXPECT_EQ(h.bots(1).protocol_version(), 3u);
+  EXPECT_GT(plays_by(m, 0), 10);
+  expect_log_follows_rules(m.log);
 }
 
 TEST(ProtocolAbuse, AbortingTheStreamWhileAliveIsADisconnectNotACrash) {
@@ -110,7 +184,9 @@ TEST(ProtocolAbuse, AMessageOverTheSizeLimitIsAMalformedAnswerNamingTheLimit) {
 TEST(ProtocolAbuse, NoHelloIsATimeoutGivingTheLimit) {
   const Match m = play("nohello", {bad("no-hello"), kRandom}, {"--startup-timeout-ms", "1000"});
   expect_fault(m, v1::FAULT_KIND_TIMEOUT,
-               "no Hello within 1000 ms of MatchStart (the start-up timeout)");
+               "no Hello within 1000 ms of MatchStart (the start-up timeout: "
+               "--startup-timeout-ms of referee match and check-bot, startup_timeout_ms in a "
+               "tournament file)");
 }
 
 TEST(ProtocolAbuse, OutputThatIsNotUtf8IsKeptEscapedAndCounted) {

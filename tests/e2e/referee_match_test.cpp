@@ -188,7 +188,8 @@ TEST(RefereeFaults, MalformedPlay) {
 TEST(RefereeFaults, WrongProtocolVersionIsRefusedNamingBothVersions) {
   const Match m = play("version", {bad("wrong-version"), kRandom});
   expect_fault(m, v1::FAULT_KIND_PROTOCOL_VIOLATION, "version 99");
-  const std::string ours = "version " + std::to_string(wire::kProtocolVersion);
+  const std::string ours = "versions " + std::to_string(wire::kOldestProtocolVersion) + " to " +
+                           std::to_string(wire::kProtocolVersion);
   EXPECT_NE(only(m.log, v1::LogRecord::kFault).fault().reason().find(ours), std::string::npos);
 }
 

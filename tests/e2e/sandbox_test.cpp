@@ -348,6 +348,61 @@ TEST(Sandbox, ABotBesideTheTournamentOutputCannotReadItNorTheTournamentFile) {
   }
 }
 
+// Shards of one tournament share a results folder (docs/CLUSTER.md), where the neighbouring
+// shard logs the mirror of a bot's match (the same deals, seats swapped) while it is played: a
+// bot of one shard reads none of the other shards' folders.
+RunResult play_shard(const std::string& dir, int shard, const std::vector<std::string>& extra) {
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   "-C",
+                                   dir,
+                                   kReferee,
+                                   "tournament",
+                                   "t.txtpb",
+                                   "-j",
+                                   "1",
+                                   "-q",
+                                   "--shard",
+                                   std::to_string(shard) + "/2",
+                                   "--out",
+                                   "results/shard-" + std::to_string(shard)};
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run(argv, std::chrono::seconds(120));
+}
+
+std::string shard_spy_output(const std::string& name, const std::vector<std::string>& extra) {
+  const std::string dir = folder_with_hostile(name);
+  std::ofstream(dir + "/t.txtpb")
+      << "name: \"shards\"\nformat: FORMAT_TWO_PLAYERS\n"
+      << "bots { name: \"hostile\" command: \"./hostile_bot\" args: \"--mode\" args: "
+         "\"read-files\" args: \"--targets-file\" args: \""
+      << targets_file(name, {"results"}) << "\" }\n"
+      << "bots { name: \"greedy\" command: \"" << kGreedy << "\" }\n"
+      << "matches_per_pairing: 4\nseed: 3\nmax_hands: 1\n";
+  const RunResult first = play_shard(dir, 1, extra);
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  const RunResult second = play_shard(dir, 0, extra);
+  EXPECT_EQ(second.exit_code, 0) << second.output;
+  std::vector<std::string> logs;
+  for (const auto& entry : fs::directory_iterator(dir + "/results/shard-0/matches"))
+    logs.push_back(entry.path().string());
+  EXPECT_EQ(logs.size(), 2u);
+  return bot_outputs(logs);
+}
+
+TEST(Sandbox, ABotOfOneShardReadsNoneOfTheOtherShards) {
+  const std::string out = shard_spy_output("shard-spy", {});
+  ASSERT_TRUE(listed(out, "results").has_value()) << out;  // it did look
+  EXPECT_EQ(listed(out, "results"), std::set<std::string>{}) << out;
+  EXPECT_FALSE(contains(out, "match_id")) << out;
+  EXPECT_FALSE(contains(out, "shard-1")) << out;
+}
+
+TEST(Sandbox, WithoutTheSandboxABotOfOneShardReadsTheOtherShards) {
+  const std::string out = shard_spy_output("shard-spy-unsandboxed", {"--no-sandbox"});
+  EXPECT_TRUE(contains(out, "shard-1")) << out;
+  EXPECT_TRUE(contains(out, "match_id")) << out;  // the other shard's index and logs
+}
+
 TEST(Sandbox, RefusesABotThatCouldReadAFolderOfTheRefereesAlone) {
   const std::string dir = temp_dir("refuse-matches-folder");
   fs::create_directories(dir + "/out/matches");
@@ -632,31 +687,43 @@ TEST(Sandbox, WithoutTheSandboxTheNetworkIsOpen) {
 
 // --- Writing --------------------------------------------------------------------------------
 
+// A --marker for write-files unique to this run and test (the folder's parent holds this
+// process's id), so no other test or run writes or removes the file it names.
+std::string marker_of(const std::string& dir) {
+  const fs::path p(dir);
+  return p.parent_path().filename().string() + "-" + p.filename().string();
+}
+
 TEST(Sandbox, WritesOnlyIntoItsOwnTmp) {
   const std::string dir = temp_dir("write");
   chmod(dir.c_str(), 0777);  // only the sandbox, not the permissions, keeps the bot out
-  const Match m =
-      play("write", "--mode write-files --targets-file " + targets_file("write", {dir, "/"}));
+  const std::string marker = marker_of(dir);
+  const std::string name = "hostile-was-here-" + marker;
+  const Match m = play("write", "--mode write-files --marker " + marker + " --targets-file " +
+                                    targets_file("write", {dir, "/"}));
   expect_no_fault(m);
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write " + dir)) << m.hostile_output;
   // Nor into the sandbox's own root (a tmpfs of no size limit, read-only once it is made).
-  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write /hostile-was-here: Read-only file system"))
+  EXPECT_TRUE(contains(m.hostile_output, "BLOCKED write /" + name + ": Read-only file system"))
       << m.hostile_output;
-  EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/hostile-was-here")) << m.hostile_output;
-  EXPECT_FALSE(fs::exists(dir + "/hostile-was-here"));
-  EXPECT_FALSE(fs::exists("/tmp/hostile-was-here"));  // its /tmp was its own
+  EXPECT_TRUE(contains(m.hostile_output, "GOT write /tmp/" + name)) << m.hostile_output;
+  EXPECT_FALSE(fs::exists(dir + "/" + name));
+  EXPECT_FALSE(fs::exists("/tmp/" + name));  // its /tmp was its own
 }
 
 TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
   const std::string dir = temp_dir("write-unsandboxed");
   chmod(dir.c_str(), 0777);
-  const Match m =
-      play("write-unsandboxed",
-           "--mode write-files --targets-file " + targets_file("write-unsandboxed", {dir}),
-           {"--no-sandbox"});
-  EXPECT_TRUE(fs::exists(dir + "/hostile-was-here")) << m.hostile_output;
+  const std::string marker = marker_of(dir);
+  const std::string name = "hostile-was-here-" + marker;
+  const Match m = play("write-unsandboxed",
+                       "--mode write-files --marker " + marker + " --targets-file " +
+                           targets_file("write-unsandboxed", {dir}),
+                       {"--no-sandbox"});
+  EXPECT_TRUE(fs::exists(dir + "/" + name)) << m.hostile_output;
+  EXPECT_TRUE(fs::exists("/tmp/" + name)) << m.hostile_output;
   std::error_code ec;
-  fs::remove("/tmp/hostile-was-here", ec);
+  fs::remove("/tmp/" + name, ec);  // the host's /tmp: the one file this test put there
 }
 
 // The most bytes the regular files under `folder` held at once while `work` ran (checked
@@ -698,8 +765,8 @@ int reported_mib(const std::string& output) {
 
 // A sandboxed bot's socket folder is a small tmpfs inside its sandbox: writing 64 MiB of files
 // there stops at its size with "No space left on device" (the bot goes on playing: a failed
-// write is no fault), and the referee's $TMPDIR, where the socket folders used to be real
-// folders, gets nothing.
+// write is no fault), and the referee's $TMPDIR, where an unsandboxed bot's socket folder
+// would be, gets nothing.
 TEST(Sandbox, FillingItsSocketFolderPutsNothingOnTheHostsDisk) {
   const std::string tmpdir = temp_dir("fill-tmpdir");
   Match m;

@@ -101,7 +101,7 @@ TEST(SandboxMasks, CoverTheRefereesPathsInsideABoundFolderOnly) {
                  {"/home/u/bots/logs/m.jsonl", "the match log", Kind::kFile},  // covered by logs/
                  {"/home/u/bots/t.txtpb", "the tournament file", Kind::kFile},
                  {"/home/u/bots-logs", "elsewhere", Kind::kFolder},  // a prefix, not inside
-                 {"/tmp/allfives-1-x", "the bots' socket folder", Kind::kFolder}},
+                 {"/run/user/0/allfives-1-x", "the bots' socket folder", Kind::kFolder}},
                 &refusal);
   EXPECT_EQ(refusal, "");
   ASSERT_EQ(masks.size(), 2u);
@@ -221,7 +221,7 @@ TEST(SandboxEnvironment, AShortListNotTheReferees) {
   setenv("ALLFIVES_SANDBOX_TEST_SECRET", "x", 1);
   const auto env = bot_environment("/usr/bin:/bin", {{"PYTHONPATH", "/opt/p"}, {"HOME", "/h"}});
   EXPECT_EQ(env, (std::vector<std::string>{"PATH=/usr/bin:/bin", "TMPDIR=/tmp", "LANG=C.UTF-8",
-                                           "PYTHONPATH=/opt/p", "HOME=/h"}));
+                                           "PYTHONUNBUFFERED=1", "PYTHONPATH=/opt/p", "HOME=/h"}));
 }
 
 TEST(LimitFaults, NameTheLimitAndItsValue) {
@@ -288,7 +288,8 @@ TEST(SandboxedProcess, WorksHere) {
 TEST(SandboxedProcess, SeesOnlyItsOwnProcessesAndEnvironment) {
   setenv("ALLFIVES_SANDBOX_TEST_SECRET", "hidden", 1);
   const std::string out = run_sandboxed(
-      "ls /proc | grep -c '^[0-9]'; env | sort; ls /tmp | wc -l; echo ROOT:; ls / | tr '\\n' ' '");
+      "ls /proc | grep -c '^[0-9]'; env | sort; ls /tmp | wc -l; echo ROOT:; ls / | tr '\\n' ' "
+      "'");
   EXPECT_EQ(out.find("hidden"), std::string::npos) << out;
   EXPECT_NE(out.find("HOME=/tmp\n"), std::string::npos) << out;
   // bwrap's init, sh, and the pipeline's processes: a handful, not the machine's.

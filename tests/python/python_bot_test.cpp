@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -27,6 +28,7 @@ const std::string kRandom = ALLFIVES_RANDOM_BOT;
 const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
 const std::string kRunBot = ALLFIVES_RUN_PYTHON_BOT;
 const std::string kRaisingBot = ALLFIVES_RAISING_BOT_PY;
+const std::string kForkBombBot = ALLFIVES_FORK_BOMB_BOT_PY;
 
 // `referee match` with the given bots and seed; returns the run and the parsed log.
 struct Match {
@@ -34,12 +36,13 @@ struct Match {
   std::vector<v1::LogRecord> log;
 };
 Match play(const std::string& dir, std::vector<std::string> bots, int seed,
-           const std::string& format = "2p") {
+           const std::string& format = "2p", const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {kReferee, "match", "--seed", std::to_string(seed), "--format",
                                    format, "--log", dir + "/match.jsonl", "--move-time-ms", "2000",
                                    "--startup-timeout-ms", "20000",
                                    // Bots seed themselves from the match id: fix it per seed.
                                    "--match-id", "python-" + std::to_string(seed)};
+  argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.end(), bots.begin(), bots.end());
   Match m;
   m.run = run(argv, std::chrono::seconds(120));
@@ -170,6 +173,20 @@ TEST(PythonBot, AnExceptionIsADisconnectFaultWithItsMessage) {
   expect_log_follows_rules(m.log);
 }
 
+// A Python bot that forks without bound inside its handler runs into its process limit there:
+// os.fork() raises, the SDK ends the stream with an error and the process lives on. Whatever
+// the fault's kind, its reason names the limit.
+TEST(PythonBot, AForkBombInItsHandlerIsNamedAsTheProcessLimit) {
+  const Match m =
+      play(temp_dir("fork-bomb"), {"bomb=" + kRunBot + " " + kForkBombBot, "random=" + kRandom}, 3,
+           "2p", {"--max-processes", "24"});
+  EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
+  const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.seat(), 0u);
+  EXPECT_NE(f.reason().find("reached its limit of 24 processes and threads"), std::string::npos)
+      << f.reason();
+}
+
 // The flags of the C++ SDK, and SIGTERM: a graceful stop with status 0.
 TEST(PythonBot, FlagsAndSigterm) {
   RunResult r = run({kGreedyPy, "--help"});
@@ -203,6 +220,73 @@ TEST(PythonBot, FlagsAndSigterm) {
   EXPECT_FALSE(status->signaled);
   EXPECT_EQ(status->code, 0);
   EXPECT_NE(bot->take_stderr().find("stop signal received"), std::string::npos);
+}
+
+// A virtual environment outside the bot's folder (the SDK installed there, the likeliest
+// newcomer set-up): the sandbox does not show it, and the start-up fault says so and names the
+// fix; with that fix the same bot plays.
+struct VenvBot {
+  std::string venv, command;
+};
+VenvBot venv_bot(const std::string& dir) {
+  VenvBot v{dir + "/venv", ""};
+  const RunResult made = run({ALLFIVES_PYTHON_EXECUTABLE, "-m", "venv", "--without-pip",
+                              "--system-site-packages", v.venv});
+  EXPECT_EQ(made.exit_code, 0) << made.output;
+  // The SDK as pip would install it: the package in the environment's site-packages.
+  const RunResult where = run(
+      {v.venv + "/bin/python3", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"});
+  const std::string site = where.output.substr(0, where.output.find('\n'));
+  fs::copy(fs::path(kRunBot).parent_path() / "allfives_bot", site + "/allfives_bot",
+           fs::copy_options::recursive);
+  fs::create_directories(dir + "/mybots");
+  std::ofstream(dir + "/mybots/first.py") << "import sys\nfrom allfives_bot import Bot, run\n\n"
+                                             "class First(Bot):\n"
+                                             "    def choose_play(self, view, clock):\n"
+                                             "        return 0\n\n"
+                                             "sys.exit(run(First, 'first', '1.0'))\n";
+  v.command = v.venv + "/bin/python3 " + dir + "/mybots/first.py";
+  return v;
+}
+
+TEST(PythonBot, AVirtualEnvironmentTheSandboxDoesNotShowIsNamedWithItsFix) {
+  const std::string d = temp_dir("venv");
+  const VenvBot v = venv_bot(d);
+  Match m = play(d, {v.command, kRandom}, 1);
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  const v1::LogFault& f = only(m.log, v1::LogRecord::kFault).fault();
+  EXPECT_EQ(f.kind(), v1::FAULT_KIND_STARTUP_FAILURE);
+  for (const std::string& words :
+       {std::string("No module named 'allfives_bot'"),
+        "the interpreter belongs to the virtual environment " + v.venv +
+            " (its pyvenv.cfg), "
+            "which the sandbox does not show",
+        "Add `--read-only " + v.venv + "`", "`read_only_dirs: \"" + v.venv + "\"`"})
+    EXPECT_NE(f.reason().find(words), std::string::npos) << words << "\nin: " << f.reason();
+  m = play(d, {v.command, kRandom, "--read-only", v.venv}, 1);
+  ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+  EXPECT_EQ(m.run.output.find("Fault:"), std::string::npos) << m.run.output;
+  EXPECT_EQ(only(m.log, v1::LogRecord::kHeader).header().bots(0).name(), "first");
+}
+
+// `referee check-bot` on the same bot: the start fails naming the fix, then with the fix the
+// Python bot passes every check (sandboxed, as a match starts it).
+TEST(PythonBot, CheckBotNamesTheHiddenVirtualEnvironmentThenPasses) {
+  const std::string d = temp_dir("venv-check");
+  const VenvBot v = venv_bot(d);
+  RunResult r = run({kReferee, "check-bot", v.command}, std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string folded = std::regex_replace(r.output, std::regex("\n *"), " ");
+  EXPECT_NE(folded.find("FAIL  start"), std::string::npos) << r.output;
+  EXPECT_NE(folded.find("the interpreter belongs to the virtual environment " + v.venv +
+                        " (its pyvenv.cfg), which the sandbox does not show. Add `--read-only " +
+                        v.venv + "`"),
+            std::string::npos)
+      << r.output;
+  r = run({kReferee, "check-bot", "--read-only", v.venv, v.command}, std::chrono::seconds(120));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("name \"first\""), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("The bot conforms."), std::string::npos) << r.output;
 }
 
 // MatchInfo.seed and SplitMix64 are bit for bit those of the C++ SDK and rules core.

@@ -91,11 +91,34 @@ class SameAsTheCppCore(unittest.TestCase):
                 with self.subTest(format=flag):
                     self.replay(fmt, log)
 
-    def replay(self, fmt, path):
+    def test_a_log_of_version_1_replays(self):
+        """A log written at log_version 1 (no decision fields) is read the same way."""
+        self.replay(Format.PARTNERSHIPS, os.environ["ALLFIVES_V1_LOG"], min_plays=10)
+
+    def check_options(self, state, play, body, version):
+        """log_version 2 on: the options are the core's legal plays, in its order, with the
+        points the seat's view says each would score; the play made is one of them."""
+        options = body.get("options", [])
+        if version < 2:
+            self.assertEqual(options, [])
+            return
+        legal = state.legal_plays()
+        view = state.view(state.seat_to_move)
+        self.assertEqual(len(options), len(legal))
+        for option, p in zip(options, legal):
+            end = End.RIGHT if option["play"].get("end") == "END_RIGHT" else End.LEFT
+            tile = option["play"]["tile"]
+            self.assertEqual(Play(Tile(tile.get("high", 0), tile.get("low", 0)), end), p)
+            self.assertEqual(option.get("points", 0), view.points_after(p))
+            self.assertEqual(option.get("count", 0), view.count_after(p))
+        self.assertIn(play, legal)
+
+    def replay(self, fmt, path, min_plays=50):
         with open(path, encoding="utf-8") as f:
             records = [json.loads(line) for line in f]
         header = records[0]["header"]
-        state, events = core.State.new_match_with_events(fmt, int(header["seed"]))
+        config = core.Config(fmt, header["target_score"], header["max_hands"])
+        state, events = core.State.new_match_with_events(config, int(header["seed"]))
         pending = list(events)
         plays = 0
 
@@ -111,6 +134,7 @@ class SameAsTheCppCore(unittest.TestCase):
                 play = Play(tile(body["play"]["tile"]),
                             End.RIGHT if body["play"]["end"] == "END_RIGHT" else End.LEFT)
                 self.assertIn(play, state.legal_plays())
+                self.check_options(state, play, body, header["log_version"])
                 pending = state.apply_with_events(play)
                 e = pending.pop(0)
                 self.assertEqual((e.kind, e.seat, e.play, e.count, e.points),
@@ -139,7 +163,7 @@ class SameAsTheCppCore(unittest.TestCase):
                 self.assertEqual(state.winner_side, body.get("winner_side", 0))
         self.assertTrue(state.is_terminal())
         self.assertEqual(pending, [])
-        self.assertGreater(plays, 50)
+        self.assertGreater(plays, min_plays)
 
 
 class StateTest(unittest.TestCase):

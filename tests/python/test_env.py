@@ -154,5 +154,176 @@ class ObservationTest(unittest.TestCase):
         return out
 
 
+class ReferenceEnv:
+    """The environment's documented behaviour written the straightforward way, over State and
+    one Knowledge per seat fed each event as that seat saw it: what AllFivesEnv must match
+    observation for observation, reward for reward."""
+
+    def __init__(self, fmt, reward):
+        self.format, self.reward = fmt, reward
+        self.n = core.num_players(fmt)
+        self.names = [f"seat_{s}" for s in range(self.n)]
+
+    def reset(self, seed):
+        self.state, events = core.State.new_match_with_events(self.format, seed)
+        self.knowledge = [core.Knowledge(self.format, s) for s in range(self.n)]
+        self.feed(events)
+        self.agents = list(self.names)
+        self.rewards = {a: 0 for a in self.agents}
+        self.cumulative = {a: 0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.start = self.state.scores
+        self.rewarded = False
+        self.selection = self.names[self.state.seat_to_move]
+
+    def feed(self, events):
+        for e in events:
+            for s in range(self.n):
+                self.knowledge[s].observe(e.seen_by(s))
+
+    def observe(self, agent):
+        seat = self.names.index(agent)
+        observation = self.state.view(seat).with_knowledge(self.knowledge[seat]).observation()
+        mask = bytearray(NUM_ACTIONS)
+        if seat == self.state.seat_to_move:
+            for a in self.state.legal_actions():
+                mask[a] = 1
+        return list(observation), bytes(mask)
+
+    def step(self, action):
+        agent = self.selection
+        if self.terminations[agent]:
+            self.agents.remove(agent)
+            for table in (self.rewards, self.cumulative, self.terminations, self.truncations,
+                          self.infos):
+                del table[agent]
+            if self.agents:
+                self.selection = self.agents[0]
+            return
+        self.cumulative[agent] = 0
+        if self.rewarded:
+            self.rewards = {a: 0 for a in self.agents}
+            self.rewarded = False
+        hand = self.state.hand_index
+        self.feed(self.state.apply_with_events(core.play_of(action)))
+        over = self.state.is_terminal()
+        if over or self.state.hand_index != hand:
+            self.score(over)
+            self.rewarded = True
+            for a in self.agents:
+                self.cumulative[a] += self.rewards[a]
+                self.infos[a] = {"hand_index": self.state.hand_index}
+        if over:
+            self.terminations = {a: True for a in self.agents}
+            self.selection = self.agents[0]
+        else:
+            self.selection = self.names[self.state.seat_to_move]
+
+    def score(self, over):
+        scores = self.state.scores
+        sides = len(scores)
+        made = [scores[i] - self.start[i] for i in range(sides)]
+        self.start = scores
+        for s, a in enumerate(self.names):
+            side = core.side_of(self.format, s)
+            if self.reward == "hand":
+                self.rewards[a] = made[side] - (sum(made) - made[side]) / (sides - 1)
+            elif over and self.state.winner_side >= 0:
+                self.rewards[a] = 1 if side == self.state.winner_side else -1
+
+
+class ReferenceTest(unittest.TestCase):
+    def assert_same(self, env, ref, where):
+        self.assertEqual(env.agents, ref.agents, where)
+        self.assertEqual(env.agent_selection, ref.selection, where)
+        self.assertEqual(env.rewards, ref.rewards, where)
+        self.assertEqual(env._cumulative_rewards, ref.cumulative, where)
+        self.assertEqual(env.terminations, ref.terminations, where)
+        self.assertEqual(env.truncations, ref.truncations, where)
+        self.assertEqual(env.infos, ref.infos, where)
+        state = ref.state
+        for agent in env.agents:
+            seat = env.agent_name_mapping[agent]
+            got = env.observe(agent)
+            observation, mask = ref.observe(agent)
+            self.assertEqual(list(got["observation"]), observation, where)
+            self.assertEqual(got["action_mask"], mask, where)
+            # Never another seat's tiles: the hand part is exactly the agent's own hand, and
+            # no seat holds a tile the agent's observation says it cannot hold.
+            self.assertEqual({i for i in range(28) if observation[HAND + i]},
+                             {core.tile_index(t) for t in state.hand(seat)}, where)
+            for r in range(1, env.num_players):
+                held = {core.tile_index(t) for t in state.hand((seat + r) % env.num_players)}
+                self.assertFalse(held & {i for i in range(28)
+                                         if observation[VOIDS + 28 * (r - 1) + i]}, where)
+        if env.agents:
+            agent = env.agent_selection
+            observation, reward, termination, truncation, info = env.last()
+            self.assertEqual(list(observation["observation"]), ref.observe(agent)[0], where)
+            self.assertEqual((reward, termination, truncation, info),
+                             (ref.cumulative[agent], ref.terminations[agent],
+                              ref.truncations[agent], ref.infos[agent]), where)
+            self.assertIsNone(env.last(observe=False)[0])
+
+    def test_the_environment_matches_the_reference_loop_over_many_seeded_matches(self):
+        rng = core.SplitMix64(25)
+        steps = 0
+        for fmt in (Format.TWO_PLAYERS, Format.THREE_PLAYERS, Format.FOUR_PLAYERS,
+                    Format.PARTNERSHIPS):
+            for reward in ("match", "hand"):
+                env, ref = AllFivesEnv(fmt, reward=reward), ReferenceEnv(fmt, reward)
+                for seed in range(6):
+                    env.reset(seed=seed)
+                    ref.reset(seed)
+                    while True:
+                        where = f"{fmt.name}, {reward}, seed {seed}, step {steps}"
+                        self.assert_same(env, ref, where)
+                        if not env.agents:
+                            break
+                        if ref.terminations[ref.selection]:
+                            action = None
+                        else:
+                            legal = ref.state.legal_actions()
+                            self.assertEqual(env.legal_actions(), legal, where)
+                            action = legal[rng.below(len(legal))]
+                        env.step(action)
+                        ref.step(action)
+                        steps += 1
+        self.assertGreater(steps, 5000)
+
+    def test_each_observation_is_a_new_array_the_caller_may_keep(self):
+        env = AllFivesEnv(Format.TWO_PLAYERS)
+        env.reset(seed=4)
+        agent = env.agent_selection
+        first = env.observe(agent)["observation"]
+        kept = list(first)
+        first[0] = 99
+        self.assertEqual(list(env.observe(agent)["observation"]), kept)
+        env.step(env.legal_actions()[0])
+        self.assertEqual(first[0], 99)
+        self.assertEqual(list(first[1:]), kept[1:])
+
+    def test_a_numpy_style_integer_action_is_taken_like_int(self):
+        class Index:  # what numpy.int64 offers: __index__ and __int__
+            def __init__(self, v):
+                self.v = v
+
+            def __int__(self):
+                return self.v
+
+            __index__ = __int__
+
+        env, ref = AllFivesEnv(Format.TWO_PLAYERS), ReferenceEnv(Format.TWO_PLAYERS, "match")
+        env.reset(seed=6)
+        ref.reset(6)
+        for _ in range(10):
+            action = env.legal_actions()[-1]
+            env.step(Index(action))
+            ref.step(action)
+        self.assert_same(env, ref, "after ten plays")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -195,6 +195,29 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(hello.hello.protocol_version, 2)
         return s, bots[0]
 
+    def test_protocol_3_when_offered_and_each_answer_carries_its_requests_nonce(self):
+        s = MatchSession("rec", "0.1", Recorder, base_seed=7)
+        start = match_start()
+        start.match_start.highest_protocol_version = 3
+        start.nonce = 0x1234567890abcdef
+        hello = s.handle(start, 0.0)
+        self.assertEqual(hello.hello.protocol_version, 3)
+        self.assertEqual(hello.nonce, 0x1234567890abcdef)
+        request = turn_request_after_opening()
+        request.nonce = 0xfedcba0987654321
+        answer = s.handle(request, 0.0)
+        self.assertTrue(answer.HasField("play"))
+        self.assertEqual(answer.nonce, 0xfedcba0987654321)
+
+    def test_a_referee_of_a_range_this_sdk_does_not_speak_gets_a_hello_and_no_bot(self):
+        made = []
+        s = MatchSession("rec", "0.1", lambda info: made.append(info) or Recorder(info), 0)
+        start = match_start()
+        start.match_start.protocol_version, start.match_start.highest_protocol_version = 4, 5
+        hello = s.handle(start, 0.0)
+        self.assertEqual(hello.hello.protocol_version, 3)
+        self.assertEqual(made, [])
+
     def test_the_first_message_must_be_match_start(self):
         s = MatchSession("rec", "0.1", Recorder, 0)
         with self.assertRaises(SessionError) as caught:
@@ -240,6 +263,15 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(view.count_after(view.legal_plays[0]), 4)  # 1 + 3
         self.assertEqual(view.scores, (0, 15))
         self.assertEqual(bot.info.seed, rng.match_seed(7, "m-1", 0))
+
+    def test_a_comment_set_in_choose_play_goes_with_that_answer_only(self):
+        s, bot = self.started(answer=1)
+        bot.choose_play = lambda view, clock: (bot.set_comment("3-2 right: 5 points"), 1)[1]
+        answer = s.handle(turn_request_after_opening(), 0.0)
+        self.assertEqual(answer.play.comment, "3-2 right: 5 points")
+        bot.choose_play = lambda view, clock: 1
+        s2 = turn_request_after_opening([hand_end(0), hand_start(1)], hand_index=1)
+        self.assertEqual(s.handle(s2, 0.0).play.comment, "")
 
     def test_a_play_or_a_tuple_is_matched_to_its_index(self):
         for answer in (Play(Tile(3, 2), End.RIGHT), ((3, 2), End.RIGHT), ((3, 2), 2)):

@@ -449,8 +449,8 @@ TEST(ReplayEdits, TheHeader) {
   edit(changed, 0, [](v1::LogRecord& r) { r.mutable_header()->set_num_players(3); });
   expect_fails_at(join(changed), 1, {"num_players 3"});
   changed = lines;
-  edit(changed, 0, [](v1::LogRecord& r) { r.mutable_header()->set_log_version(2); });
-  expect_fails_at(join(changed), 1, {"log_version 2"});
+  edit(changed, 0, [](v1::LogRecord& r) { r.mutable_header()->set_log_version(9); });
+  expect_fails_at(join(changed), 1, {"log_version 9"});
   changed = lines;
   edit(changed, 0,
        [](v1::LogRecord& r) { r.mutable_header()->set_format(v1::FORMAT_UNSPECIFIED); });

@@ -38,6 +38,8 @@ const std::map<std::string, std::string>& real_logs() {
     m["partners"] = referee_log(dir, "partners", {"--format", "partners", "--seed", "8", g, r});
     m["hand-limit"] = referee_log(dir, "hand-limit", {"--max-hands", "3", "--seed", "9", g, r});
     m["fault"] = referee_log(dir, "fault", {"--seed", "10", bad + " --mode illegal --at 3", r});
+    m["long-comment"] =
+        referee_log(dir, "long-comment", {"--seed", "12", bad + " --mode long-comment", r});
     m["startup-fault"] =
         referee_log(dir, "startup-fault", {"--seed", "11", bad + " --mode exit-at-startup", r});
     return m;

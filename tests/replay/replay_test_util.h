@@ -15,7 +15,8 @@ namespace allfives::replay_test {
 
 // Name -> log text, from `referee match` runs: "2p", "3p", "4p", "partners" (sample bots, target
 // reached), "hand-limit" (--max-hands 3), "fault" (seat 0 plays an illegal tile),
-// "startup-fault" (seat 0 exits at startup). Made once; a failed run fails the test.
+// "long-comment" (seat 0 answers with 1 MiB comments), "startup-fault" (seat 0 exits at
+// startup). Made once; a failed run fails the test.
 const std::map<std::string, std::string>& real_logs();
 
 // The lines of a log without their newlines; join() puts them back (each with its newline).

@@ -2,6 +2,8 @@
 // between the sample bots, then shows their logs (--print, --seat, --hand/--play, colour,
 // interactive keys in a pseudo-terminal). Every check compares what is shown with the log's
 // own records.
+#include <algorithm>
+
 #include "replay_view/replay_view_util.h"
 
 namespace allfives::e2e::replay_view {
@@ -74,6 +76,138 @@ TEST(ReplayPrint, EveryPlayWithItsCountAndPointsThenTheFinalScores) {
     EXPECT_NE(last.find("winner: "), std::string::npos) << last;
     EXPECT_EQ(out.find('\x1b'), std::string::npos) << "no colour when stdout is not a terminal";
   }
+}
+
+// The log's options of `p` as `referee replay` words them, from the most points down, the
+// play made marked: "had 3 plays: 6-4 right 10 (played) · 5-5 left 0 · 2-1 right 0".
+std::string options_words(const v1::LogPlay& p, bool opening) {
+  std::vector<std::pair<int, int>> order;  // (-points, index): a stable ranking
+  for (int i = 0; i < p.options_size(); ++i)
+    order.emplace_back(-static_cast<int>(p.options(i).points()), i);
+  std::sort(order.begin(), order.end());
+  std::string out =
+      "had " + std::to_string(p.options_size()) + (p.options_size() == 1 ? " play:" : " plays:");
+  for (size_t k = 0; k < order.size(); ++k) {
+    const v1::LogOption& o = p.options(order[k].second);
+    // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on `" " + std::string`.
+    out += k ? " · " : " ";
+    out += to_string(tile(o.play().tile()));
+    if (!opening) out += o.play().end() == v1::END_RIGHT ? " right" : " left";
+    out += ' ';
+    out.append(std::to_string(o.points()));
+    if (o.play().SerializeAsString() == p.play().SerializeAsString()) out += " (played)";
+  }
+  return out;
+}
+
+// Under each play: the options ranked by points with the play made, a line when one scored
+// more, the time and bank, the comment; --no-decisions hides them.
+TEST(ReplayDecisions, UnderEachPlayItsOptionsTimeBankAndComment) {
+  const Logged& l = logged("2p");
+  const std::string out = replay_output({l.path, "--print"});
+  size_t at = 0;
+  int plays = 0, missed = 0;
+  bool opening = false;
+  for (const auto& r : l.records) {
+    if (r.has_hand_start()) opening = true;
+    if (!r.has_play()) continue;
+    const v1::LogPlay& p = r.play();
+    std::string lines = "  " + options_words(p, opening) + "\n";
+    uint32_t best = 0;
+    for (const auto& o : p.options()) best = std::max(best, o.points());
+    if (best > p.points()) {
+      lines += "  a higher-scoring play existed: ";
+      ++missed;
+    } else {
+      lines += "  took ";
+    }
+    opening = false;
+    const size_t found = out.find(lines, at);
+    ASSERT_NE(found, std::string::npos) << "play " << plays << ": " << lines;
+    at = found + lines.size();
+    const std::string bank = "bank left " + std::to_string(p.time_bank_left_ms()) + " ms\n";
+    EXPECT_EQ(out.find(bank, at), out.find("bank left ", at)) << bank;
+    if (!p.comment().empty()) {
+      const size_t c = out.find("  comment: " + p.comment() + "\n", at);
+      EXPECT_EQ(c, out.find("  comment: ", at)) << p.comment();
+    }
+    ++plays;
+  }
+  EXPECT_GT(plays, 20);
+  EXPECT_GT(missed, 0) << "the random bot should have missed points";
+  const std::string hidden = replay_output({l.path, "--print", "--no-decisions"});
+  EXPECT_EQ(hidden.find("had "), std::string::npos);
+  EXPECT_EQ(hidden.find("comment: "), std::string::npos);
+  EXPECT_EQ(frames_of(hidden).size(), frames_of(out).size());
+}
+
+// --only-bot keeps one seat's plays; --only-missed those where a play scored more; a name
+// that is no seat's is refused with the seats.
+TEST(ReplayDecisions, FiltersKeepOneBotsDecisionsOrTheMissedOnes) {
+  const Logged& l = logged("2p");
+  int random_plays = 0, random_missed = 0, missed = 0;
+  for (const auto& r : l.records) {
+    if (!r.has_play()) continue;
+    uint32_t best = 0;
+    for (const auto& o : r.play().options()) best = std::max(best, o.points());
+    const bool m = best > r.play().points();
+    missed += m;
+    if (r.play().seat() == 1) {
+      ++random_plays;
+      random_missed += m;
+    }
+  }
+  ASSERT_GT(random_missed, 0);
+  const auto count = [](const std::string& text, const std::string& word) {
+    int n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  const std::string by_name = replay_output({l.path, "--print", "--only-bot", "random"});
+  EXPECT_EQ(static_cast<int>(frames_of(by_name).size()), random_plays);
+  EXPECT_EQ(count(by_name, "\nseat 1 (random) "), random_plays) << by_name.substr(0, 2000);
+  EXPECT_EQ(replay_output({l.path, "--print", "--only-bot", "1"}), by_name);
+  const std::string both =
+      replay_output({l.path, "--print", "--only-bot", "random", "--only-missed"});
+  EXPECT_EQ(static_cast<int>(frames_of(both).size()), random_missed);
+  EXPECT_EQ(count(both, "a higher-scoring play existed"), random_missed);
+  const std::string all_missed = replay_output({l.path, "--print", "--only-missed"});
+  EXPECT_EQ(static_cast<int>(frames_of(all_missed).size()), missed);
+  const RunResult bad = run({kReferee, "replay", l.path, "--print", "--only-bot", "nobody"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("names no seat of this match; its seats: 0 (greedy), 1 (random)"),
+            std::string::npos)
+      << bad.output;
+}
+
+// As seat 1 saw it, seat 0's decisions show their time only: options and comment would show
+// seat 0's tiles.
+TEST(ReplayDecisions, ASeatsViewShowsOnlyItsOwnOptions) {
+  const Logged& l = logged("2p");
+  const std::string seat1 = replay_output({l.path, "--print", "--seat", "1", "--only-bot", "0"});
+  EXPECT_EQ(seat1.find("had "), std::string::npos);
+  EXPECT_EQ(seat1.find("comment: "), std::string::npos);
+  EXPECT_NE(seat1.find("took "), std::string::npos);
+  const std::string own = replay_output({l.path, "--print", "--seat", "0", "--only-bot", "0"});
+  EXPECT_NE(own.find("had "), std::string::npos);
+  EXPECT_NE(own.find("comment: most points now: "), std::string::npos);
+}
+
+// A hostile comment (a screen clear and a window-title escape first, 1 MiB long) reaches the
+// terminal as \xNN text, never as a control sequence, with the bytes dropped counted.
+TEST(ReplayDecisions, ABotsCommentNeverDrivesTheTerminal) {
+  const std::string dir = temp_dir("replay-long-comment");
+  const std::string log = dir + "/m.jsonl";
+  const RunResult m = run({kReferee, "match", "--seed", "3", "--max-hands", "1", "--log", log,
+                           "--no-sandbox", kBadBot + " --mode long-comment", kRandom});
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  const std::string out = replay_output({log, "--print", "--only-bot", "0"});
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(out.find('\x07'), std::string::npos);
+  EXPECT_NE(out.find("comment: \\x1b[2J\\x1b]0;pwned\\x07aaaa"), std::string::npos)
+      << out.substr(0, 3000);
+  EXPECT_NE(out.find("(+" + std::to_string((1 << 20) - 254) + " bytes dropped)"),
+            std::string::npos);
 }
 
 TEST(ReplayPrint, ColourOnlyWhenAskedOrOnATerminal) {

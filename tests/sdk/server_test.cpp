@@ -194,6 +194,25 @@ TEST(SdkServer, TurnRequestFromCoreStateGetsLegalPlayWithMatchingIndex) {
   }
 }
 
+// A note set with set_comment inside choose_play travels in that decision's PlayAnswer.
+TEST(SdkServer, ACommentSetInChoosePlayIsSentWithTheAnswer) {
+  class CommentingBot final : public Bot {
+    Play choose_play(const View& view, const Clock&) override {
+      set_comment("first of " + std::to_string(view.legal_plays().size()));
+      return view.legal_plays()[0];
+    }
+  };
+  TestServer server([](const MatchInfo&) { return std::make_unique<CommentingBot>(); });
+  MatchStream s(*server.stub, std::chrono::seconds(10));
+  v1::BotMessage hello;
+  const State state = first_turn(s, Format::kTwoPlayers, 3, "comment", &hello);
+  const v1::BotMessage answer = read_one(s);
+  ASSERT_TRUE(answer.has_play());
+  EXPECT_EQ(answer.play().comment(), "first of " + std::to_string(state.legal_plays().size()));
+  ASSERT_TRUE(s.send(match_end_message()));
+  EXPECT_TRUE(s.finish().ok());
+}
+
 // A bot that names the right end for an opening play still gets the index sent: the
 // opening's end is irrelevant and the SDK records it as left, as the core does.
 TEST(SdkServer, OpeningPlayOnTheRightEndStillCarriesItsIndex) {
@@ -361,6 +380,57 @@ TEST(SdkServer, ProtocolVersionMismatchStillAnswersHello) {
   ASSERT_TRUE(s.send(match_end_message()));
   EXPECT_TRUE(s.finish().ok());
   EXPECT_EQ(made.load(), 0);
+}
+
+// A referee offering versions 2 to 3 gets a Hello saying 3, and each answer carries the nonce
+// of the request it answers (bot.proto, "Unasked answers").
+TEST(SdkServer, SpeaksProtocol3WhenOfferedAndCarriesEachRequestsNonce) {
+  Record r;
+  TestServer server(recording(r));
+  MatchStream s(*server.stub, std::chrono::seconds(10));
+  EventList events;
+  const State state = State::new_match(Config::standard(Format::kTwoPlayers), 3, &events);
+  const int seat = state.seat_to_move();
+  v1::RefereeMessage start = wrap(make_match_start(Format::kTwoPlayers, seat, "nonce"));
+  ASSERT_EQ(start.match_start().protocol_version(), 2u);
+  ASSERT_EQ(start.match_start().highest_protocol_version(), 3u);
+  start.set_nonce(0x1234567890abcdefull);
+  ASSERT_TRUE(s.send(start));
+  const v1::BotMessage hello = read_one(s);
+  ASSERT_TRUE(hello.has_hello());
+  EXPECT_EQ(hello.hello().protocol_version(), 3u);
+  EXPECT_EQ(hello.nonce(), 0x1234567890abcdefull);
+  v1::RefereeMessage request;
+  *request.mutable_turn_request()->add_events() = hand_start_for(events[0], seat, state);
+  wire::fill_turn_request(state.view(seat), request.mutable_turn_request());
+  request.mutable_turn_request()->set_move_time_ms(1000);
+  request.mutable_turn_request()->set_time_bank_ms(1000);
+  request.set_nonce(0xfedcba0987654321ull);
+  ASSERT_TRUE(s.send(request));
+  const v1::BotMessage answer = read_one(s);
+  ASSERT_TRUE(answer.has_play());
+  EXPECT_EQ(answer.nonce(), 0xfedcba0987654321ull);
+  ASSERT_TRUE(s.send(match_end_message()));
+  EXPECT_TRUE(s.finish().ok());
+}
+
+// A referee that speaks version 2 alone (no highest_protocol_version) gets a Hello saying 2
+// and a match played as version 2.
+TEST(SdkServer, SpeaksProtocol2ToARefereeOfVersion2Alone) {
+  Record r;
+  TestServer server(recording(r));
+  MatchStream s(*server.stub, std::chrono::seconds(10));
+  v1::MatchStart start = make_match_start(Format::kTwoPlayers, 0, "v2-only");
+  start.set_protocol_version(2);
+  start.clear_highest_protocol_version();
+  ASSERT_TRUE(s.send(wrap(start)));
+  const v1::BotMessage hello = read_one(s);
+  ASSERT_TRUE(hello.has_hello());
+  EXPECT_EQ(hello.hello().protocol_version(), 2u);
+  ASSERT_TRUE(s.send(match_end_message()));
+  EXPECT_TRUE(s.finish().ok());
+  std::lock_guard<std::mutex> lock(r.mu);
+  EXPECT_EQ(r.infos.size(), 1u);  // a bot was made: version 2 is served
 }
 
 // Each bot waits inside choose_play until the other match's bot is there too: both matches

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the SDK from a build directory into a temporary prefix, builds the out-of-tree bot
-# next to this script against it, and checks the bot's command line.
-#   run.sh CMAKE BUILD_DIR THIS_DIR GENERATOR CXX
+# of sdk/README.md ("A first bot in C++": its main.cpp and CMakeLists.txt, as the build
+# extracted them from the guide) against it, and checks the bot's command line.
+#   run.sh CMAKE BUILD_DIR MAIN_CPP CMAKELISTS GENERATOR CXX
 set -euo pipefail
-cmake=$1 build=$2 project=$3 generator=$4 cxx=$5
+cmake=$1 build=$2 main=$3 lists=$4 generator=$5 cxx=$6
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/allfives-sdk-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
+project=$tmp/first_cpp
+mkdir "$project"
+cp "$main" "$project/main.cpp"
+cp "$lists" "$project/CMakeLists.txt"
 
 "$cmake" --install "$build" --prefix "$tmp/prefix" >"$tmp/install.log" ||
   { cat "$tmp/install.log"; exit 1; }
@@ -18,7 +23,23 @@ done
 "$cmake" -S "$project" -B "$tmp/bot" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/configure.log" ||
   { cat "$tmp/configure.log"; exit 1; }
+# Nothing misleading while the dependencies are found (gRPC's search for c-ares would print
+# "Could NOT find c-ares" before finding it).
+if grep -n "Could NOT find\|NOT FOUND\|CMake Warning" "$tmp/configure.log"; then
+  echo "configuring the bot printed the lines above; it must find its dependencies quietly" >&2
+  exit 1
+fi
 "$cmake" --build "$tmp/bot" >"$tmp/build.log" || { cat "$tmp/build.log"; exit 1; }
+
+# Where c-ares is really missing (here: its header given as a folder without it), the
+# configure stops with a message that names the package to install.
+status=0
+"$cmake" -S "$project" -B "$tmp/bot-no-cares" -G "$generator" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_PREFIX_PATH="$tmp/prefix" -Dc-ares_INCLUDE_DIR="$tmp/no-such-folder" \
+  >"$tmp/no-cares.log" 2>&1 || status=$?
+[ "$status" -ne 0 ] || { echo "configuring without c-ares succeeded" >&2; exit 1; }
+grep -q "install libc-ares-dev" "$tmp/no-cares.log" ||
+  { cat "$tmp/no-cares.log"; echo "no clear message without c-ares" >&2; exit 1; }
 
 "$tmp/bot/first_bot" --help >"$tmp/help.txt"
 grep -q -- "--listen" "$tmp/help.txt" || { echo "--help does not mention --listen" >&2; exit 1; }

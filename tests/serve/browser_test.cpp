@@ -219,6 +219,101 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   b->screenshot(kOut + "/serve-replay-1280.png");
 }
 
+// A served replay shows, beside the table, the decision of the play selected: the plays the
+// seat had ranked by points with the one made marked, its time, its bank and the bot's
+// comment; the filters keep one bot's decisions, or those where a play scored more, and the
+// arrows then step through those only. Checked against the log itself.
+TEST(BrowserTest, TheReplayShowsEachDecisionAndFiltersThem) {
+  const std::string dir = temp_dir("browser-decisions");
+  const std::string log = dir + "/decisions.jsonl";
+  const RunResult m = run({kReferee, "match", "--seed", "21", "--log", log, "--no-sandbox",
+                           "greedy=" + kGreedy, "random=" + kRandom});
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  // From the log: each play's step (the page numbers records after the header from 0), and
+  // the random seat's plays where a play that scored more was there.
+  std::vector<v1::LogRecord> records = read_log(log);
+  int step = -1, first_greedy = -1, missed = 0;
+  std::vector<int> random_missed;
+  for (const v1::LogRecord& r : records) {
+    if (r.has_header() || r.has_bot_output()) continue;
+    ++step;
+    if (!r.has_play()) continue;
+    uint32_t best = 0;
+    for (const auto& o : r.play().options()) best = std::max(best, o.points());
+    if (r.play().seat() == 0 && first_greedy < 0 && r.play().options_size() > 1)
+      first_greedy = step;
+    if (r.play().seat() == 1 && best > r.play().points()) random_missed.push_back(step);
+    missed += best > r.play().points();
+  }
+  ASSERT_GE(first_greedy, 0);
+  ASSERT_FALSE(random_missed.empty());
+
+  ServeProcess s = serve(dir);
+  auto b = browser();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->set_viewport(1280, 800, false));
+  ASSERT_TRUE(b->navigate(s.base + "/m/0/decisions.jsonl"));
+  ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
+  b->eval("window.replay.step(" + std::to_string(first_greedy) + ")");
+  const v1::LogPlay* p = nullptr;
+  step = -1;
+  for (const v1::LogRecord& r : records) {
+    if (r.has_header() || r.has_bot_output()) continue;
+    if (++step == first_greedy) p = &r.play();
+  }
+  ASSERT_TRUE(p);
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt').length"),
+            std::to_string(p->options_size()));
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt.chosen').length"), "1");
+  // Ranked by points: the first row has the most, and greedy's play scored that too.
+  uint32_t best = 0;
+  for (const auto& o : p->options()) best = std::max(best, o.points());
+  EXPECT_EQ(b->eval("document.querySelector('#decision .opt').textContent.includes('" +
+                    std::to_string(best) + " pts')"),
+            "true");
+  EXPECT_EQ(b->eval("document.querySelector('#decision .opt.chosen').textContent.includes(' " +
+                    std::to_string(best) + " pts')"),
+            "true");
+  EXPECT_EQ(b->eval("document.querySelector('#decision .comment').textContent"),
+            "\"" + p->comment() + "\"");
+  EXPECT_EQ(b->eval("document.querySelector('#decision .meta').textContent.includes('bank left " +
+                    std::to_string(p->time_bank_left_ms()) + " ms')"),
+            "true");
+  b->screenshot(kOut + "/replay-decision.png");
+
+  // Only the random bot's decisions where a play scored more: the list holds exactly those,
+  // and the arrows go from one to the next.
+  b->eval(
+      "document.getElementById('onlySeat').value = '1';"
+      "document.getElementById('onlyMissed').checked = true;"
+      "document.getElementById('onlyMissed').onchange()");
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decisionList [data-step]').length"),
+            std::to_string(random_missed.size()));
+  EXPECT_EQ(b->eval("+document.getElementById('state').dataset.step"),
+            std::to_string(random_missed[0]));
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt.better').length > 0"), "true");
+  if (random_missed.size() > 1) {
+    b->eval("document.getElementById('next').click()");
+    EXPECT_EQ(b->eval("+document.getElementById('state').dataset.step"),
+              std::to_string(random_missed[1]));
+  }
+  b->screenshot(kOut + "/replay-decision-filtered.png");
+  // Every seat's: the list counts every decision where a play scored more.
+  b->eval(
+      "document.getElementById('onlySeat').value = '-1';"
+      "document.getElementById('onlySeat').onchange()");
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decisionList [data-step]').length"),
+            std::to_string(missed));
+  // As seat 1 saw it, seat 0's decisions show no options nor comment (they show its tiles).
+  ASSERT_TRUE(b->navigate(s.base + "/m/0/decisions.jsonl?seat=1"));
+  ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
+  b->eval("window.replay.step(" + std::to_string(first_greedy) + ")");
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt').length"), "0");
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .comment').length"), "0");
+  b->eval("window.replay.step(" + std::to_string(random_missed[0]) + ")");
+  EXPECT_EQ(b->eval("document.querySelectorAll('#decision .opt').length > 0"), "true");
+}
+
 // A tournament being played: its page says so and refreshes itself as matches finish, and
 // stops refreshing once the tournament is over.
 TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {

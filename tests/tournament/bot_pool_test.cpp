@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <map>
+#include <optional>
 #include <set>
 
 #include "process/private_dir.h"
@@ -23,10 +25,14 @@ std::vector<BotSpec> random_bots(int n) {
   return out;
 }
 
-// Plays `bots` as one match would: acquires them together, then releases them healthy.
-std::vector<int> use(BotPool& pool, const std::vector<int>& bots) {
+// Plays `bots` as one match dealt from `seed` would: acquires them together, then releases them
+// healthy. Without a seed, each use has deals of its own.
+std::vector<int> use(BotPool& pool, const std::vector<int>& bots,
+                     std::optional<uint64_t> seed = std::nullopt) {
+  static uint64_t next_seed = 1000;
   std::vector<std::string> errors;
-  std::vector<std::unique_ptr<BotEndpoint>> held = pool.acquire(bots, &errors);
+  std::vector<std::unique_ptr<BotEndpoint>> held =
+      pool.acquire(bots, seed.value_or(next_seed++), &errors);
   std::vector<int> pids;
   for (size_t i = 0; i < bots.size(); ++i) {
     EXPECT_TRUE(held[i]) << errors[i];
@@ -61,6 +67,30 @@ TEST(BotPool, IdleInstancesBeyondTheLimitAreStoppedLeastRecentlyUsedFirst) {
   EXPECT_EQ(pool.started(5), started_5 + 1);
   pool.shutdown();
   EXPECT_EQ(pool.idle_count(), 0u);
+}
+
+// No instance is handed the same deals twice: the other rotation of a mirrored pair, or the
+// same deals against another opponent, gets a fresh instance or one that has not seen them.
+TEST(BotPool, AnInstanceIsNeverHandedTheSameDealsTwice) {
+  std::string error;
+  auto dir = PrivateDir::create(&error);
+  ASSERT_TRUE(dir) << error;
+  BotPool pool(random_bots(3), dir->path(), std::chrono::seconds(20), /*max_idle=*/16);
+  std::map<int, std::set<uint64_t>> seen;  // pid -> seeds it was handed
+  // Deal-major, as the schedule: every pairing, both rotations, of deals 1, 2, 3.
+  for (uint64_t seed : {1, 2, 3})
+    for (const std::vector<int>& seats :
+         std::vector<std::vector<int>>{{0, 1}, {1, 0}, {0, 2}, {2, 0}, {1, 2}, {2, 1}})
+      for (int pid : use(pool, seats, seed))
+        EXPECT_TRUE(seen[pid].insert(seed).second)
+            << "pid " << pid << " got seed " << seed << " twice";
+  // Four instances a bot (two opponents, two rotations), each reused for every deal.
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_EQ(pool.started(b), 4) << b;
+    EXPECT_EQ(pool.started_for_new_deals(b), 3) << b;
+  }
+  EXPECT_EQ(seen.size(), 12u);
+  pool.shutdown();
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
+#include "transport/nonce.h"
 
 namespace allfives::referee {
 namespace {
@@ -167,6 +168,89 @@ TEST(Schedule, EachMatchIsAFunctionOfItsPairingDealAndRotation) {
     }
     EXPECT_FALSE(earlier_definition(t, "no-such-hash").has_value());
   }
+}
+
+// The schedule generated from (file, seed, ordinal) is the list make_schedule builds, match for
+// match, in every format, for round robins (unranked pairings) and gauntlets alike.
+TEST(Schedule, GeneratedFromItsOrdinalEqualsTheList) {
+  for (const char* format : {"FORMAT_TWO_PLAYERS", "FORMAT_THREE_PLAYERS", "FORMAT_FOUR_PLAYERS",
+                             "FORMAT_PARTNERSHIPS"}) {
+    for (int n : {4, 5, 7}) {
+      SCOPED_TRACE(std::string(format) + " with " + std::to_string(n) + " bots");
+      const TournamentDef t = def_of(format, n, 12);
+      const Schedule lazy(t);
+      const auto all = make_schedule(t);
+      ASSERT_EQ(lazy.size(), all.size());
+      EXPECT_EQ(lazy.size(), schedule_size(t));
+      for (size_t i = 0; i < all.size(); ++i) {
+        ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+        ASSERT_EQ(lazy.ordinal_of(all[i]), i) << all[i].match_id();
+        ASSERT_EQ(lazy.ordinal_of_id(all[i].match_id()), i) << all[i].match_id();
+      }
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b0-d0-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-nobody-d0-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b1-d999-r0"));
+      EXPECT_FALSE(lazy.ordinal_of_id("b0-b1-d0-r9"));
+      EXPECT_FALSE(lazy.ordinal_of_id("-d0-r0"));
+    }
+  }
+  // Names that hold '-' (and one that is a prefix of another) split every way until one fits.
+  {
+    FileFixture f;
+    TournamentDef t;
+    std::string error;
+    ASSERT_TRUE(
+        f.load("format: FORMAT_THREE_PLAYERS\n"
+               "bots { name: \"a\" command: \"./bot.sh\" }\n"
+               "bots { name: \"a-b\" command: \"./bot.sh\" }\n"
+               "bots { name: \"b-c\" command: \"./bot.sh\" }\n"
+               "bots { name: \"c\" command: \"./bot.sh\" }\n"
+               "matches_per_pairing: 3\nseed: 4\n",
+               t, error))
+        << error;
+    const Schedule lazy(t);
+    const auto all = make_schedule(t);
+    for (size_t i = 0; i < all.size(); ++i)
+      ASSERT_EQ(lazy.ordinal_of_id(all[i].match_id()), i) << all[i].match_id();
+  }
+  FileFixture f;
+  TournamentDef g;
+  std::string error;
+  ASSERT_TRUE(f.load("format: FORMAT_THREE_PLAYERS\n" + bots(6) +
+                         "candidates: \"b1\" candidates: \"b4\"\nmatches_per_pairing: 6\nseed: 3\n",
+                     g, error))
+      << error;
+  const Schedule lazy(g);
+  const auto all = make_schedule(g);
+  ASSERT_EQ(lazy.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i)
+    ASSERT_EQ(lazy.at(i).SerializeAsString(), all[i].SerializeAsString()) << "match " << i;
+}
+
+// What a bot is told of a match: an id that names neither the bots, the deal nor the rotation,
+// different for every match, the same in every run, and a different one under another seed.
+TEST(Schedule, BotsAreToldAnOpaqueMatchId) {
+  const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 4));
+  std::set<std::string> told;
+  for (const auto& m : all) {
+    const std::string id = bot_match_id(2026, m.match_id());
+    EXPECT_EQ(id.size(), 17u) << id;
+    EXPECT_EQ(id[0], 'm');
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef", 1), std::string::npos) << id;
+    EXPECT_EQ(id, bot_match_id(2026, m.match_id()));
+    EXPECT_NE(id, bot_match_id(2027, m.match_id()));
+    told.insert(id);
+  }
+  EXPECT_EQ(told.size(), all.size());
+}
+
+// The keyed hash is SipHash-2-4: the reference test vector (key 00..0f, message 00..0e).
+TEST(Schedule, TheOpaqueIdIsSipHash24) {
+  std::string message;
+  for (char c = 0; c < 15; ++c) message += c;
+  EXPECT_EQ(siphash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, message),
+            0xa129ca6149be45e5ULL);
+  EXPECT_EQ(siphash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, ""), 0x726fdb47dd0e0e31ULL);
 }
 
 TEST(Schedule, ShardsPartitionTheSchedule) {

@@ -6,11 +6,14 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+#include <absl/synchronization/mutex.h>
 
 #include "allfives/bot/bot.h"
 #include "allfives/bot/server.h"
@@ -98,10 +101,39 @@ std::string check_listen(const std::string& address) {
   return "";
 }
 
+// CLI11 lists the words it did not expect last to first ("1 --foo"); a bot's author needs the
+// flag by its name and the flags there are.
+std::string explain_parse_error(const std::string& name, const CLI::App* app, const CLI::Error& e) {
+  if (!dynamic_cast<const CLI::ExtrasError*>(&e) || app->remaining().empty())
+    return CLI::FailureMessage::simple(app, e);
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : app->get_options()) {
+    for (const std::string& l : o->get_lnames()) flags.push_back("--" + l);
+  }
+  std::string known;
+  for (const std::string& f : flags) known += (known.empty() ? "" : ", ") + f;
+  std::string out;
+  std::string strays;
+  bool after_flag = false;  // a word after an unknown flag is taken for its value
+  for (const std::string& word : app->remaining()) {
+    const bool flag = word.size() >= 2 && word[0] == '-';
+    if (flag) out += name + ": unknown flag " + word.substr(0, word.find('=')) + "\n";
+    if (!flag && !after_flag) strays += (strays.empty() ? "'" : ", '") + word + "'";
+    after_flag = flag && word.find('=') == std::string::npos;
+  }
+  if (!strays.empty()) out += name + ": unexpected argument " + strays + "\n";
+  return out + "Its flags: " + known + " (--help says what each does).\n";
+}
+
 }  // namespace
 
 int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags) {
+#ifdef NDEBUG
+  // Debian's absl is built without NDEBUG, so every lock gRPC takes would feed absl's deadlock
+  // detector (a lock-order graph, measurable per decision); a release bot does without it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
   CLI::App app(identity.name + " " + identity.version +
                ": an All Fives (Muggins) domino bot. It serves the allfives.v1.Bot gRPC "
                "protocol (version " +
@@ -127,12 +159,19 @@ int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
       "progress get a moment to finish, then the bot exits with status 0. Exit status 2: bad "
       "flags; 1: the server could not start.");
   if (extra_flags) extra_flags(app);
+  app.failure_message([name = identity.name](const CLI::App* a, const CLI::Error& e) {
+    return explain_parse_error(name, a, e);
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
 
+  // What the bot prints reaches the referee's capture as it prints it (stdout to a pipe is
+  // block-buffered): each line lands in the match, and the turn, that printed it. std::cout
+  // goes through stdout (synced with stdio by default).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   StopSignals signals;
   std::string error;
   if (!signals.install(&error)) {

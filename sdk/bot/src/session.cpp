@@ -1,5 +1,6 @@
 #include "session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -79,6 +80,16 @@ const char* reason_name(v1::MatchEndReason r) {
   }
 }
 
+// The protocol version this SDK speaks in a match: the highest it knows (it speaks every
+// version from kOldestProtocolVersion to kProtocolVersion) within the range the referee offers
+// (bot.proto, "Versions"); 0 if the two ranges do not meet.
+uint32_t version_for(const v1::MatchStart& m) {
+  const uint32_t low = m.protocol_version();
+  const uint32_t high = std::max(low, m.highest_protocol_version());
+  const uint32_t v = std::min(high, wire::kProtocolVersion);
+  return v >= low && v >= wire::kOldestProtocolVersion ? v : 0;
+}
+
 bool fits_int16(uint32_t v) {
   return v <= static_cast<uint32_t>(std::numeric_limits<int16_t>::max());
 }
@@ -134,6 +145,8 @@ Status MatchSession::handle(const v1::RefereeMessage& message,
     status = Status(StatusCode::INTERNAL, std::string("the SDK failed: ") + e.what());
   }
   if (status.ok()) *has_answer = answer->kind_case() != v1::BotMessage::KIND_NOT_SET;
+  // Protocol 3: every answer carries its request's nonce (harmless to a referee of version 2).
+  if (*has_answer) answer->set_nonce(message.nonce());
   return status;
 }
 
@@ -144,14 +157,18 @@ Status MatchSession::on_match_start(const v1::MatchStart& m, v1::BotMessage* ans
   v1::Hello hello;
   hello.set_name(identity_.name);
   hello.set_version(identity_.version);
-  hello.set_protocol_version(wire::kProtocolVersion);
+  const uint32_t version = version_for(m);
+  hello.set_protocol_version(version != 0 ? version : wire::kProtocolVersion);
 
-  if (m.protocol_version() != wire::kProtocolVersion) {
+  if (version == 0) {
     // The referee decides what a mismatch means; it needs our Hello to say so. No bot is
     // created for a protocol this SDK does not speak.
     version_mismatch_ = true;
+    const uint32_t high = std::max(m.protocol_version(), m.highest_protocol_version());
     log_line(label_ + ": the referee speaks protocol version " +
-             std::to_string(m.protocol_version()) + ", this bot speaks version " +
+             std::to_string(m.protocol_version()) +
+             (high != m.protocol_version() ? " to " + std::to_string(high) : std::string()) +
+             ", this bot speaks version " + std::to_string(wire::kOldestProtocolVersion) + " to " +
              std::to_string(wire::kProtocolVersion) + "; answering Hello and expecting a refusal");
     *answer->mutable_hello() = std::move(hello);
     return Status::OK;
@@ -229,6 +246,7 @@ Status MatchSession::on_turn_request(const v1::TurnRequest& m,
 
   v1::PlayAnswer* out = answer->mutable_play();
   *out->mutable_play() = wire::to_proto(play);
+  out->set_comment(bot_->take_comment());
   const PlayList& legal = view.legal_plays();
   for (int i = 0; i < legal.size(); ++i) {
     if (legal[i] == play) {

@@ -45,6 +45,20 @@ std::string_view to_string(Format f) {
   return "?";
 }
 
+std::string_view format_name(Format f) {
+  switch (f) {
+    case Format::kTwoPlayers:
+      return "2 players";
+    case Format::kThreePlayers:
+      return "3 players";
+    case Format::kFourPlayers:
+      return "4 players";
+    case Format::kPartnerships:
+      return "partnerships";
+  }
+  return "?";
+}
+
 bool parse_format(std::string_view text, Format& out) {
   for (Format f : kAllFormats) {
     if (text == to_string(f)) {

@@ -16,6 +16,9 @@ class Bot {
   choose_play(view, clock) { // eslint-disable-line no-unused-vars
     throw new Error("a Bot must define choose_play(view, clock)");
   }
+  // Inside choose_play: a short note sent with this answer (PlayAnswer.comment), kept in the
+  // match log beside the play; the referee keeps at most 256 bytes of its UTF-8.
+  set_comment(text) { this._comment = String(text); }
   on_match_start(info) {}  // eslint-disable-line no-unused-vars
   on_hand_start(info) {}   // eslint-disable-line no-unused-vars
   on_event(event) {}       // eslint-disable-line no-unused-vars
@@ -114,11 +117,17 @@ class MatchSession {
   matchStart(m) {
     if (this.bot) throw invalid("a second match_start");
     this.label = `match ${m.match_id} seat ${m.seat}`;
+    // The referee offers protocol_version (its oldest) up to highest_protocol_version (0 from a
+    // referee that speaks one version): the kit speaks the highest both know.
+    const highest = m.highest_protocol_version || m.protocol_version;
+    this.version = Math.min(highest, protocol.PROTOCOL_VERSION);
     const hello = { hello: { name: this.identity.name, version: this.identity.version,
-                             protocol_version: protocol.PROTOCOL_VERSION } };
-    if (m.protocol_version !== protocol.PROTOCOL_VERSION) {
-      log(`${this.label}: the referee speaks protocol ${m.protocol_version}, this kit ` +
-          `${protocol.PROTOCOL_VERSION}`);
+                             protocol_version: this.version } };
+    if (this.version < m.protocol_version || this.version < protocol.OLDEST_PROTOCOL_VERSION) {
+      log(`${this.label}: the referee speaks protocol ${m.protocol_version}..${highest}, this kit ` +
+          `${protocol.OLDEST_PROTOCOL_VERSION}..${protocol.PROTOCOL_VERSION}`);
+      this.version = protocol.PROTOCOL_VERSION;
+      hello.hello.protocol_version = this.version;
       return hello;
     }
     if (m.rules_version !== rules.RULES_VERSION)
@@ -159,6 +168,10 @@ class MatchSession {
     }
     const answer = { play: { play: { tile: { high: play.tile.high, low: play.tile.low }, end: play.end } } };
     if (index >= 0) answer.play.legal_play_index = index;
+    if (this.bot._comment) {
+      answer.play.comment = this.bot._comment;
+      this.bot._comment = "";
+    }
     return answer;
   }
 
@@ -217,6 +230,7 @@ function playMatch(identity, factory, args) {
       try {
         const answer = session.handle(m, performance.now());
         if (answer) {
+          if (session.version >= 3) answer.nonce = m.nonce;  // the request's, carried back
           call.write(answer);
         } else {
           done = true;

@@ -24,7 +24,7 @@ function protoDir() {
 }
 
 const definition = protoLoader.loadSync(FILES, {
-  includeDirs: [protoDir()], keepCase: true, longs: Number, enums: String, defaults: true,
+  includeDirs: [protoDir()], keepCase: true, longs: String, enums: String, defaults: true,
   oneofs: true,
 });
 const loaded = grpc.loadPackageDefinition(definition);
@@ -47,10 +47,14 @@ const OpenRule = enumOf("allfives.v1.OpenRule", "OPEN_RULE_").names;
 const HandEndKind = enumOf("allfives.v1.HandEndKind", "HAND_END_KIND_").names;
 const MatchEndReason = enumOf("allfives.v1.MatchEndReason", "MATCH_END_REASON_").names;
 const FaultKind = enumOf("allfives.v1.FaultKind", "FAULT_KIND_").names;
-const PROTOCOL_VERSION =
-  enumOf("allfives.v1.ProtocolVersion", "PROTOCOL_VERSION_").numbers.PROTOCOL_VERSION_CURRENT;
+// The newest protocol version this kit speaks and the oldest (common.proto): from 3 on, every
+// answer carries the nonce of the request it answers (bot.proto, "Unasked answers"). A nonce is
+// a 64-bit number, kept as a decimal string (longs: String) so that it is echoed exactly.
+const versions = enumOf("allfives.v1.ProtocolVersion", "PROTOCOL_VERSION_").numbers;
+const PROTOCOL_VERSION = versions.PROTOCOL_VERSION_CURRENT;
+const OLDEST_PROTOCOL_VERSION = versions.PROTOCOL_VERSION_OLDEST;
 
 module.exports = {
   grpc, BotService: loaded.allfives.v1.Bot.service, HealthService: loaded.grpc.health.v1.Health.service,
-  End, Format, OpenRule, HandEndKind, MatchEndReason, FaultKind, PROTOCOL_VERSION,
+  End, Format, OpenRule, HandEndKind, MatchEndReason, FaultKind, PROTOCOL_VERSION, OLDEST_PROTOCOL_VERSION,
 };

@@ -34,6 +34,13 @@ class Bot:
         """
         raise NotImplementedError("a bot must implement choose_play(view, clock)")
 
+    def set_comment(self, text: str) -> None:
+        """Inside ``choose_play``: a short note sent with this answer (``PlayAnswer.comment``:
+        an evaluation, a principal line), kept in the match log beside the play and shown by
+        ``referee replay``. The referee keeps at most 256 bytes of its UTF-8 and counts the
+        rest as dropped."""
+        self._allfives_comment = str(text)
+
     def on_match_start(self, info: MatchInfo) -> None:
         """The match starts (called once, right after the object is made)."""
 

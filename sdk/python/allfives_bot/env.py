@@ -21,8 +21,10 @@ plays are decisions: the environment draws and passes for the players. ``observe
 ``array.array("h")``) that depend only on what that seat may see and what the public history
 told it (never another seat's tiles; the layout is in sdk/README.md), and 56 bytes of 0 or 1,
 all 0 unless the agent is to move (``numpy.frombuffer(mask, numpy.int8)`` and
-``numpy.asarray(observation)`` turn them into arrays without numpy being needed here). ``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a
-search a full state consistent with it.
+``numpy.asarray(observation)`` turn them into arrays without numpy being needed here);
+``legal_actions()`` lists the mover's actions, the cheap way to choose without numpy.
+``view(agent)`` is the same seat's rules-core View, whose ``sample_state(rng)`` gives a search
+a full state consistent with it.
 
 Rewards come only at the end of a hand or of the match, to every agent at once:
 - ``reward="match"``: at the match's end +1 for the winning side's seats, -1 for the others,
@@ -97,6 +99,11 @@ class AllFivesEnv:
         self._rng.seed(seed)
         if self.table is None:
             self.table = _core.Table(self.config, seed)
+            # The calls made at every play, bound once (C++ fast calls, table_bindings.cpp);
+            # last() goes through a subclass's own observe() if it has one.
+            self._play, self._observe = self.table.play, self.table.observe
+            if type(self).observe is not AllFivesEnv.observe:
+                self._observe = lambda seat: self.observe(self.possible_agents[seat])
         else:
             self.table.reset(self.config, seed)
         self.seed = seed
@@ -126,31 +133,30 @@ class AllFivesEnv:
             self.rewards = {a: 0 for a in self.agents}
             self._rewarded = False
         try:
-            outcome = self.table.step(int(action))
+            seat = self._play(action)  # the seat to move next, -1 at a hand's end, -2 at the match's
         except ValueError as error:
             raise ValueError(f"{agent}: {error} (legal: {self.table.legal_actions()})") from None
-        if not outcome:
-            self.agent_selection = self._names[self.table.seat_to_move]
+        if seat >= 0:
+            self.agent_selection = self._names[seat]
             return
-        self._score_hand(outcome == 2)  # a hand or the match ended
+        self._score_hand(seat == -2)
         self._rewarded = True
         for a in self.agents:
             self._cumulative_rewards[a] += self.rewards[a]
-        if outcome == 2:
+        if seat == -2:
             self.terminations = {a: True for a in self.agents}
             self.agent_selection = self.agents[0]
         else:
             self.agent_selection = self.possible_agents[self.table.seat_to_move]
 
     def observe(self, agent: str) -> dict:
-        seat = self.agent_name_mapping[agent]
-        table = self.table
-        return {"observation": table.observation(seat), "action_mask": table.action_mask(seat)}
+        return self._observe(self.agent_name_mapping[agent])
 
     def last(self, observe: bool = True):
         """(observation, cumulative reward, termination, truncation, info) of agent_selection."""
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+        observation = self._observe(self.agent_name_mapping[agent]) if observe else None
+        return (observation, self._cumulative_rewards[agent],
                 self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def agent_iter(self, max_iter: int = 2 ** 63) -> Iterator[str]:
@@ -186,6 +192,7 @@ class AllFivesEnv:
         return self.table.view(self.agent_name_mapping[agent])
 
     def legal_actions(self) -> List[int]:
+        """agent_selection's legal actions, the mask's ones in the referee's order (a new list)."""
         return self.table.legal_actions()
 
     # --- helpers ---------------------------------------------------------------------------

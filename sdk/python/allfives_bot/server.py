@@ -13,6 +13,7 @@ import argparse
 import os
 import re
 import signal
+import sys
 import threading
 import time
 from concurrent import futures
@@ -207,6 +208,11 @@ def run(bot_factory: Callable[[MatchInfo], Bot], name: str, version: str,
     if extra_flags is not None:
         extra_flags(parser)
     args = parser.parse_args(argv)
+    # What the bot prints reaches the referee's capture as it prints it (a pipe would hold it
+    # in a block buffer): each line lands in the match, and the turn, that printed it.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(line_buffering=True)
 
     stop = threading.Event()
     signals = {"count": 0}

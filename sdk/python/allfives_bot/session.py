@@ -21,7 +21,10 @@ from .model import (Clock, DrawEvent, End, FaultKind, Format, HandEndInfo, HandE
                     PassEvent, Play, PlayEvent, Tile, View)
 from .stubs import bot_pb2, common_pb2
 
-PROTOCOL_VERSION = common_pb2.PROTOCOL_VERSION_CURRENT  # common.proto, the one place it is written
+# common.proto, the one place they are written: this SDK speaks every version from
+# OLDEST_PROTOCOL_VERSION to PROTOCOL_VERSION.
+PROTOCOL_VERSION = common_pb2.PROTOCOL_VERSION_CURRENT
+OLDEST_PROTOCOL_VERSION = common_pb2.PROTOCOL_VERSION_OLDEST
 RULES_VERSION = _core.RULES_VERSION  # the rules core's (types.h), the one place it is written
 
 _log_lock = threading.Lock()
@@ -63,6 +66,14 @@ def _play(m, opening: bool) -> Play:
     if m.end not in (common_pb2.END_LEFT, common_pb2.END_RIGHT):
         raise _invalid(f"a play of {m.tile.high}-{m.tile.low} names no end")
     return Play(_tile(m.tile), End(m.end))
+
+
+def version_for(m) -> int:
+    """The protocol version this SDK speaks in a match: the highest it knows within the range
+    MatchStart offers (bot.proto, "Versions"); 0 if the two ranges do not meet."""
+    low = m.protocol_version
+    version = min(max(low, m.highest_protocol_version), PROTOCOL_VERSION)
+    return version if version >= low and version >= OLDEST_PROTOCOL_VERSION else 0
 
 
 def _enum(kind, value: int, what: str):
@@ -135,12 +146,18 @@ class MatchSession:
             raise SessionError("FAILED_PRECONDITION",
                                f"the referee sent {name} although our protocol versions differ")
         if kind == "match_start":
-            return self._on_match_start(message.match_start)
+            return self._answering(message, self._on_match_start(message.match_start))
         if kind == "turn_request":
-            return self._on_turn_request(message.turn_request, received)
+            return self._answering(message, self._on_turn_request(message.turn_request, received))
         if kind == "match_end":
             return self._on_match_end(message.match_end)
         raise _invalid("a RefereeMessage with no kind set")
+
+    @staticmethod
+    def _answering(message, answer):
+        """Protocol 3: an answer carries its request's nonce (harmless to a version-2 referee)."""
+        answer.nonce = message.nonce
+        return answer
 
     # --- calls into the bot ------------------------------------------------------------
 
@@ -166,13 +183,16 @@ class MatchSession:
         answer = bot_pb2.BotMessage()
         answer.hello.name = self._name
         answer.hello.version = self._version
-        answer.hello.protocol_version = PROTOCOL_VERSION
-        if m.protocol_version != PROTOCOL_VERSION:
+        version = version_for(m)
+        answer.hello.protocol_version = version or PROTOCOL_VERSION
+        if not version:
             # The referee decides what a mismatch means; it needs our Hello to say so.
             self._version_mismatch = True
-            log_line(f"{self.label}: the referee speaks protocol version {m.protocol_version}, "
-                     f"this bot speaks version {PROTOCOL_VERSION}; answering Hello and "
-                     "expecting a refusal")
+            high = max(m.protocol_version, m.highest_protocol_version)
+            offered = f"{m.protocol_version}" + (f" to {high}" if high != m.protocol_version else "")
+            log_line(f"{self.label}: the referee speaks protocol version {offered}, "
+                     f"this bot speaks version {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}; "
+                     "answering Hello and expecting a refusal")
             return answer
         if m.rules_version != RULES_VERSION:
             log_line(f'{self.label}: warning: the referee plays rules "{m.rules_version}", '
@@ -224,6 +244,11 @@ class MatchSession:
         answer.play.play.tile.high = play.tile.high
         answer.play.play.tile.low = play.tile.low
         answer.play.play.end = int(play.end)
+        # The note set_comment left during choose_play, sent once.
+        comment = getattr(self._bot, "_allfives_comment", "")
+        if comment:
+            answer.play.comment = comment
+            self._bot._allfives_comment = ""
         if index is not None:
             answer.play.legal_play_index = index
         else:

@@ -1,4 +1,5 @@
-// What the binding's files share (core_module.cpp, state_bindings.cpp, search_bindings.cpp):
+// What the binding's files share (core_module.cpp, state_bindings.cpp, search_bindings.cpp,
+// table_bindings.cpp):
 // the registered value types, conversions between core values and Python objects, and each
 // file's bind function.
 #pragma once
@@ -39,7 +40,7 @@ py::list actions_of(const PlayList& list);   // tile index * 2 + end
 void apply_or_raise(State& s, Play p, EventList* events);  // ValueError saying why
 Play play_of_action(int action);                           // ValueError outside 0..55
 py::list events_of(const EventList& events);
-int count_after(const Line& line, Play p);  // ValueError if the tile does not fit
+int checked_count_after(const Line& line, Play p);  // ValueError if the tile does not fit
 py::object to_array(const Features& o);     // array.array("h")
 py::bytes mask_of(const PlayList& legal);   // NUM_ACTIONS bytes of 0 or 1
 State blank_state();                        // a state to assign into
@@ -47,8 +48,8 @@ State sample_or_raise(const WorldSampler& sampler, SplitMix64& rng);
 
 void bind_state(py::module_& m);  // state_bindings.cpp: State, View
 void bind_view(py::module_& m);
-void bind_knowledge(py::module_& m);  // search_bindings.cpp: Knowledge, WorldSampler, Table,
-void bind_table(py::module_& m);      // play_matches
-void bind_batch(py::module_& m);
+void bind_knowledge(py::module_& m);  // search_bindings.cpp: Knowledge, WorldSampler,
+void bind_batch(py::module_& m);      // play_matches
+void bind_table(py::module_& m);      // table_bindings.cpp: Table
 
 }  // namespace allfives::python

@@ -19,6 +19,7 @@
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
 #include "bindings.h"
+#include "fast_call.h"
 #include "observation.h"
 #include "simulate.h"
 #include "values.h"
@@ -74,20 +75,34 @@ void bind_values(py::module_& m) {
   });
 }
 
+// SplitMix64.below(bound), a fast call (fast_call.h): a search or a learner draws at every play.
+PyObject* rng_below(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  return guarded([&] {
+    py::object bound =
+        py::reinterpret_steal<py::object>(PyNumber_Index(only_arg(args, nargs, kw, "bound")));
+    if (!bound) throw py::error_already_set();
+    const unsigned long long b = PyLong_AsUnsignedLongLong(bound.ptr());
+    if (b == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw py::value_error("below(bound) needs 0 < bound < 2**64");
+    }
+    if (b == 0) throw py::value_error("below(bound) needs bound > 0");
+    SplitMix64& r = self_of<SplitMix64>(self);
+    return PyLong_FromUnsignedLongLong(b <= UINT32_MAX ? r.below(static_cast<uint32_t>(b))
+                                                       : r.below64(b));
+  });
+}
+
+PyMethodDef kBelow = {"below", as_cfunction(rng_below), METH_FASTCALL | METH_KEYWORDS,
+                      "below(bound): uniform in [0, bound), by rejection."};
+
 void bind_rng(py::module_& m) {
-  py::class_<SplitMix64>(m, "SplitMix64",
-                         "The project's random numbers (allfives/core/rng.h), bit for bit.")
-      .def(py::init<uint64_t>(), py::arg("seed"))
+  py::class_<SplitMix64> rng(m, "SplitMix64",
+                             "The project's random numbers (allfives/core/rng.h), bit for bit.");
+  rng.def(py::init<uint64_t>(), py::arg("seed"))
       .def("next", &SplitMix64::next, "The next 64-bit output.")
-      .def(
-          "below",
-          [](SplitMix64& r, uint64_t bound) {
-            if (bound == 0) throw py::value_error("below(bound) needs bound > 0");
-            return bound <= UINT32_MAX ? uint64_t{r.below(static_cast<uint32_t>(bound))}
-                                       : r.below64(bound);
-          },
-          py::arg("bound"), "Uniform in [0, bound), by rejection.")
       .def("__copy__", [](const SplitMix64& r) { return r; });
+  add_fast_method(rng, &kBelow);
   m.def("derive_seed", &derive_seed, py::arg("seed"), py::arg("index"),
         "A seed for sub-stream `index` of `seed`.");
   m.def(

@@ -1,5 +1,8 @@
 #include <pybind11/pybind11.h>
 
+#include <cstring>
+#include <string>
+
 #include "bindings.h"
 
 namespace allfives::python {
@@ -68,20 +71,26 @@ py::list events_of(const EventList& events) {
   return out;
 }
 
-int count_after(const Line& line, Play p) {
+int checked_count_after(const Line& line, Play p) {
   if (!line.empty() && !line.fits(p.tile, p.end))
     throw py::value_error("the tile " + to_string(p.tile) + " does not fit the " +
                           std::string(to_string(p.end)) + " end");
-  Line copy = line;
-  copy.place(p.tile, p.end, 0);
-  return copy.count();
+  return allfives::count_after(line, p);
 }
 
-// An observation as array.array("h") (int16, made by one copy; numpy.frombuffer reads it
-// without another).
+// An observation as array.array("h"): a slice of an all-zero template (one allocation, no
+// argument parsing), filled through the buffer protocol; numpy.frombuffer reads it as it is.
 py::object to_array(const Features& o) {
-  static py::object* array = new py::object(py::module_::import("array").attr("array"));
-  return (*array)("h", py::bytes(reinterpret_cast<const char*>(o.data()), sizeof o));
+  static const py::object* blank = new py::object(
+      py::module_::import("array").attr("array")("h", py::bytes(std::string(sizeof o, '\0'))));
+  py::object out = py::reinterpret_steal<py::object>(
+      PySequence_GetSlice(blank->ptr(), 0, static_cast<Py_ssize_t>(o.size())));
+  if (!out) throw py::error_already_set();
+  Py_buffer view;
+  if (PyObject_GetBuffer(out.ptr(), &view, PyBUF_WRITABLE) != 0) throw py::error_already_set();
+  std::memcpy(view.buf, o.data(), sizeof o);
+  PyBuffer_Release(&view);
+  return out;
 }
 
 // 1 for each legal action, as bytes of NUM_ACTIONS zeros and ones.

@@ -1,5 +1,5 @@
-// What a search or a learner needs besides a state: Knowledge, WorldSampler, the Table the
-// environment steps, and play_matches.
+// What a search or a learner needs besides a state: Knowledge, WorldSampler and play_matches
+// (table_bindings.cpp has the Table the environment steps).
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -90,94 +90,6 @@ void bind_knowledge(py::module_& m) {
       .def(
           "sample", [](const WorldSampler& w, SplitMix64& rng) { return sample_or_raise(w, rng); },
           py::arg("rng"));
-}
-
-// A match with every seat's Knowledge kept up to date: what the environment (env.py) steps.
-namespace {
-
-class Table {
- public:
-  Table(const Config& config, uint64_t seed) : state_(blank_state()) { reset(config, seed); }
-
-  void reset(const Config& config, uint64_t seed) {
-    events_.clear();
-    state_ = State::new_match(config, seed, &events_);
-    for (int s = 0; s < num_players(config.format); ++s)
-      knowledge_[s] = Knowledge(config.format, s);
-    feed();
-  }
-
-  // Plays `action` for the seat to move. Returns 0, or 1 if a hand ended, 2 if the match did.
-  int step(int action) {
-    const int hand = state_.hand_index();
-    events_.clear();
-    apply_or_raise(state_, play_of_action(action), &events_);
-    feed();
-    if (state_.is_terminal()) return 2;
-    return state_.hand_index() != hand ? 1 : 0;
-  }
-
-  const State& state() const { return state_; }
-  const EventList& events() const { return events_; }
-  const Knowledge& knowledge(int seat) const { return knowledge_[check(seat)]; }
-  PyView view(int seat) const { return PyView{state_.view(check(seat)), knowledge_[seat]}; }
-  Features observation(int seat) const {
-    return encode(state_.view(check(seat)), &knowledge_[seat]);
-  }
-
- private:
-  int check(int seat) const {
-    if (seat < 0 || seat >= num_players(state_.format())) throw py::index_error("no such seat");
-    return seat;
-  }
-  void feed() {
-    for (const Event& e : events_)
-      for (int s = 0; s < num_players(state_.format()); ++s) knowledge_[s].observe(seen_by(e, s));
-  }
-
-  State state_;
-  EventList events_;
-  std::array<Knowledge, kMaxPlayers> knowledge_{};
-};
-
-}  // namespace
-
-void bind_table(py::module_& m) {
-  py::class_<Table>(m, "Table",
-                    "A match and every seat's knowledge of it, stepped by actions: the engine "
-                    "of allfives_bot.env.")
-      .def(
-          py::init([](py::handle config, uint64_t seed) { return Table(to_config(config), seed); }),
-          py::arg("config"), py::arg("seed"))
-      .def(
-          "reset",
-          [](Table& t, py::handle config, uint64_t seed) { t.reset(to_config(config), seed); },
-          py::arg("config"), py::arg("seed"))
-      .def("step", &Table::step, py::arg("action"),
-           "Plays `action` for the seat to move: 0, 1 if a hand ended, 2 if the match did.")
-      .def_property_readonly(
-          "state", [](const Table& t) { return t.state(); }, "A copy of the true state.")
-      .def_property_readonly("seat_to_move",
-                             [](const Table& t) { return t.state().seat_to_move(); })
-      .def("is_terminal", [](const Table& t) { return t.state().is_terminal(); })
-      .def_property_readonly("scores", [](const Table& t) { return scores_of(t.state()); })
-      .def_property_readonly("hand_index", [](const Table& t) { return t.state().hand_index(); })
-      .def("legal_actions", [](const Table& t) { return actions_of(t.state().legal_plays()); })
-      .def(
-          "action_mask",
-          [](const Table& t, int seat) {
-            return mask_of(seat == t.state().seat_to_move() ? t.state().legal_plays() : PlayList{});
-          },
-          py::arg("seat"),
-          "bytes of NUM_ACTIONS: 1 for each legal action of `seat` (all 0 unless it is to move).")
-      .def(
-          "observation", [](const Table& t, int seat) { return to_array(t.observation(seat)); },
-          py::arg("seat"))
-      .def("view", &Table::view, py::arg("seat"))
-      .def("knowledge", &Table::knowledge, py::arg("seat"))
-      .def(
-          "events", [](const Table& t) { return events_of(t.events()); },
-          "Every event of the last step, the full truth (for logs, never for a seat).");
 }
 
 void bind_batch(py::module_& m) {

@@ -276,14 +276,14 @@ void bind_view_facts(py::class_<PyView>& view) {
       .def(
           "count_after",
           [](const PyView& v, py::handle play) {
-            return count_after(v.view.line(), V().to_play(play));
+            return checked_count_after(v.view.line(), V().to_play(play));
           },
           py::arg("play"),
           "The count of the open ends if this seat made `play` now (docs/RULES.md §7).")
       .def(
           "points_after",
           [](const PyView& v, py::handle play) {
-            return points_for_count(count_after(v.view.line(), V().to_play(play)));
+            return points_for_count(checked_count_after(v.view.line(), V().to_play(play)));
           },
           py::arg("play"), "The points `play` would score now.")
       .def(

@@ -9,7 +9,8 @@ v1::MatchStart match_start(const std::string& match_id, const Config& config, in
                            std::span<const std::string> seat_names) {
   const Format format = config.format;
   v1::MatchStart m;
-  m.set_protocol_version(kProtocolVersion);
+  m.set_protocol_version(kOldestProtocolVersion);
+  m.set_highest_protocol_version(kProtocolVersion);
   m.set_rules_version(kRulesVersion);
   m.set_match_id(match_id);
   m.set_format(to_proto(format));

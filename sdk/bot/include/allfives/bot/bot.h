@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allfives/core/events.h"
@@ -123,6 +124,16 @@ class Bot {
   virtual void on_event(const PublicEvent&) {}
   virtual void on_hand_end(const HandEndInfo&) {}
   virtual void on_match_end(const MatchEndInfo&) {}
+
+  // Inside choose_play: a short note sent with this answer (PlayAnswer.comment: an evaluation,
+  // a principal line), kept in the match log beside the play and shown by `referee replay`.
+  // UTF-8 text; the referee keeps at most 256 bytes and counts the rest as dropped.
+  void set_comment(std::string text) { comment_ = std::move(text); }
+  // The note set during the last choose_play, cleared (the SDK sends it with the answer).
+  std::string take_comment() { return std::exchange(comment_, std::string()); }
+
+ private:
+  std::string comment_;
 };
 
 struct BotIdentity {
@@ -139,7 +150,8 @@ using ExtraFlags = std::function<void(CLI::App&)>;
 // Standard flags:
 //   --listen ADDRESS   where to serve: unix:/path/to.sock or host:port (required)
 //   --seed N           base of MatchInfo::seed (default 0)
-// Returns 2 for bad flags and 1 if the server cannot start (the reason goes to stderr).
+// Returns 2 for bad flags (an unknown flag is named, with the flags the bot has) and 1 if the
+// server cannot start (the reason goes to stderr).
 int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags = nullptr);
 

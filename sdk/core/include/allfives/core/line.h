@@ -81,11 +81,16 @@ constexpr int count_after(LineEnd left, LineEnd right, Play play) {
   return other.count() + placed.count();
 }
 
-// Points `play` (a play that fits) would score if made now: what Line::place then count() then
-// points_for_count give, without copying the line, since searches ask it in their inner loop.
+// The end count `play` (a play that fits) would leave if made now: what Line::place then
+// count() give, without copying the line, since searches ask it in their inner loop.
+constexpr int count_after(const Line& line, Play play) {
+  if (line.empty()) return play.tile.pips();
+  return count_after(line.end(End::kLeft), line.end(End::kRight), play);
+}
+
+// Points `play` (a play that fits) would score if made now.
 constexpr int points_after(const Line& line, Play play) {
-  if (line.empty()) return points_for_count(play.tile.pips());
-  return points_for_count(count_after(line.end(End::kLeft), line.end(End::kRight), play));
+  return points_for_count(count_after(line, play));
 }
 
 }  // namespace allfives

@@ -191,6 +191,9 @@ class View {
   const PlayList& legal_plays() const { return legal_; }
   // Every tile this seat cannot see: other hands and the boneyard together.
   TileSet unseen() const;
+  // The end count, and the points, that `play` (one of legal_plays()) would make now.
+  int count_after(Play play) const { return allfives::count_after(line_, play); }
+  int points_after(Play play) const { return allfives::points_after(line_, play); }
 
   // Rebuilds a view received from elsewhere. Returns false and says why if the facts cannot
   // belong together (a tile twice, a line that does not connect, counts that do not add up

@@ -155,6 +155,8 @@ enum class Format : uint8_t { kTwoPlayers, kThreePlayers, kFourPlayers, kPartner
 inline constexpr Format kAllFormats[] = {Format::kTwoPlayers, Format::kThreePlayers,
                                          Format::kFourPlayers, Format::kPartnerships};
 std::string_view to_string(Format f);
+// "2 players", "3 players", "4 players", "partnerships": the format in words, for people.
+std::string_view format_name(Format f);
 // Accepts "2p", "3p", "4p", "partners" (and the long names printed by to_string).
 bool parse_format(std::string_view text, Format& out);
 

@@ -14,10 +14,17 @@
 
 namespace allfives::wire {
 
-// The protocol version, as common.proto defines it (the one place it is written).
+// The protocol versions, as common.proto defines them (the one place they are written): the
+// newest, which the referee and the SDKs speak, and the oldest the referee still serves.
 inline constexpr uint32_t kProtocolVersion = v1::PROTOCOL_VERSION_CURRENT;
+inline constexpr uint32_t kOldestProtocolVersion = v1::PROTOCOL_VERSION_OLDEST;
 inline constexpr const char* kRulesVersion = allfives::kRulesVersion;  // the core's (types.h)
-inline constexpr uint32_t kLogVersion = 1;
+// The match log's schema (log.proto's LogHeader.log_version); readers take every version from
+// kOldestLogVersion on.
+inline constexpr uint32_t kLogVersion = 2;
+inline constexpr uint32_t kOldestLogVersion = 1;
+// The longest PlayAnswer.comment the referee keeps (bot.proto); the rest is dropped and counted.
+inline constexpr size_t kMaxCommentBytes = 256;
 
 v1::Tile to_proto(Tile t);
 v1::End to_proto(End e);

@@ -23,9 +23,9 @@ inline constexpr std::chrono::milliseconds kDefaultStartupTimeout{10000};
 // The hand limit is the core's (types.h): a rules fact, not a protocol one.
 inline constexpr int kDefaultMaxHands = allfives::kDefaultMaxHands;
 
-// The MatchStart seat `seat` is sent: the protocol and rules versions, the match id, the
-// format and where the seat sits in it, the target and hand limit, this seat's move time and
-// bank, and every seat's name in seat order.
+// The MatchStart seat `seat` is sent: the range of protocol versions the referee speaks, the
+// rules version, the match id, the format and where the seat sits in it, the target and hand
+// limit, this seat's move time and bank, and every seat's name in seat order.
 v1::MatchStart match_start(const std::string& match_id, const Config& config, int seat,
                            std::chrono::milliseconds move_time, std::chrono::milliseconds time_bank,
                            std::span<const std::string> seat_names);
