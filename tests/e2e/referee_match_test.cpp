@@ -16,11 +16,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-
 using Match = PlayedMatch;
 
 // Runs `referee match` with short time limits and returns its output and parsed log.
