@@ -246,20 +246,6 @@ CgroupPlaces detect() {
 
 }  // namespace
 
-const char* mechanism_name(LimitMechanism m) {
-  switch (m) {
-    case LimitMechanism::kNone:
-      return "none";
-    case LimitMechanism::kRlimit:
-      return "rlimit";
-    case LimitMechanism::kCgroupV1:
-      return "cgroup v1";
-    case LimitMechanism::kCgroupV2:
-      return "cgroup v2";
-  }
-  return "none";
-}
-
 void remove_stale_cgroups(const std::string& parent) {
   remove_stale(parent);
 }

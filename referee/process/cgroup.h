@@ -32,9 +32,6 @@
 
 namespace allfives::referee {
 
-// "none", "rlimit", "cgroup v1", "cgroup v2".
-const char* mechanism_name(LimitMechanism m);
-
 // Where per-bot cgroups can be made on this machine, found once per process (see top).
 struct CgroupPlaces {
   int version = 0;            // 1 or 2; 0: none can be made
