@@ -67,8 +67,9 @@ std::string default_match_id() {
 }
 
 std::string side_label(Format f, int side, const std::vector<std::string>& names) {
-  if (f != Format::kPartnerships) return names[static_cast<size_t>(side)];
-  return names[static_cast<size_t>(side)] + " + " + names[static_cast<size_t>(side + 2)];
+  const int partner = partner_of(f, side);
+  if (partner < 0) return names[static_cast<size_t>(side)];
+  return names[static_cast<size_t>(side)] + " + " + names[static_cast<size_t>(partner)];
 }
 
 // The seats with the log and the folder it goes in (holding other matches' logs) hidden from

@@ -249,8 +249,9 @@ std::string side_label(const Replay& r, int side) {
     std::string n = seat < r.header.bots_size() ? r.header.bots(seat).display_name() : "";
     return n.empty() ? "seat " + std::to_string(seat) : n;
   };
-  if (r.config.format != Format::kPartnerships) return name(side);
-  return "side " + std::to_string(side) + " (" + name(side) + " + " + name(side + 2) + ")";
+  const int partner = partner_of(r.config.format, side);
+  if (partner < 0) return name(side);
+  return "side " + std::to_string(side) + " (" + name(side) + " + " + name(partner) + ")";
 }
 
 std::vector<LaidTile> line_layout(const Line& line) {

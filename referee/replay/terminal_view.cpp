@@ -153,7 +153,7 @@ std::string render_heading(const Replay& r, const TerminalOptions& o) {
       if (!b.name().empty())
         out << "  bot " << b.name() << (b.version().empty() ? "" : " " + b.version());
     }
-    if (r.config.format == Format::kPartnerships) out << "  side " << seat % 2;
+    if (partner_of(r.config.format, seat) >= 0) out << "  side " << side_of(r.config.format, seat);
     out << "\n";
   }
   if (o.viewer >= 0)

@@ -112,9 +112,10 @@ std::string name_of(const HumanTable& t, int seat) {
 }
 
 std::string side_words(const HumanTable& t, int side) {
-  if (t.config.format != Format::kPartnerships) return name_of(t, side);
-  const std::string a = name_of(t, side), b = name_of(t, side + 2);
-  if (side + 2 == t.seat) return "you and " + a;
+  const int partner = partner_of(t.config.format, side);
+  if (partner < 0) return name_of(t, side);
+  const std::string a = name_of(t, side), b = name_of(t, partner);
+  if (partner == t.seat) return "you and " + a;
   return a == b ? a : a + " and " + b;
 }
 
@@ -330,7 +331,9 @@ std::string table_json(const HumanTable& t, long long seq, const ClockNow& clock
     o += ",\"revealed\":[";
     for (int s = 0; s < n; ++s) {
       if (s) o += ',';
-      o += "\"" + tile_pairs(t.revealed[static_cast<size_t>(s)]) + "\"";
+      o += '"';
+      o += tile_pairs(t.revealed[static_cast<size_t>(s)]);
+      o += '"';
     }
     o += "]";
   }

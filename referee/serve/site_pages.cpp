@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <set>
 
+#include "allfives/wire/convert.h"
 #include "match/match_result.h"
 #include "replay/frames.h"
 #include "serve/http_text.h"
 #include "serve/served_paths.h"
+#include "tournament/standings.h"
 
 namespace allfives::referee::serve {
 namespace {
@@ -70,14 +72,6 @@ std::string number(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-std::string format_words(v1::Format f) {
-  if (f == v1::FORMAT_TWO_PLAYERS) return format_label(Format::kTwoPlayers);
-  if (f == v1::FORMAT_THREE_PLAYERS) return format_label(Format::kThreePlayers);
-  if (f == v1::FORMAT_FOUR_PLAYERS) return format_label(Format::kFourPlayers);
-  if (f == v1::FORMAT_PARTNERSHIPS) return format_label(Format::kPartnerships);
-  return "mixed formats";
 }
 
 std::string table(const std::string& id, const std::string& rows) {
@@ -350,8 +344,9 @@ std::string side_name(v1::Format format, const std::vector<std::string>& seats, 
     return s < static_cast<int>(seats.size()) ? seats[static_cast<size_t>(s)]
                                               : "seat " + std::to_string(s);
   };
-  if (format != v1::FORMAT_PARTNERSHIPS) return seat(side);
-  const std::string a = seat(side), b = seat(side + 2);
+  Format core;
+  if (!wire::from_proto(format, core, nullptr) || partner_of(core, side) < 0) return seat(side);
+  const std::string a = seat(side), b = seat(partner_of(core, side));
   return a == b ? a : a + " + " + b;
 }
 

@@ -4,17 +4,20 @@
 #include <cmath>
 #include <vector>
 
+#include "allfives/core/types.h"
+#include "allfives/wire/convert.h"
 #include "match/match_result.h"
 
 namespace allfives::referee {
 
 std::map<std::string, double> two_side_scores(const v1::IndexEntry& e) {
   std::map<std::string, double> out;
-  const bool partners = e.format() == v1::FORMAT_PARTNERSHIPS;
+  Format format;
   if (e.reason() == v1::MATCH_END_REASON_ABORTED) return out;
-  if (!partners && e.format() != v1::FORMAT_TWO_PLAYERS) return out;
+  if (!wire::from_proto(e.format(), format, nullptr) || num_sides(format) != 2) return out;
+  const bool partners = partner_of(format, 0) >= 0;
   const auto& seats = e.match().seat_bots();
-  if (seats.size() != (partners ? 4 : 2) || e.scores_size() != 2) return out;
+  if (seats.size() != num_players(format) || e.scores_size() != 2) return out;
   if (e.fault_seat() < -1 || e.fault_seat() >= seats.size()) return out;
   // The side of each seat is seat % 2; both seats of a side must be one bot, the sides two.
   if (partners && (seats[0] != seats[2] || seats[1] != seats[3])) return out;

@@ -240,12 +240,12 @@ std::optional<uint64_t> Schedule::ordinal_of_id(const std::string& id) const {
   return out;
 }
 
-std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,
-                                         int count) {
-  std::vector<v1::ScheduledMatch> out;
-  for (size_t i = static_cast<size_t>(index); i < all.size(); i += static_cast<size_t>(count))
-    out.push_back(all[i]);
-  return out;
+ShardSlice::ShardSlice(uint64_t schedule_size, uint32_t rotations, int index, int count)
+    : rotations_(std::max<uint32_t>(1, rotations)),
+      index_(static_cast<uint64_t>(index)),
+      count_(static_cast<uint64_t>(std::max(1, count))) {
+  const uint64_t groups = schedule_size / rotations_;
+  if (groups > index_) size_ = ((groups - index_ - 1) / count_ + 1) * rotations_;
 }
 
 }  // namespace allfives::referee

@@ -79,8 +79,22 @@ std::string bot_match_id(uint64_t tournament_seed, const std::string& match_id);
 // count does not fit), so a file can be refused before anything is allocated.
 uint64_t schedule_size(const TournamentDef& t);
 
-// The matches of shard `index` of `count`: every count-th match starting at `index`.
-std::vector<v1::ScheduledMatch> shard_of(const std::vector<v1::ScheduledMatch>& all, int index,
-                                         int count);
+// Shard `index` of `count` of a schedule: every count-th group of `rotations` matches (one deal
+// sequence of one pairing, all its rotations), starting at group `index`. A shard holds whole
+// mirrored pairs, so its SPRT progresses even while the other shards wait in a queue.
+class ShardSlice {
+ public:
+  ShardSlice(uint64_t schedule_size, uint32_t rotations, int index, int count);
+  // How many matches the shard holds.
+  uint64_t size() const { return size_; }
+  // The schedule ordinal of the shard's i-th match (i < size()), in increasing order.
+  uint64_t ordinal(uint64_t i) const {
+    return (index_ + i / rotations_ * count_) * rotations_ + i % rotations_;
+  }
+  bool holds(uint64_t ordinal) const { return ordinal / rotations_ % count_ == index_; }
+
+ private:
+  uint64_t rotations_, index_, count_, size_ = 0;
+};
 
 }  // namespace allfives::referee

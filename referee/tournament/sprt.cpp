@@ -88,7 +88,7 @@ bool read_sprt(TournamentDef& t, const FieldLocator& at, std::string& why) {
     return false;
   };
   const Format f = t.config.format;
-  if (f != Format::kTwoPlayers && f != Format::kPartnerships)
+  if (num_sides(f) != 2)
     return fail(
         "sprt needs two sides (FORMAT_TWO_PLAYERS or FORMAT_PARTNERSHIPS): it compares "
         "two bots over mirrored pairs of matches");

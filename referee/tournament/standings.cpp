@@ -1,6 +1,7 @@
 #include "tournament/standings.h"
 
 #include "allfives/core/types.h"
+#include "allfives/wire/convert.h"
 #include "log/json_text.h"
 #include "match/match_result.h"
 
@@ -24,23 +25,16 @@ struct Shape {
   int sides = 0;
 };
 
-Shape shape_of(int format) {
-  switch (format) {
-    case v1::FORMAT_TWO_PLAYERS:
-      return {2, 2};
-    case v1::FORMAT_THREE_PLAYERS:
-      return {3, 3};
-    case v1::FORMAT_FOUR_PLAYERS:
-      return {4, 4};
-    case v1::FORMAT_PARTNERSHIPS:
-      return {4, 2};
-    default:
-      return {0, 0};
-  }
+// The core's shape of a logged format; {0, 0} for a value it does not know.
+Shape shape_of(v1::Format format) {
+  Format f;
+  if (!wire::from_proto(format, f, nullptr)) return {0, 0};
+  return {num_players(f), num_sides(f)};
 }
 
-int side_of(int format, int seat) {
-  return format == v1::FORMAT_PARTNERSHIPS ? seat % 2 : seat;
+int side_of(v1::Format format, int seat) {
+  Format f;
+  return wire::from_proto(format, f, nullptr) ? allfives::side_of(f, seat) : seat;
 }
 
 // One match reduced to what the standings need; empty `why` if it is usable.

@@ -215,6 +215,8 @@ Standings compute_standings(const std::vector<v1::IndexEntry>& entries);
 // Aligned text: a header, one row per bot (rank, bot, matches, W, L, D, forfeits, average
 // points for/against, Elo +/- interval), the forfeits by kind, then the cross table.
 std::string format_standings_table(const Standings& s);
+// Standings::format in words: "2 players", ..., or "mixed formats" (UNSPECIFIED).
+std::string format_words(v1::Format f);
 
 // One header line, then one row per bot in rank order; a column per fault kind.
 std::string standings_csv(const Standings& s);

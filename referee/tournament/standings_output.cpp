@@ -8,27 +8,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "allfives/wire/convert.h"
 #include "log/json_text.h"
 #include "match/match_result.h"
 #include "tournament/standings.h"
 
 namespace allfives::referee {
-namespace {
-
 std::string format_words(v1::Format f) {
-  switch (f) {
-    case v1::FORMAT_TWO_PLAYERS:
-      return "2 players";
-    case v1::FORMAT_THREE_PLAYERS:
-      return "3 players";
-    case v1::FORMAT_FOUR_PLAYERS:
-      return "4 players";
-    case v1::FORMAT_PARTNERSHIPS:
-      return "partnerships";
-    default:
-      return "mixed formats";
-  }
+  Format core;
+  return wire::from_proto(f, core, nullptr) ? std::string(format_name(core)) : "mixed formats";
 }
+
+namespace {
 
 std::string signed_fixed(double v, int decimals) {
   std::string s = fixed_text(v, decimals);

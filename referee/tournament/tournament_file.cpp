@@ -132,11 +132,12 @@ std::string definition_hash(const v1::Tournament& p) {
   return hex_of(fnv1a64(bytes));
 }
 
+// One bot per side (partners are one bot in two seats), each side in each seat once.
 int seat_rotations(Format f) {
-  return f == Format::kPartnerships ? 2 : num_players(f);
+  return num_sides(f);
 }
 int bots_per_pairing(Format f) {
-  return f == Format::kPartnerships ? 2 : num_players(f);
+  return num_sides(f);
 }
 
 bool read_tournament_text(const std::string& path, std::string& text, std::string* error) {

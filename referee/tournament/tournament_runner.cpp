@@ -497,8 +497,8 @@ std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
         out[folder.size()] == '/')
       hidden.push_back({folder, "a folder of tournament outputs", Kind::kSharedFolder});
   }
-  // A shard's siblings (ShardPeers reads them): the neighbouring shard logs the mirror of a
-  // match, the same deals with the seats swapped, while this shard plays it.
+  // A shard's siblings (ShardPeers reads them): their tournament.txtpb holds the seed, which
+  // names every deal, and their logs show the bots' hands.
   const std::string shards = absolute(fs::path(out).parent_path());
   if (run.shard_count > 1 && shards != out &&
       std::none_of(hidden.begin(), hidden.end(),
@@ -560,10 +560,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     }
   }
 
-  // This shard's matches: ordinals shard_index, shard_index + shard_count, ...
-  const auto first = static_cast<uint64_t>(run.shard_index);
-  const auto step = static_cast<uint64_t>(run.shard_count);
-  const uint64_t mine = schedule.size() > first ? (schedule.size() - first - 1) / step + 1 : 0;
+  const ShardSlice shard(schedule.size(), schedule.rotations(), run.shard_index, run.shard_count);
+  const uint64_t mine = shard.size();
   std::vector<bool> finished(schedule.size(), false);  // by ordinal
   uint64_t finished_mine = 0;
   // An index that holds a match twice (written without the folder lock) counts it once.
@@ -571,7 +569,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     const uint64_t ordinal = *schedule.ordinal_of(e.match());
     if (finished[ordinal]) return true;
     finished[ordinal] = true;
-    finished_mine += ordinal % step == first ? 1 : 0;
+    finished_mine += shard.holds(ordinal) ? 1 : 0;
     return false;
   });
   bool nothing_left = false;
@@ -693,8 +691,8 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const WorkerOutcome outcome = run_workers(
       todo == 0 ? 0 : n, todo == 0 ? 0 : mine,
       [&](size_t i) -> std::optional<std::string> {
-        if (finished[first + i * step]) return std::nullopt;
-        const v1::ScheduledMatch m = schedule.at(first + i * step);
+        if (finished[shard.ordinal(i)]) return std::nullopt;
+        const v1::ScheduledMatch m = schedule.at(shard.ordinal(i));
         // A pairing whose test is over gets no new match.
         poll_peers();
         if (sprt.skips(m)) return std::nullopt;

@@ -242,7 +242,7 @@ JobCompType=jobcomp/none
 ReturnToService=2
 KillWait=2
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP
+PartitionName=main Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES:4
 EOF
 }
 

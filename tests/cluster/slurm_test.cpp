@@ -131,6 +131,17 @@ bool wait_job_done(const std::string& id, std::chrono::seconds limit) {
   return false;
 }
 
+// Waits (at most `limit`) until no task of job `id` is pending: each one has started.
+bool all_tasks_started(const std::string& id, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    const RunResult q = run({"squeue", "-h", "-j", id, "-t", "PENDING", "-o", "%i"}, 30s);
+    if (q.exit_code == 0 && q.output.find_first_not_of(" \n") == std::string::npos) return true;
+    std::this_thread::sleep_for(200ms);
+  }
+  return false;
+}
+
 // Every match log of a folder: each bot ran in the sandbox.
 void expect_sandboxed(const std::string& out_dir) {
   for (const auto& e : fs::directory_iterator(out_dir + "/matches")) {
@@ -141,8 +152,8 @@ void expect_sandboxed(const std::string& out_dir) {
 }
 
 // An SPRT file: greedy against random, which greedy beats by far, so that the test decides
-// long before its 200 pairs; `sprt` false plays the same matches (the same definition hash:
-// an sprt block only says when to stop) to the end.
+// long before its 200 pairs (a shard's 50 alone suffice); `sprt` false plays the same matches (the
+// same definition hash: an sprt block only says when to stop) to the end.
 std::string write_sprt_tournament(const std::string& dir, bool sprt) {
   const std::string path = dir + (sprt ? "/sprt.txtpb" : "/all.txtpb");
   std::ofstream(path) << "name: \"slurm-sprt\"\nformat: FORMAT_TWO_PLAYERS\n"
@@ -150,7 +161,7 @@ std::string write_sprt_tournament(const std::string& dir, bool sprt) {
                       << "bots { name: \"random\" command: \"" << ALLFIVES_RANDOM_BOT
                       << "\" args: \"--seed\" args: \"5\" }\n"
                       << "matches_per_pairing: 400\nseed: 12\nmove_time_ms: 2000\n"
-                      << (sprt ? "sprt { elo0: 0 elo1: 20 alpha: 0.05 beta: 0.05 }\n" : "");
+                      << (sprt ? "sprt { elo0: 0 elo1: 40 alpha: 0.05 beta: 0.05 }\n" : "");
   return path;
 }
 
@@ -262,10 +273,14 @@ TEST(Slurm, SprtOverFourShardsStopsEarlyWithTheVerdictOfOneRun) {
   const std::string results = d + "/results";
   const RunResult submitted =
       run({"sbatch", "--parsable", "--array=0-" + std::to_string(kShards - 1), "--cpus-per-task=1",
-           "--time=5", "--chdir=" + d, "--output=" + d + "/task-%a.out", ALLFIVES_SLURM_ARRAY, file,
-           results, "--no-affinity", "--no-sandbox"});
+           "--oversubscribe", "--time=5", "--chdir=" + d, "--output=" + d + "/task-%a.out",
+           ALLFIVES_SLURM_ARRAY, file, results, "--no-affinity", "--no-sandbox"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
   const std::string job = submitted.output.substr(0, submitted.output.find_first_of(";\n"));
+
+  // The 4 tasks share the node's cores (--oversubscribe), so they play side by side as on a
+  // cluster of 4 free CPUs and read each other's pairs (a 2-CPU node would run 2 at a time).
+  ASSERT_TRUE(all_tasks_started(job, 60s)) << "the 4 tasks did not run side by side";
 
   // References played here meanwhile: the SPRT file unsharded, and every match of the schedule.
   const RunResult single = run({kReferee, "tournament", file, "--out", d + "/single", "-j", "1",
@@ -285,15 +300,22 @@ TEST(Slurm, SprtOverFourShardsStopsEarlyWithTheVerdictOfOneRun) {
   }
   std::vector<std::string> merge = {kReferee, "standings"};
   size_t played = 0;
+  size_t read_peers = 0;  // shards whose decision counted pairs that other shards played
   for (int i = 0; i < kShards; ++i) {
     const std::string shard = results + "/shard-" + std::to_string(i);
     const std::string task_out = read_file(d + "/task-" + std::to_string(i) + ".out");
-    // Each shard ended with the merged test decided: no shard played its 100 matches.
-    EXPECT_NE(read_file(shard + "/sprt.txt").find("accepted"), std::string::npos) << task_out;
-    played += index_of(shard).size();
-    EXPECT_LT(index_of(shard).size(), 100u) << task_out;
+    // Each shard ended with the test decided: none played its 100 matches (alone, a shard's
+    // whole pairs decide within 50 of them; read with its peers', within fewer).
+    const std::string sprt = read_file(shard + "/sprt.txt");
+    const size_t at = sprt.find("accepted after ");
+    ASSERT_NE(at, std::string::npos) << sprt << task_out;
+    const size_t own = index_of(shard).size();
+    played += own;
+    EXPECT_LT(own, 100u) << task_out;
+    if (2 * std::stoul(sprt.substr(at + 15)) > own) ++read_peers;
     merge.push_back(shard);
   }
+  EXPECT_GT(read_peers, 0u) << "no shard counted another shard's pairs";
   EXPECT_LT(played, 200u) << "stopped early: the schedule has 400 matches";
   merge.insert(merge.end(), {"--out", results});
   const RunResult merged = run(merge);

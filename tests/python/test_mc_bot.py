@@ -50,14 +50,24 @@ class MonteCarloBotTest(unittest.TestCase):
             self.assertIn(x, range(len(view.legal_plays)))
             self.assertEqual(a.worlds, 40)
 
-    def test_it_stops_at_its_budget_and_before_the_deadline(self):
+    def test_it_stops_at_the_move_time_minus_its_margin_not_at_its_budget(self):
         view = decisions(4, 1)[0]
         bot = mc.MonteCarloBot(info(view.seat, budget_ms=5000))
-        start = time.monotonic()
+        start = 1000.0
+        readings = []
+
+        def fake_now():  # 100 ms pass between two readings, whatever the machine's load
+            readings.append(start + 0.1 * len(readings))
+            return readings[-1]
+
+        bot.now = fake_now
         clock = Clock(start, 1000, 0)  # the move time, not the budget, must stop it
         bot.choose_play(view, clock)
-        self.assertLess(time.monotonic(), clock.hard_deadline())
-        self.assertGreater(bot.worlds, 0)
+        # The first world needs no reading; then one per world until the stop at 800 ms
+        # (1000 ms less its margin, a fifth of the move time): readings at 0, 100, ..., 700 ms
+        # go on, 800 stops.
+        self.assertAlmostEqual(readings[-1], start + 0.8)
+        self.assertEqual(bot.worlds, 9)
 
     def test_one_legal_play_is_answered_at_once(self):
         s = core.State.new_match(Format.TWO_PLAYERS, 7)  # the opening double is forced

@@ -253,13 +253,34 @@ TEST(Schedule, TheOpaqueIdIsSipHash24) {
   EXPECT_EQ(siphash24(0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL, ""), 0x726fdb47dd0e0e31ULL);
 }
 
-TEST(Schedule, ShardsPartitionTheSchedule) {
-  const auto all = make_schedule(def_of("FORMAT_TWO_PLAYERS", 3, 10));
-  std::multiset<std::string> seen;
-  for (int i = 0; i < 4; ++i)
-    for (const auto& m : shard_of(all, i, 4)) seen.insert(m.match_id());
-  EXPECT_EQ(seen.size(), all.size());
-  for (const auto& m : all) EXPECT_EQ(seen.count(m.match_id()), 1u);
+TEST(Schedule, ShardsPartitionTheScheduleIntoWholeMirroredPairs) {
+  for (const char* format : {"FORMAT_TWO_PLAYERS", "FORMAT_THREE_PLAYERS"}) {
+    const TournamentDef t = def_of(format, 4, 12);
+    const Schedule schedule(t);
+    for (int count : {1, 3, 4, 7}) {
+      std::multiset<uint64_t> seen;
+      for (int i = 0; i < count; ++i) {
+        const ShardSlice shard(schedule.size(), schedule.rotations(), i, count);
+        std::map<std::string, std::set<uint32_t>> rotations;  // by pairing and deal
+        for (uint64_t j = 0; j < shard.size(); ++j) {
+          const uint64_t ordinal = shard.ordinal(j);
+          ASSERT_LT(ordinal, schedule.size());
+          EXPECT_TRUE(shard.holds(ordinal));
+          if (j > 0) {
+            EXPECT_LT(shard.ordinal(j - 1), ordinal);
+          }
+          seen.insert(ordinal);
+          const v1::ScheduledMatch m = schedule.at(ordinal);
+          rotations[std::to_string(m.pairing()) + "/" + std::to_string(m.deal())].insert(
+              m.rotation());
+        }
+        for (const auto& [deal, held] : rotations)
+          EXPECT_EQ(held.size(), schedule.rotations()) << format << " shard " << i << " " << deal;
+      }
+      EXPECT_EQ(seen.size(), schedule.size()) << format << " in " << count;
+      for (uint64_t o = 0; o < schedule.size(); ++o) EXPECT_EQ(seen.count(o), 1u) << o;
+    }
+  }
 }
 
 TEST(TournamentFile, DefaultsAndHash) {

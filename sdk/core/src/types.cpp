@@ -32,43 +32,19 @@ std::string to_string(Play p) {
 }
 
 std::string_view to_string(Format f) {
-  switch (f) {
-    case Format::kTwoPlayers:
-      return "2p";
-    case Format::kThreePlayers:
-      return "3p";
-    case Format::kFourPlayers:
-      return "4p";
-    case Format::kPartnerships:
-      return "partners";
-  }
-  return "?";
+  return format_info(f).code;
 }
 
 std::string_view format_name(Format f) {
-  switch (f) {
-    case Format::kTwoPlayers:
-      return "2 players";
-    case Format::kThreePlayers:
-      return "3 players";
-    case Format::kFourPlayers:
-      return "4 players";
-    case Format::kPartnerships:
-      return "partnerships";
-  }
-  return "?";
+  return format_info(f).name;
 }
 
 bool parse_format(std::string_view text, Format& out) {
-  for (Format f : kAllFormats) {
-    if (text == to_string(f)) {
-      out = f;
+  for (const FormatInfo& f : kFormatTable) {
+    if (text == f.code || text == f.name) {
+      out = f.format;
       return true;
     }
-  }
-  if (text == "partnerships") {
-    out = Format::kPartnerships;
-    return true;
   }
   return false;
 }

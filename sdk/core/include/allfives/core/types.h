@@ -152,35 +152,60 @@ std::string to_string(Play p);
 
 // Who sits at the table. Partnerships are four players where seats 0+2 and 1+3 share a score.
 enum class Format : uint8_t { kTwoPlayers, kThreePlayers, kFourPlayers, kPartnerships };
+
+// Everything a format fixes, one row each (OpenSpiel's GameType): every other fact about a
+// format in the project is read from this table.
+struct FormatInfo {
+  Format format;
+  std::string_view code;  // "2p": the short name parse_format reads and to_string prints
+  std::string_view name;  // "2 players": the format in words, for people
+  int players;
+  int sides;      // scores kept: a side is one player, or two partners (seat % 2)
+  int hand_size;  // docs/RULES.md §3 "The deal"
+  int target;     // docs/RULES.md §12 "Targets, and the end in the middle of a hand"
+};
+inline constexpr FormatInfo kFormatTable[] = {
+    {Format::kTwoPlayers, "2p", "2 players", 2, 2, 7, 250},
+    {Format::kThreePlayers, "3p", "3 players", 3, 3, 5, 200},
+    {Format::kFourPlayers, "4p", "4 players", 4, 4, 5, 200},
+    {Format::kPartnerships, "partners", "partnerships", 4, 2, 5, 250},
+};
 inline constexpr Format kAllFormats[] = {Format::kTwoPlayers, Format::kThreePlayers,
                                          Format::kFourPlayers, Format::kPartnerships};
+constexpr const FormatInfo& format_info(Format f) {
+  return kFormatTable[static_cast<size_t>(f)];
+}
+static_assert([] {
+  for (size_t i = 0; i < std::size(kFormatTable); ++i)
+    if (kFormatTable[i].format != kAllFormats[i]) return false;
+  return true;
+}());
+
+// "2p", "3p", "4p", "partners".
 std::string_view to_string(Format f);
 // "2 players", "3 players", "4 players", "partnerships": the format in words, for people.
 std::string_view format_name(Format f);
-// Accepts "2p", "3p", "4p", "partners" (and the long names printed by to_string).
+// Accepts a format's code or its name ("2p" or "2 players", "partners" or "partnerships").
 bool parse_format(std::string_view text, Format& out);
 
 constexpr int num_players(Format f) {
-  return f == Format::kTwoPlayers ? 2 : f == Format::kThreePlayers ? 3 : 4;
+  return format_info(f).players;
 }
 constexpr int num_sides(Format f) {
-  return f == Format::kPartnerships ? 2 : num_players(f);
+  return format_info(f).sides;
 }
 constexpr int side_of(Format f, int seat) {
-  return f == Format::kPartnerships ? seat % 2 : seat;
+  return seat % num_sides(f);
 }
 // The partner's seat, or -1 without partnerships.
 constexpr int partner_of(Format f, int seat) {
-  return f == Format::kPartnerships ? (seat + 2) % 4 : -1;
+  return num_players(f) > num_sides(f) ? (seat + num_sides(f)) % num_players(f) : -1;
 }
-// docs/RULES.md §3 "The deal": 7 each with 2 players, 5 each otherwise.
 constexpr int hand_size(Format f) {
-  return f == Format::kTwoPlayers ? 7 : 5;
+  return format_info(f).hand_size;
 }
-// docs/RULES.md §12 "Targets, and the end in the middle of a hand": 250 for two sides, 200 for 3 or
-// 4 individual players.
 constexpr int standard_target(Format f) {
-  return num_sides(f) == 2 ? 250 : 200;
+  return format_info(f).target;
 }
 
 // Scores live in 16 bits in the state, so a target (and the hand limit) stays well inside.
