@@ -8,98 +8,11 @@
 #include <thread>
 
 #include "bots/startup_failure.h"
+#include "log/log_records.h"
 #include "process/seccomp.h"
 #include "transport/bot_channel.h"
 
 namespace allfives::referee {
-
-std::string BotSpec::describe() const {
-  if (!started()) return address;
-  std::string out;
-  for (const std::string& a : command) {
-    if (!out.empty()) out += ' ';
-    out += a.find_first_of(" \t\"'") == std::string::npos ? a : "'" + a + "'";
-  }
-  return out;
-}
-
-namespace {
-
-bool looks_like_address(const std::string& s) {
-  if (s.rfind("unix:", 0) == 0) return s.size() > 5;
-  if (s.find_first_of(" \t/") != std::string::npos) return false;
-  const auto colon = s.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == s.size()) return false;
-  return s.find_first_not_of("0123456789", colon + 1) == std::string::npos;
-}
-
-bool split_command(const std::string& s, std::vector<std::string>& out, std::string* error) {
-  std::string cur;
-  bool in_word = false;
-  char quote = 0;
-  for (char c : s) {
-    if (quote) {
-      if (c == quote)
-        quote = 0;
-      else
-        cur += c;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == ' ' || c == '\t') {
-      if (in_word) out.push_back(cur);
-      cur.clear();
-      in_word = false;
-    } else {
-      cur += c;
-      in_word = true;
-    }
-  }
-  if (quote) {
-    if (error) *error = std::string("unclosed ") + quote + " in '" + s + "'";
-    return false;
-  }
-  if (in_word) out.push_back(cur);
-  return true;
-}
-
-}  // namespace
-
-bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
-  BotSpec spec;
-  std::string rest = text;
-  const auto eq = text.find('=');
-  const auto space = text.find_first_of(" \t");
-  if (eq != std::string::npos && (space == std::string::npos || eq < space) && eq > 0) {
-    spec.display_name = text.substr(0, eq);
-    spec.named = true;
-    rest = text.substr(eq + 1);
-  }
-  if (rest.find_first_not_of(" \t") == std::string::npos) {
-    if (error) *error = "empty bot: expected [NAME=]COMMAND or [NAME=]ADDRESS, got '" + text + "'";
-    return false;
-  }
-  if (looks_like_address(rest)) {
-    // host:port: the port must be one (unix:PATH has none).
-    if (rest.rfind("unix:", 0) != 0) {
-      const std::string port = rest.substr(rest.rfind(':') + 1);
-      if (port.size() > 5 || std::stoi(port) < 1 || std::stoi(port) > 65535) {
-        if (error) *error = "the port of address '" + rest + "' must be 1..65535";
-        return false;
-      }
-    }
-    spec.address = rest;
-    if (spec.display_name.empty()) spec.display_name = rest;
-  } else {
-    if (!split_command(rest, spec.command, error)) return false;
-    if (spec.display_name.empty()) {
-      const std::string& prog = spec.command[0];
-      spec.display_name = prog.substr(prog.find_last_of('/') + 1);
-    }
-  }
-  out = spec;
-  return true;
-}
 
 std::unique_ptr<BotEndpoint> BotEndpoint::start(const BotSpec& spec, const std::string& socket_dir,
                                                 const std::string& socket_name,
@@ -186,7 +99,7 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error,
     f.sandboxed = spec_.confinement.sandbox;
     f.visible_dirs = process_->read_only_dirs();
     f.socket_found = socket_fd_ >= 0;
-    process_->stop(std::chrono::milliseconds(200));
+    process_->stop(kFailedStartGrace);
     f.output = process_->take_stderr();
     if (error) *error = describe_startup_failure(f);
     return false;
@@ -217,74 +130,47 @@ bool BotEndpoint::wait_ready(Clock::time_point deadline, std::string* error,
   return fail(why);
 }
 
-namespace {
-
-v1::LimitMechanism log_mechanism(LimitMechanism m) {
-  switch (m) {
-    case LimitMechanism::kNone:
-      return v1::LIMIT_MECHANISM_NONE;
-    case LimitMechanism::kRlimit:
-      return v1::LIMIT_MECHANISM_RLIMIT;
-    case LimitMechanism::kCgroupV1:
-      return v1::LIMIT_MECHANISM_CGROUP_V1;
-    case LimitMechanism::kCgroupV2:
-      return v1::LIMIT_MECHANISM_CGROUP_V2;
-  }
-  return v1::LIMIT_MECHANISM_NONE;
-}
-
-}  // namespace
-
 v1::LogConfinement planned_confinement(const BotSpec& spec) {
-  v1::LogConfinement c;
-  if (!spec.started()) return c;
+  if (!spec.started()) return v1::LogConfinement();
   const Confinement& planned = spec.confinement;
-  c.set_sandboxed(planned.sandbox);
-  if (planned.sandbox) {
-    c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
-    for (const std::string& dir : planned.read_only_dirs) c.add_read_only_dirs(dir);
+  LogConfinementFacts f;
+  f.sandboxed = planned.sandbox;
+  if (f.sandboxed) {
+    f.sandbox_version = bwrap_version();
+    f.read_only_dirs = planned.read_only_dirs;
   }
-  c.set_memory_mib(planned.limits.memory_mib);
-  c.set_processes(planned.limits.processes);
-  c.set_open_files(planned.limits.open_files);
-  c.set_file_size_mib(planned.limits.file_size_mib);
-  c.set_core_dumps(!planned.limits.no_core_dumps);
-  c.set_cpu_percent(planned.limits.cpu_percent);
-  c.set_think_on_opponent_time(planned.think_on_opponent_time);
-  return c;
+  f.limits = planned.limits;
+  f.think_on_opponent_time = planned.think_on_opponent_time;
+  return log_confinement(f);
 }
 
 v1::LogConfinement BotEndpoint::confinement_record() const {
-  v1::LogConfinement c;
-  if (!process_) return c;
-  c.set_sandboxed(spec_.confinement.sandbox);
-  if (spec_.confinement.sandbox) {
-    c.set_sandbox(bwrap_version().empty() ? "bubblewrap" : bwrap_version());
-    for (const std::string& dir : process_->read_only_dirs()) c.add_read_only_dirs(dir);
-    c.set_user_namespaces_disabled(bwrap_disables_userns());
-    c.set_connect_refused(!sandbox_seccomp_filter().empty());
+  if (!process_) return v1::LogConfinement();
+  LogConfinementFacts f;
+  f.sandboxed = spec_.confinement.sandbox;
+  if (f.sandboxed) {
+    f.sandbox_version = bwrap_version();
+    f.read_only_dirs = process_->read_only_dirs();
+    f.socket_dir_tmpfs_mib = kSocketDirSizeMib;
+    f.user_namespaces_disabled = bwrap_disables_userns();
+    f.connect_refused = !sandbox_seccomp_filter().empty();
   }
-  c.set_writable_dir(listen_path_.substr(0, listen_path_.rfind('/')));
-  if (spec_.confinement.sandbox) c.set_writable_dir_tmpfs_mib(kSocketDirSizeMib);
-  c.set_uid(process_->uid());
-  const ResourceLimits& l = process_->limits();
-  c.set_memory_mib(l.memory_mib);
-  c.set_processes(l.processes);
-  c.set_open_files(l.open_files);
-  c.set_file_size_mib(l.file_size_mib);
-  c.set_core_dumps(!l.no_core_dumps);
-  c.set_memory_limit_by(log_mechanism(process_->memory_limit_by()));
-  c.set_processes_limit_by(log_mechanism(process_->processes_limit_by()));
-  c.set_cpu_percent(process_->cpu_limit_by() == LimitMechanism::kNone ? 0 : l.cpu_percent);
-  c.set_cpu_limit_by(log_mechanism(process_->cpu_limit_by()));
-  c.set_think_on_opponent_time(spec_.confinement.think_on_opponent_time);
-  c.set_cpu_watched_by(log_mechanism(process_->freezer_by()));
-  for (const std::string& folder : process_->cgroups()) c.add_cgroups(folder);
-  return c;
+  f.socket_path = listen_path_;
+  f.uid = process_->uid();
+  f.limits = process_->limits();
+  // A CPU share nothing enforces is not one: the record says 0.
+  if (process_->cpu_limit_by() == LimitMechanism::kNone) f.limits.cpu_percent = 0;
+  f.memory_limit_by = process_->memory_limit_by();
+  f.processes_limit_by = process_->processes_limit_by();
+  f.cpu_limit_by = process_->cpu_limit_by();
+  f.cpu_watched_by = process_->freezer_by();
+  f.think_on_opponent_time = spec_.confinement.think_on_opponent_time;
+  f.cgroups = process_->cgroups();
+  return log_confinement(f);
 }
 
 BotEndpoint::~BotEndpoint() {
-  stop(std::chrono::milliseconds(1000));
+  stop(kPromptStopGrace);
   channel_.reset();
   if (socket_fd_ >= 0) ::close(socket_fd_);
 }
@@ -346,7 +232,7 @@ bool wait_all_ready(std::vector<std::unique_ptr<BotEndpoint>>& bots,
     if (ready[i] && !failed.load()) continue;
     if (stop && stop->load() && errors[i].empty()) errors[i] = "the referee was stopped";
     if (ready[i]) continue;  // ready before another failed: left as it is, unharmed
-    bots[i]->stop(std::chrono::milliseconds(200));
+    bots[i]->stop(kFailedStartGrace);
     if (confinements) (*confinements)[i] = bots[i]->confinement_record();
     bots[i].reset();
   }

@@ -81,7 +81,7 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
     lent_.erase(lent);
   }
   if (!healthy || !bot->alive()) {
-    bot->stop(std::chrono::milliseconds(1000));
+    bot->stop(kPromptStopGrace);
     ++slots_[static_cast<size_t>(b)].replaced;
     return;
   }
@@ -98,7 +98,7 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
     oldest->idle.erase(oldest->idle.begin());
     --idle_;
   }
-  stop_all(evicted, std::chrono::milliseconds(1000));
+  stop_all(evicted, kPromptStopGrace);
 }
 
 int BotPool::started(int b) const {
@@ -123,7 +123,7 @@ void BotPool::shutdown() {
     for (Idle& e : s.idle) all.push_back(std::move(e.bot));
   for (Slot& s : slots_) s.idle.clear();
   idle_ = 0;
-  stop_all(all, std::chrono::milliseconds(2000));
+  stop_all(all, kStopGrace);
 }
 
 }  // namespace allfives::referee

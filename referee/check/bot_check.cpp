@@ -25,8 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 // Every check match stops after this many hands: short, yet several decisions per seat.
 constexpr int kCheckHands = 2;
-// How long the bot has to exit after SIGTERM before the referee kills it, as in a match.
-constexpr Ms kStopGrace{2000};
 // Lines of the bot's output shown from its start and from its end.
 constexpr size_t kOutputHeadLines = 8, kOutputTailLines = 8, kOutputLineChars = 160;
 
@@ -170,7 +168,7 @@ bool Checker::prepare() {
 // Starts the bot as a match starts a seat; the first start is the "start" line.
 bool Checker::start_bot() {
   if (bot_) {
-    bot_->stop(Ms(200));
+    bot_->stop(kCheckStopGrace);
     if (BotProcess* p = bot_->process()) add_output(p->take_stderr());
   }
   bot_.reset();
@@ -399,7 +397,7 @@ void Checker::check_stop() {
   const bool exited = p->wait_for_exit(asked + kStopGrace);
   const auto ms = std::chrono::duration_cast<Ms>(Clock::now() - asked).count();
   const std::string how = exited ? p->describe_exit() : "";
-  bot_->stop(Ms(200));
+  bot_->stop(kCheckStopGrace);
   add_output(p->take_stderr());
   if (exited && bot_spec_.confinement.sandbox) {
     // SIGTERM reaches the whole group, bwrap too, and the sandbox ends with bwrap.
@@ -507,12 +505,12 @@ BotCheckReport Checker::run() {
   }
   if (stopped() && report_.could_not_run.empty()) report_.could_not_run = "the check was stopped";
   if (bot_) {
-    bot_->stop(Ms(200));
+    bot_->stop(kCheckStopGrace);
     if (BotProcess* p = bot_->process()) add_output(p->take_stderr());
   }
   report_.output = excerpt(output_, &report_.output_lines);
   opponent_endpoints_.clear();
-  if (opponents_) opponents_->shutdown(Ms(200));
+  if (opponents_) opponents_->shutdown(kCheckStopGrace);
   return report_;
 }
 

@@ -318,7 +318,7 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
 
   const MatchResult r = play_match(spec, *log, &stop);
   if (human) human->match_over(r);  // the page (or the terminal) says how it ended
-  stop_all(endpoints, std::chrono::milliseconds(2000));
+  stop_all(endpoints, kStopGrace);
   // The log is the match's record: one that did not reach the disk whole fails the command.
   const bool logged = log->close(/*sync=*/true, &why);
   print_result(spec, format, seats, r);

@@ -14,6 +14,7 @@
 #include "allfives/wire/convert.h"
 #include "log/json_text.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/schedule.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
@@ -55,12 +56,11 @@ struct Folder {
 Folder read_definition(const std::string& dir, std::vector<std::string>& notes) {
   namespace fs = std::filesystem;
   Folder f{dir, {}, std::nullopt};
-  const std::string file = (fs::path(dir) / "tournament.txtpb").string();
+  const std::string file = output_path(dir, kDefinitionFile);
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(file, ec))) {
-    notes.push_back(dir +
-                    " has no tournament.txtpb: its lines are checked against their own "
-                    "format only");
+    notes.push_back(dir + " has no " + std::string(kDefinitionFile) +
+                    ": its lines are checked against their own format only");
     return f;
   }
   TournamentDef def;
@@ -158,7 +158,7 @@ bool stream_folder(const Folder& f, const GrownHashes& grown, SeenMatches& seen,
                    const std::function<bool(const v1::IndexEntry&)>& for_sprt, Merge& m,
                    std::vector<std::string>& notes, std::string* error) {
   namespace fs = std::filesystem;
-  const std::string path = (fs::path(f.dir) / "index.jsonl").string();
+  const std::string path = output_path(f.dir, kIndexFile);
   std::error_code ec;
   if (!fs::exists(path, ec)) notes.push_back(path + " does not exist: no finished matches there");
   size_t line = 0;
@@ -170,8 +170,7 @@ bool stream_folder(const Folder& f, const GrownHashes& grown, SeenMatches& seen,
         if (!failed.empty()) return;
         if (const std::string why = entry_problem(e, f.expected); !why.empty()) {
           failed = path + ":" + std::to_string(line) + ": this line cannot be a result of " +
-                   (f.def ? (fs::path(f.dir) / "tournament.txtpb").string()
-                          : std::string("a tournament")) +
+                   (f.def ? output_path(f.dir, kDefinitionFile) : std::string("a tournament")) +
                    ": " + printable(why);
           return;
         }

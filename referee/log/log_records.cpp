@@ -18,6 +18,20 @@ std::string utc_now() {
   return buf;
 }
 
+v1::LimitMechanism log_mechanism(LimitMechanism m) {
+  switch (m) {
+    case LimitMechanism::kNone:
+      return v1::LIMIT_MECHANISM_NONE;
+    case LimitMechanism::kRlimit:
+      return v1::LIMIT_MECHANISM_RLIMIT;
+    case LimitMechanism::kCgroupV1:
+      return v1::LIMIT_MECHANISM_CGROUP_V1;
+    case LimitMechanism::kCgroupV2:
+      return v1::LIMIT_MECHANISM_CGROUP_V2;
+  }
+  return v1::LIMIT_MECHANISM_NONE;
+}
+
 }  // namespace
 
 v1::LogHeader& add_log_header(MatchLog& log, const std::string& match_id, const Config& config,
@@ -183,6 +197,33 @@ void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_
   o->set_stderr(std::move(text));
   o->set_dropped_bytes(dropped_bytes);
   o->set_invalid_utf8_bytes(invalid_utf8_bytes);
+}
+
+v1::LogConfinement log_confinement(const LogConfinementFacts& f) {
+  v1::LogConfinement c;
+  c.set_sandboxed(f.sandboxed);
+  if (f.sandboxed) {
+    c.set_sandbox(f.sandbox_version.empty() ? "bubblewrap" : f.sandbox_version);
+    for (const std::string& dir : f.read_only_dirs) c.add_read_only_dirs(dir);
+    c.set_user_namespaces_disabled(f.user_namespaces_disabled);
+    c.set_connect_refused(f.connect_refused);
+    c.set_writable_dir_tmpfs_mib(f.socket_dir_tmpfs_mib);
+  }
+  c.set_writable_dir(f.socket_path.substr(0, f.socket_path.rfind('/')));
+  c.set_uid(f.uid);
+  c.set_memory_mib(f.limits.memory_mib);
+  c.set_processes(f.limits.processes);
+  c.set_open_files(f.limits.open_files);
+  c.set_file_size_mib(f.limits.file_size_mib);
+  c.set_core_dumps(!f.limits.no_core_dumps);
+  c.set_memory_limit_by(log_mechanism(f.memory_limit_by));
+  c.set_processes_limit_by(log_mechanism(f.processes_limit_by));
+  c.set_cpu_percent(f.limits.cpu_percent);
+  c.set_cpu_limit_by(log_mechanism(f.cpu_limit_by));
+  c.set_think_on_opponent_time(f.think_on_opponent_time);
+  c.set_cpu_watched_by(log_mechanism(f.cpu_watched_by));
+  for (const std::string& folder : f.cgroups) c.add_cgroups(folder);
+  return c;
 }
 
 }  // namespace allfives::referee

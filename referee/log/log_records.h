@@ -16,6 +16,7 @@
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
 #include "log/match_log.h"
+#include "process/resource_limits.h"
 
 namespace allfives::referee {
 
@@ -97,5 +98,27 @@ void log_match_end(MatchLog& log, const LogEnd& end);
 // with what the capture dropped.
 void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,
                     uint64_t invalid_utf8_bytes);
+
+// How a started bot was confined, as its process reports it (bot_process.h), for its seat's
+// LogConfinement in the header; or, for a bot whose program could not be started, how it was
+// to be (its spec's Confinement: what no process reports stays at its default).
+struct LogConfinementFacts {
+  bool sandboxed = false;
+  std::string sandbox_version;              // bubblewrap's --version; empty if unknown
+  std::vector<std::string> read_only_dirs;  // sandboxed: the folders it may read
+  bool user_namespaces_disabled = false;    // sandboxed: it cannot make user namespaces
+  bool connect_refused = false;             // sandboxed: its seccomp filter refuses connect
+  std::string socket_path;                  // its socket, as the bot sees it
+  uint64_t socket_dir_tmpfs_mib = 0;        // sandboxed: the size of its socket folder's tmpfs
+  uint32_t uid = 0;
+  ResourceLimits limits;  // cpu_percent 0 where nothing enforces a CPU share
+  LimitMechanism memory_limit_by = LimitMechanism::kNone;
+  LimitMechanism processes_limit_by = LimitMechanism::kNone;
+  LimitMechanism cpu_limit_by = LimitMechanism::kNone;
+  LimitMechanism cpu_watched_by = LimitMechanism::kNone;  // the freezer of the CPU guard
+  bool think_on_opponent_time = false;
+  std::vector<std::string> cgroups;  // the cgroup folders made for it
+};
+v1::LogConfinement log_confinement(const LogConfinementFacts& f);
 
 }  // namespace allfives::referee

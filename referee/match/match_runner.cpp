@@ -8,7 +8,7 @@
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
 #include "match/cpu_guard.h"
-#include "process/utf8_text.h"
+#include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
 namespace allfives::referee {
@@ -18,6 +18,9 @@ std::string seat_display_name(const BotSpec& spec, const BotHello& hello) {
 }
 
 namespace {
+
+// How long the bots have, together, to hear how the match ended and close their streams.
+constexpr std::chrono::milliseconds kEndGrace{1000};
 
 const char* kind_name(const v1::BotMessage& m) {
   switch (m.kind_case()) {
@@ -555,8 +558,7 @@ void Runner::finish(const State* state) {
     Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
     // Nothing should be in flight here; if something is, it must end before the last write.
-    if (s.stream->wait_started(Clock::now() + std::chrono::milliseconds(1000)) != IoStatus::kOk)
-      continue;
+    if (s.stream->wait_started(Clock::now() + kEndGrace) != IoStatus::kOk) continue;
     v1::RefereeMessage m;
     v1::MatchEnd* me = m.mutable_match_end();
     for (v1::Event& ev : s.pending) *me->add_events() = std::move(ev);
@@ -574,7 +576,7 @@ void Runner::finish(const State* state) {
   // Every bot hears the end at once; then each stream's end is awaited (and cancelled after
   // the grace period, which counts for all of them together).
   flush_log();
-  const auto deadline = Clock::now() + std::chrono::milliseconds(1000);
+  const auto deadline = Clock::now() + kEndGrace;
   for (Seat& s : seats_) {
     if (s.stream && !s.stream->broken()) s.stream->wait_started(deadline);
     s.stream.reset();

@@ -171,24 +171,21 @@ std::optional<std::string> resolve_program(const std::string& name, const std::s
   return std::nullopt;
 }
 
-std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
-  if (spec.argv.empty() || spec.argv[0].empty()) {
-    *error = "no program to run (empty argv)";
-    return std::nullopt;
-  }
-  Prepared p;
-  if (!spec.working_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(spec.working_dir, ec)) {
-      *error = "working directory '" + spec.working_dir + "' is not a directory" +
-               (ec ? " (" + ec.message() + ")" : "");
-      return std::nullopt;
-    }
-    p.working_dir = std::filesystem::absolute(spec.working_dir, ec).string();
-  }
+// The folders of a sandbox's layout for `argv` started in `working_dir`: the system's, those
+// bound read-only, and the masks over the referee's own paths; the one place they are decided
+// (prepare() and hidden_paths_refusal()). Why a mask cannot be made, or nullopt.
+std::optional<std::string> lay_out_folders(SandboxLayout& layout,
+                                           const std::vector<std::string>& argv,
+                                           const std::string& working_dir, const LaunchSpec& spec) {
+  add_system_paths(layout);
+  layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);
+  return mask_hidden_paths(layout, needed_folders(argv, working_dir, spec.read_only_dirs),
+                           spec.hidden);
+}
 
-  // The environment: ours (or, with clean_environment, the short list of bot_environment()),
-  // with extra_env added or replacing same-named variables.
+// The environment: ours (or, with clean_environment, the short list of bot_environment()),
+// with extra_env added or replacing same-named variables. Returns the PATH it holds.
+std::string set_environment(const LaunchSpec& spec, Prepared& p) {
   std::string path_env = "/usr/local/bin:/usr/bin:/bin";
   if (const char* ours = std::getenv("PATH"); ours != nullptr && *ours != '\0') path_env = ours;
   if (spec.clean_environment) {
@@ -206,84 +203,89 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
   for (const std::string& entry : p.env_storage) {
     if (entry.starts_with("PATH=")) path_env = entry.substr(5);
   }
+  return path_env;
+}
 
-  auto exec_path = resolve_program(spec.argv[0], path_env, p.working_dir, error);
-  if (!exec_path) return std::nullopt;
-  p.exec_path = std::move(*exec_path);
-  p.argv_storage = spec.argv;
-
-  if (spec.sandbox) {
-    SandboxLayout layout;
-    layout.bwrap = find_bwrap();
-    if (layout.bwrap.empty()) {
-      *error = "the bwrap program (bubblewrap) is not installed (not found in PATH)";
-      return std::nullopt;
-    }
-    add_system_paths(layout);
-    std::error_code ec;
-    layout.working_dir =
-        p.working_dir.empty() ? std::filesystem::current_path(ec).string() : p.working_dir;
-    // The program by its absolute path: PATH inside the sandbox may not lead to it.
-    p.argv_storage[0] = p.exec_path;
-    if (const std::optional<std::string> refusal =
-            link_refusal(p.argv_storage, layout.working_dir, spec.read_only_dirs, spec.hidden)) {
-      *error = "the sandbox would not be what it looks like: " + *refusal;
-      return std::nullopt;
-    }
-    layout.read_only = read_only_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
-    p.read_only = layout.read_only;
-    // Bound from their real paths, resolved here once: bwrap binds what was checked.
-    for (const std::string& dir : layout.read_only) {
-      std::error_code real_ec;
-      const std::filesystem::path real = std::filesystem::canonical(dir, real_ec);
-      layout.read_only_sources.push_back(real_ec ? dir : real.string());
-    }
-    const std::vector<std::string> needed =
-        needed_folders(p.argv_storage, layout.working_dir, spec.read_only_dirs);
-    if (const std::optional<std::string> refusal = mask_hidden_paths(layout, needed, spec.hidden)) {
-      *error = "the sandbox would show it the referee's own files: " + *refusal;
-      return std::nullopt;
-    }
-    // A mask needs something to cover: a folder made after the bot started would show through.
-    for (const HiddenPath& m : layout.masks) {
-      if (!std::filesystem::exists(m.path, ec)) {
-        *error = m.what + " " + m.path + " does not exist yet, so it cannot be hidden from the bot";
-        return std::nullopt;
-      }
-    }
-    layout.writable = spec.writable_dir;
-    layout.info_fd = spawn::kSandboxInfoFd;
-    p.info_pipe = true;
-    layout.disable_userns = bwrap_disables_userns();
-    const std::string filter = sandbox_seccomp_filter();
-    if (!filter.empty()) {
-      p.passed.push_back(spawn::memory_file("allfives-seccomp", filter, error));
-      if (p.passed.back().get() < 0) return std::nullopt;
-      layout.seccomp_fd = spawn::kSandboxSeccompFd;
-    } else {
-      p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
-    }
-    // bwrap reads its options from a memory file (--args): its own command line, which is the
-    // sandbox's /proc/1/cmdline, then shows the bot's command (the bot's own anyway) and none
-    // of the host's paths it binds or covers. (bwrap takes the command from its real argv.)
-    const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
-    const auto command = std::find(full.begin(), full.end(), std::string("--"));
-    std::string options;
-    for (auto it = full.begin() + 1; it != command; ++it) options.append(*it).push_back('\0');
-    p.passed.push_back(spawn::memory_file("allfives-bwrap-args", options, error));
-    if (p.passed.back().get() < 0) return std::nullopt;
-    std::vector<std::string> argv = {layout.bwrap, "--args", std::to_string(spawn::kSandboxArgsFd)};
-    argv.insert(argv.end(), command, full.end());
-    p.argv_storage = std::move(argv);
-    p.exec_path = layout.bwrap;
-    p.working_dir.clear();  // bwrap changes into it inside the sandbox
+// bwrap's options go in a memory file (--args): its own command line, which is the sandbox's
+// /proc/1/cmdline, then shows the bot's command (the bot's own anyway) and none of the host's
+// paths it binds or covers (bwrap takes the command from its real argv). The seccomp filter goes
+// in another. p's command becomes bwrap's.
+bool pass_bwrap_options(SandboxLayout& layout, Prepared& p, std::string* error) {
+  const std::string filter = sandbox_seccomp_filter();
+  if (!filter.empty()) {
+    p.passed.push_back(spawn::memory_file("allfives-seccomp", filter, error));
+    if (p.passed.back().get() < 0) return false;
+    layout.seccomp_fd = spawn::kSandboxSeccompFd;
+  } else {
+    p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
   }
+  const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
+  const auto command = std::find(full.begin(), full.end(), std::string("--"));
+  std::string options;
+  for (auto it = full.begin() + 1; it != command; ++it) options.append(*it).push_back('\0');
+  p.passed.push_back(spawn::memory_file("allfives-bwrap-args", options, error));
+  if (p.passed.back().get() < 0) return false;
+  std::vector<std::string> argv = {layout.bwrap, "--args", std::to_string(spawn::kSandboxArgsFd)};
+  argv.insert(argv.end(), command, full.end());
+  p.argv_storage = std::move(argv);
+  p.exec_path = layout.bwrap;
+  p.working_dir.clear();  // bwrap changes into it inside the sandbox
+  return true;
+}
+
+// The command `p` holds run inside a sandbox of its own (sandbox.h), bwrap's command in its
+// place.
+bool prepare_sandbox(const LaunchSpec& spec, Prepared& p, std::string* error) {
+  SandboxLayout layout;
+  layout.bwrap = find_bwrap();
+  if (layout.bwrap.empty()) {
+    *error = "the bwrap program (bubblewrap) is not installed (not found in PATH)";
+    return false;
+  }
+  std::error_code ec;
+  const std::string working_dir =
+      p.working_dir.empty() ? std::filesystem::current_path(ec).string() : p.working_dir;
+  layout.working_dir = working_dir;
+  // The program by its absolute path: PATH inside the sandbox may not lead to it.
+  p.argv_storage[0] = p.exec_path;
+  if (const std::optional<std::string> refusal =
+          link_refusal(p.argv_storage, working_dir, spec.read_only_dirs, spec.hidden)) {
+    *error = "the sandbox would not be what it looks like: " + *refusal;
+    return false;
+  }
+  if (const std::optional<std::string> refusal =
+          lay_out_folders(layout, p.argv_storage, working_dir, spec)) {
+    *error = "the sandbox would show it the referee's own files: " + *refusal;
+    return false;
+  }
+  p.read_only = layout.read_only;
+  // Bound from their real paths, resolved here once: bwrap binds what was checked.
+  for (const std::string& dir : layout.read_only) {
+    std::error_code real_ec;
+    const std::filesystem::path real = std::filesystem::canonical(dir, real_ec);
+    layout.read_only_sources.push_back(real_ec ? dir : real.string());
+  }
+  // A mask needs something to cover: a folder made after the bot started would show through.
+  for (const HiddenPath& m : layout.masks) {
+    if (!std::filesystem::exists(m.path, ec)) {
+      *error = m.what + " " + m.path + " does not exist yet, so it cannot be hidden from the bot";
+      return false;
+    }
+  }
+  layout.writable = spec.writable_dir;
+  layout.info_fd = spawn::kSandboxInfoFd;
+  p.info_pipe = true;
+  layout.disable_userns = bwrap_disables_userns();
+  return pass_bwrap_options(layout, p, error);
+}
+
+// Memory and processes: by cgroups of the bot's own where they can be made. RLIMIT_AS is then
+// not set as well: it would count virtual memory again, per process, and fail runtimes that
+// reserve more address space than they use. Where a cgroup cannot be made after all, the
+// limits fall back to setrlimit; the log header says which applied. The rest by setrlimit.
+void apply_limits(const LaunchSpec& spec, Prepared& p) {
   const ResourceLimits& l = spec.limits;
   constexpr rlim_t kMiB = 1024 * 1024;
-  // Memory and processes: by cgroups of the bot's own where they can be made. RLIMIT_AS is then
-  // not set as well: it would count virtual memory again, per process, and fail runtimes that
-  // reserve more address space than they use. Where a cgroup cannot be made after all, the
-  // limits fall back to setrlimit; the log header says which applied.
   if (spec.cgroups) {
     const CgroupPlaces& places = cgroup_places();
     const CpuCgroupOptions cpu{spec.watch_cpu, l.cpu_percent};
@@ -319,12 +321,35 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
       p.processes_by = LimitMechanism::kRlimit;
     }
   }
+}
+
+std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
+  if (spec.argv.empty() || spec.argv[0].empty()) {
+    *error = "no program to run (empty argv)";
+    return std::nullopt;
+  }
+  Prepared p;
+  if (!spec.working_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(spec.working_dir, ec)) {
+      *error = "working directory '" + spec.working_dir + "' is not a directory" +
+               (ec ? " (" + ec.message() + ")" : "");
+      return std::nullopt;
+    }
+    p.working_dir = std::filesystem::absolute(spec.working_dir, ec).string();
+  }
+  const std::string path_env = set_environment(spec, p);
+  auto exec_path = resolve_program(spec.argv[0], path_env, p.working_dir, error);
+  if (!exec_path) return std::nullopt;
+  p.exec_path = std::move(*exec_path);
+  p.argv_storage = spec.argv;
+  if (spec.sandbox && !prepare_sandbox(spec, p, error)) return std::nullopt;
+  apply_limits(spec, p);
 
   for (std::string& arg : p.argv_storage) p.argv.push_back(arg.data());
   p.argv.push_back(nullptr);
   for (std::string& entry : p.env_storage) p.envp.push_back(entry.data());
   p.envp.push_back(nullptr);
-
   rlimit limit{};
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
     p.max_fd = static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 65536));
@@ -820,10 +845,7 @@ std::optional<std::string> hidden_paths_refusal(const LaunchSpec& spec) {
   const std::vector<std::string>& argv = command->first;
   const std::string& working_dir = command->second;
   SandboxLayout layout;
-  add_system_paths(layout);
-  layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);
-  return mask_hidden_paths(layout, needed_folders(argv, working_dir, spec.read_only_dirs),
-                           spec.hidden);
+  return lay_out_folders(layout, argv, working_dir, spec);
 }
 
 std::optional<std::string> find_program(const std::string& name, const std::string& base_dir,

@@ -46,6 +46,7 @@
 #include "process/capped_output.h"
 #include "process/cgroup.h"
 #include "process/sandbox.h"
+#include "process/stop_grace.h"
 
 namespace allfives::referee {
 
@@ -215,7 +216,7 @@ class BotProcess {
   // exited, or `grace` has passed, SIGKILL to the whole group (which kills any stragglers);
   // then reaps the bot and its guardian and collects the rest of the output. Idempotent.
   // Returns within about grace + 1 s.
-  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+  void stop(std::chrono::milliseconds grace = kStopGrace);
   // Sends stop()'s SIGTERM now and returns at once, so that several bots wind down together
   // before each is stop()ped.
   void request_stop();

@@ -19,6 +19,8 @@
 #include <sstream>
 #include <thread>
 
+#include "process/referee_names.h"
+
 namespace allfives::referee {
 
 namespace {
@@ -58,7 +60,7 @@ std::string words(int err) {
 
 std::string next_name() {
   static std::atomic<uint64_t> counter{0};
-  return "allfives-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return referee_name(std::to_string(counter++));
 }
 
 // Kills what is left in `folder` and removes it; false if it is still there after
@@ -83,20 +85,20 @@ bool kill_and_rmdir(const std::string& folder) {
 
 // Folders allfives-<pid>-... in `parent` left by a referee process that is gone (one killed by
 // SIGKILL cannot remove its own): removed if empty, as every bot in them died with it. Only
-// folders a minute old: a referee in another PID namespace sharing this cgroup (its pid looks
+// folders kStaleAfter old: a referee in another PID namespace sharing this cgroup (its pid looks
 // gone from here) may have just made one and not yet put its bot in.
 void remove_stale(const std::string& parent) {
   DIR* d = ::opendir(parent.c_str());
   if (d == nullptr) return;
   std::vector<std::string> stale;
-  const time_t a_minute_ago = ::time(nullptr) - 60;
+  const time_t made_before = ::time(nullptr) - kStaleAfter.count();
   while (dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    if (!name.starts_with("allfives-")) continue;
-    const long pid = std::atol(name.c_str() + 9);
+    const std::optional<RefereeName> made = parse_referee_name(name);
+    if (!made) continue;
     struct stat st {};
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH &&
-        ::stat((parent + "/" + name).c_str(), &st) == 0 && st.st_mtime < a_minute_ago)
+    if (::kill(made->pid, 0) != 0 && errno == ESRCH &&
+        ::stat((parent + "/" + name).c_str(), &st) == 0 && st.st_mtime < made_before)
       stale.push_back(parent + "/" + name);
   }
   ::closedir(d);
@@ -155,7 +157,7 @@ void detect_v2(const std::string& own, CgroupPlaces& places) {
   remove_stale(own);
   int err = write_text(own + "/cgroup.subtree_control", enable);
   if (err == EBUSY) {
-    const std::string leaf = own + "/allfives-" + std::to_string(::getpid()) + "-referee";
+    const std::string leaf = own + "/" + referee_name("referee");
     if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST) {
       places.why_not = "cgroup v2: cannot make a cgroup in " + own + ": " + words(errno);
       return;
@@ -243,20 +245,6 @@ CgroupPlaces detect() {
 }
 
 }  // namespace
-
-const char* mechanism_name(LimitMechanism m) {
-  switch (m) {
-    case LimitMechanism::kNone:
-      return "none";
-    case LimitMechanism::kRlimit:
-      return "rlimit";
-    case LimitMechanism::kCgroupV1:
-      return "cgroup v1";
-    case LimitMechanism::kCgroupV2:
-      return "cgroup v2";
-  }
-  return "none";
-}
 
 void remove_stale_cgroups(const std::string& parent) {
   remove_stale(parent);

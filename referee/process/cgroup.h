@@ -28,17 +28,9 @@
 #include <string>
 #include <vector>
 
-namespace allfives::referee {
+#include "process/resource_limits.h"
 
-// How a limit was enforced for one bot.
-enum class LimitMechanism {
-  kNone,      // not limited (limit 0, or no means to apply it)
-  kRlimit,    // setrlimit: RLIMIT_AS for memory, RLIMIT_NPROC for processes
-  kCgroupV1,  // a cgroup of its own in the v1 memory / pids hierarchy
-  kCgroupV2,  // a cgroup of its own on cgroup v2
-};
-// "none", "rlimit", "cgroup v1", "cgroup v2".
-const char* mechanism_name(LimitMechanism m);
+namespace allfives::referee {
 
 // Where per-bot cgroups can be made on this machine, found once per process (see top).
 struct CgroupPlaces {

@@ -17,6 +17,8 @@
 #include <system_error>
 #include <vector>
 
+#include "process/referee_names.h"
+
 namespace allfives::referee {
 
 namespace {
@@ -26,23 +28,6 @@ std::string temp_base() {
   std::string base = (tmpdir != nullptr && *tmpdir != '\0') ? tmpdir : "/tmp";
   while (base.size() > 1 && base.back() == '/') base.pop_back();
   return base;
-}
-
-constexpr std::string_view kPrefix = "allfives-";
-
-// The process id in a name PrivateDir makes ("allfives-PID-XXXXXX"), or -1.
-pid_t owner_of(std::string_view name) {
-  if (name.substr(0, kPrefix.size()) != kPrefix) return -1;
-  name.remove_prefix(kPrefix.size());
-  const size_t dash = name.find('-');
-  if (dash == std::string_view::npos || dash == 0 || dash > 10 || name.size() - dash - 1 != 6)
-    return -1;
-  long pid = 0;
-  for (const char c : name.substr(0, dash)) {
-    if (c < '0' || c > '9') return -1;
-    pid = pid * 10 + (c - '0');
-  }
-  return pid > 0 && pid <= INT32_MAX ? static_cast<pid_t>(pid) : -1;
 }
 
 // Whether process `pid` still runs: it exists and is not a zombie (an orphan not reaped yet
@@ -58,9 +43,6 @@ bool process_runs(pid_t pid) {
   return state != 'Z' && state != 'X';
 }
 
-// A folder unlocked for this long cannot be one whose maker is between mkdtemp and flock.
-constexpr std::chrono::seconds kSurelyStale{60};
-
 }  // namespace
 
 std::vector<std::string> sweep_stale_private_dirs() {
@@ -69,8 +51,10 @@ std::vector<std::string> sweep_stale_private_dirs() {
   std::error_code ec;
   for (std::filesystem::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const pid_t pid = owner_of(name);
-    if (pid < 0) continue;
+    // A name create() makes: "allfives-PID-" and mkdtemp's six characters.
+    const std::optional<RefereeName> made = parse_referee_name(name);
+    if (!made || made->suffix.size() != 6) continue;
+    const pid_t pid = made->pid;
     // The lock decides: its owner holds it as long as it lives (also in another PID namespace,
     // or after its id was reused). The owner's id only guards the moment between mkdtemp and
     // flock in create(), as does the folder's age once its id was reused.
@@ -80,7 +64,7 @@ std::vector<std::string> sweep_stale_private_dirs() {
     const bool mine = ::fstat(fd, &st) == 0 && st.st_uid == ::geteuid();
     const bool old =
         std::chrono::system_clock::now() - std::chrono::system_clock::from_time_t(st.st_mtime) >
-        kSurelyStale;
+        kStaleAfter;
     if (mine && (old || !process_runs(pid)) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code rm;
       std::filesystem::remove_all(it->path(), rm);
@@ -96,7 +80,7 @@ std::vector<std::string> sweep_stale_private_dirs() {
 
 std::optional<PrivateDir> PrivateDir::create(std::string* error) {
   const std::string base = temp_base();
-  std::string templ = base + "/allfives-" + std::to_string(::getpid()) + "-XXXXXX";
+  std::string templ = base + "/" + referee_name("XXXXXX");
   std::vector<char> buffer(templ.begin(), templ.end());
   buffer.push_back('\0');
   // mkdtemp creates the directory with mode 0700 and fails if the name exists: no races.

@@ -19,6 +19,7 @@
 #include "replay/ordered_pool.h"
 #include "replay/replay.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
 
@@ -40,7 +41,7 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() != ".jsonl" || p.filename() == "index.jsonl") continue;
+    if (p.extension() != ".jsonl" || p.filename() == kIndexFile) continue;
     std::error_code file_ec;
     if (it->is_regular_file(file_ec)) found.push_back(p.string());
   }
@@ -134,12 +135,9 @@ struct Report {
 };
 
 // The names of a tournament output folder's files: a folder holding any of them is one.
-constexpr const char* kDefinitionFile = "tournament.txtpb";
-constexpr const char* kIndexFile = "index.jsonl";
-constexpr const char* kLockFile = "referee.lock";
 
 bool is_tournament_folder(const fs::path& dir) {
-  for (const char* name : {kDefinitionFile, kIndexFile, kLockFile}) {
+  for (const std::string_view name : {kDefinitionFile, kIndexFile, kLockFile}) {
     std::error_code ec;
     if (fs::exists(fs::symlink_status(dir / name, ec))) return true;
   }
@@ -235,7 +233,7 @@ void walk(const std::string& path, Found& found) {
     if (it->is_directory(type_ec)) {
       if (it->is_symlink(type_ec)) continue;
       TournamentFolder* t = owner_of(found.tournaments, p);
-      if (t && p.filename() == "matches" && folder_key(p.parent_path()) == folder_key(t->dir))
+      if (t && p.filename() == kMatchesFolder && folder_key(p.parent_path()) == folder_key(t->dir))
         it.disable_recursion_pending();  // checked by the tournament's own scan
       else if (is_tournament_folder(p))
         found.tournaments.push_back(tournament_at(p));
@@ -346,10 +344,12 @@ std::string scheduled_problem(TournamentFolder& t, const v1::IndexEntry& e, v1::
   const Schedule* schedule = t.schedule_of(e.tournament_hash());
   if (!schedule)
     return "tournament_hash '" + printable(e.tournament_hash()) + "' is not the hash of " + t.dir +
-           "/tournament.txtpb ('" + t.def.hash + "') nor of that file before bots were appended";
+           "/" + std::string(kDefinitionFile) + " ('" + t.def.hash +
+           "') nor of that file before bots were appended";
   const std::optional<uint64_t> ordinal = schedule->ordinal_of_id(id);
   if (!ordinal)
-    return "match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb" +
+    return "match " + id + " is not in the schedule of " + t.dir + "/" +
+           std::string(kDefinitionFile) +
            (e.tournament_hash() == t.def.hash ? "" : " (with the bots it had then)");
   m = schedule->at(*ordinal);
   return "";
@@ -429,7 +429,8 @@ void check_line(TournamentFolder& t, IndexLine& l, const Verdict& v, Report& rep
   // Ids are stable as bots are appended: a match of any schedule the lines may come from is
   // one of the file's, so only a line the checks above failed claims no log.
   if (l.log.empty())
-    return fail("match " + id + " is not in the schedule of " + t.dir + "/tournament.txtpb");
+    return fail("match " + id + " is not in the schedule of " + t.dir + "/" +
+                std::string(kDefinitionFile));
   const std::string log = normal(fs::path(t.dir) / e.log_file());
   if (v.missing) return fail("the log of match " + id + " is missing (" + log + ")");
   if (!v.ok) return fail("the log of match " + id + " does not verify (see its FAIL line)");
@@ -501,7 +502,8 @@ void check_index(TournamentFolder& t, Report& report, int jobs) {
 // scheduled ID whose header is that match's (a log copied from elsewhere has another seed or
 // other seats). Otherwise why it is no log of this tournament.
 std::string why_not_unfinished(TournamentFolder& t, const std::string& log) {
-  const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
+  const std::string where =
+      "not a log of a scheduled match of " + t.dir + "/" + std::string(kDefinitionFile);
   const Schedule* schedule = t.schedule_of(t.def.hash);
   if (!schedule) return where + " (the definition cannot be read)";
   const std::string id = fs::path(log).stem().string();
@@ -548,7 +550,7 @@ void report_stray(const TournamentFolder& t, const std::string& log, const Stray
 // for; a log no index line claimed is unfinished or fails. Without a readable definition no
 // log can be told from another tournament's, and each is verified as a log alone.
 void scan_matches_folder(TournamentFolder& t, Report& report, int jobs) {
-  const fs::path folder = fs::path(t.dir) / "matches";
+  const fs::path folder = fs::path(t.dir) / kMatchesFolder;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(folder, ec))) return;
   if (!fs::is_directory(fs::symlink_status(folder, ec))) {
@@ -588,7 +590,8 @@ void check_tournament(TournamentFolder& t, Report& report, int jobs) {
   t.problems_before = report.index_failures;
   read_definition(t, report);
   check_index(t, report, jobs);
-  const std::string where = "not a log of a scheduled match of " + t.dir + "/" + kDefinitionFile;
+  const std::string where =
+      "not a log of a scheduled match of " + t.dir + "/" + std::string(kDefinitionFile);
   for (const std::string& log : t.misplaced)
     report.failed_log(log, where + " (its logs are matches/MATCH_ID.jsonl)");
   scan_matches_folder(t, report, jobs);

@@ -17,6 +17,7 @@
 #include "serve/log_folders.h"
 #include "serve/site_pages.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
 
@@ -391,20 +392,103 @@ MatchRow row_of(const LogSummary& s, const std::string& path) {
   return m;
 }
 
+// A tournament folder and its index as last read (with the folder's definition, for the SPRT).
+struct FolderIndex {
+  Folder folder;
+  std::shared_ptr<const ArenaSite::Indexes::Entry> index;
+};
+
+// The folder that `rel` names under served folder `root`, if it is one a tournament page can
+// show, and its index; else nullopt and the response that refuses the URL in `refusal`.
+std::optional<FolderIndex> folder_index(const std::vector<ServedRoot>& roots,
+                                        ArenaSite::Indexes& indexes, int root, std::string_view rel,
+                                        HttpResponse& refusal) {
+  const ServedRoot& r = roots[static_cast<size_t>(root)];
+  std::string why;
+  const auto real = resolve_under(r, rel, &why);
+  if (!real) {
+    refusal = text_response(why == "no such file" ? 404 : 400, why);
+    return std::nullopt;
+  }
+  const auto folder = is_dir(*real) ? as_folder(roots, root, *real) : std::nullopt;
+  if (!folder) {
+    refusal = text_response(404, "not a tournament folder");
+    return std::nullopt;
+  }
+  const auto tournament_file = real_inside(r, output_path(folder->real, kDefinitionFile));
+  auto index = indexes.get(folder->index, tournament_file.value_or(""));
+  if (!index->ok) {
+    refusal = text_response(500, "the index cannot be read: " + index->error);
+    return std::nullopt;
+  }
+  return FolderIndex{*folder, std::move(index)};
+}
+
+// The match log that `rel` names under served folder `r`; else nullopt and the refusal.
+std::optional<std::string> log_at(const ServedRoot& r, std::string_view rel,
+                                  HttpResponse& refusal) {
+  std::string why;
+  auto real = resolve_under(r, rel, &why);
+  if (!real) {
+    refusal = text_response(why == "no such file" ? 404 : 400, why);
+    return std::nullopt;
+  }
+  if (!is_file(*real) || !real->ends_with(".jsonl")) {
+    refusal = text_response(404, "not a match log");
+    return std::nullopt;
+  }
+  return real;
+}
+
+// What the pages of one log (/m/, /live/) start from: the log, its path in URLs ("R/PATH"), and
+// the seat whose view is asked for (?seat=; viewer -1: every seat's).
+struct LogPage {
+  std::string real, rel_url, seat;
+  int viewer = -1;
+};
+
+// The log page that `rel` names, or nullopt and the refusal: no such log, a seat that is no
+// number, or a log too large to draw (413, pointing to /log/).
+std::optional<LogPage> log_page(const ServedRoot& r, int root, std::string_view rel,
+                                const HttpRequest& req, HttpResponse& refusal) {
+  const auto real = log_at(r, rel, refusal);
+  if (!real) return std::nullopt;
+  LogPage p{*real, std::to_string(root) + "/" + url_encode_path(relative_to(r, *real)),
+            query_value(req.target, "seat"), -1};
+  if (const off_t size = file_size(p.real); size > kMaxPageLogBytes) {
+    refusal =
+        text_response(413, "this log is " + size_words(size) + ", more than the " +
+                               size_words(kMaxPageLogBytes) + " a page draws. /log/" + p.rel_url +
+                               " serves the file itself; `referee replay` steps through it");
+    return std::nullopt;
+  }
+  if (!p.seat.empty() && !parse_int(p.seat, kMaxPlayers - 1, p.viewer)) {
+    refusal = text_response(400, "seat must be a seat number");
+    return std::nullopt;
+  }
+  return p;
+}
+
 }  // namespace
 
+// One handler per route (arena_site.h lists them); each gets the served folder's number and
+// the path under it.
 HttpResponse ArenaSite::handle(const HttpRequest& req) {
   if (req.method != "GET") return text_response(405, "only GET (and HEAD) is served here");
   const std::string_view path = target_path(req.target);
-  int root = 0;
-  std::string_view rel;
   if (path == "/" || path == "/index.html") return folders();
-  if (split_root(path, "/t/", roots_.size(), root, rel)) return tournament(req, root, rel, false);
-  if (split_root(path, "/standings/", roots_.size(), root, rel))
-    return tournament(req, root, rel, true);
-  if (split_root(path, "/m/", roots_.size(), root, rel)) return match(req, root, rel, kReplay);
-  if (split_root(path, "/live/", roots_.size(), root, rel)) return match(req, root, rel, kLive);
-  if (split_root(path, "/log/", roots_.size(), root, rel)) return match(req, root, rel, kRaw);
+  using Handler = HttpResponse (ArenaSite::*)(const HttpRequest&, int, std::string_view);
+  static constexpr std::pair<std::string_view, Handler> kRoutes[] = {
+      {"/t/", &ArenaSite::tournament},
+      {"/standings/", &ArenaSite::standings},
+      {"/m/", &ArenaSite::replay},
+      {"/live/", &ArenaSite::live},
+      {"/log/", &ArenaSite::raw_log}};
+  for (const auto& [prefix, handler] : kRoutes) {
+    int root = 0;
+    std::string_view rel;
+    if (split_root(path, prefix, roots_.size(), root, rel)) return (this->*handler)(req, root, rel);
+  }
   return text_response(404, "no such page");
 }
 
@@ -515,7 +599,7 @@ HttpResponse ArenaSite::folders() {
     row.url = folder_url(f);
     row.tournament = f.tournament;
     // The same key as the folder's page, so that one reading of the index serves both.
-    const auto tournament_file = real_inside(r, f.real + "/tournament.txtpb");
+    const auto tournament_file = real_inside(r, output_path(f.real, kDefinitionFile));
     const auto index = indexes_->get(f.index, tournament_file.value_or(""));
     if (index->ok) row.finished = index->finished;
     const std::vector<std::string> others = not_indexed(r, f, *index);
@@ -529,23 +613,23 @@ HttpResponse ArenaSite::folders() {
   return html(folders_page(rows));
 }
 
-HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string_view rel,
-                                   bool json) {
+HttpResponse ArenaSite::standings(const HttpRequest&, int root, std::string_view rel) {
+  HttpResponse res;
+  const auto at = folder_index(roots_, *indexes_, root, rel, res);
+  if (!at) return res;
+  res.content_type = "application/json";
+  res.body = standings_json(at->index->standings);
+  return res;
+}
+
+HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string_view rel) {
+  HttpResponse refusal;
+  const auto at = folder_index(roots_, *indexes_, root, rel, refusal);
+  if (!at) return refusal;
+  const Folder* folder = &at->folder;
+  const auto& index = at->index;
   const ServedRoot& r = roots_[static_cast<size_t>(root)];
   std::string why;
-  const auto real = resolve_under(r, rel, &why);
-  if (!real) return text_response(why == "no such file" ? 404 : 400, why);
-  const auto folder = is_dir(*real) ? as_folder(roots_, root, *real) : std::nullopt;
-  if (!folder) return text_response(404, "not a tournament folder");
-  const auto tournament_file = real_inside(r, folder->real + "/tournament.txtpb");
-  const auto index = indexes_->get(folder->index, tournament_file.value_or(""));
-  if (!index->ok) return text_response(500, "the index cannot be read: " + index->error);
-  if (json) {
-    HttpResponse res;
-    res.content_type = "application/json";
-    res.body = standings_json(index->standings);
-    return res;
-  }
   TournamentPage p;
   p.title = index->standings.tournament_name.empty()
                 ? folder_name(roots_, *folder)
@@ -569,41 +653,37 @@ HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string
   return html(tournament_page(p));
 }
 
-HttpResponse ArenaSite::match(const HttpRequest& req, int root, std::string_view rel, View view) {
-  const ServedRoot& r = roots_[static_cast<size_t>(root)];
-  std::string why;
-  const auto real = resolve_under(r, rel, &why);
-  if (!real) return text_response(why == "no such file" ? 404 : 400, why);
-  if (!is_file(*real) || !real->ends_with(".jsonl")) return text_response(404, "not a match log");
-  const std::string rel_url = std::to_string(root) + "/" + url_encode_path(relative_to(r, *real));
-  if (view == kRaw) {
-    // Streamed from disk: any size, at a few KiB of memory.
-    HttpResponse res;
-    res.content_type = "application/x-ndjson; charset=utf-8";
-    res.file = *real;
-    return res;
-  }
-  if (const off_t size = file_size(*real); size > kMaxPageLogBytes)
-    return text_response(413, "this log is " + size_words(size) + ", more than the " +
-                                  size_words(kMaxPageLogBytes) + " a page draws. /log/" + rel_url +
-                                  " serves the file itself; `referee replay` steps through it");
-  int viewer = -1;
-  const std::string seat = query_value(req.target, "seat");
-  if (!seat.empty() && !parse_int(seat, kMaxPlayers - 1, viewer))
-    return text_response(400, "seat must be a seat number");
-  if (view == kLive) {
-    int from = 0;
-    if (!parse_int(query_value(req.target, "from"), 1 << 20, from))
-      return text_response(400, "from must be a step number");
-    HttpResponse res;
-    auto weak = std::weak_ptr<Live>(live_);
-    const std::string file = *real;
-    res.on_event_stream = [weak, file, viewer, from](std::shared_ptr<EventSink> sink) {
-      if (auto l = weak.lock()) l->subscribe(file, viewer, static_cast<size_t>(from), sink);
-    };
-    return res;
-  }
-  return replay_page(*real, rel_url, viewer, seat);
+HttpResponse ArenaSite::raw_log(const HttpRequest&, int root, std::string_view rel) {
+  HttpResponse res;
+  const auto real = log_at(roots_[static_cast<size_t>(root)], rel, res);
+  if (!real) return res;
+  // Streamed from disk: any size, at a few KiB of memory.
+  res.content_type = "application/x-ndjson; charset=utf-8";
+  res.file = *real;
+  return res;
+}
+
+HttpResponse ArenaSite::replay(const HttpRequest& req, int root, std::string_view rel) {
+  HttpResponse refusal;
+  const auto p = log_page(roots_[static_cast<size_t>(root)], root, rel, req, refusal);
+  if (!p) return refusal;
+  return replay_page(p->real, p->rel_url, p->viewer, p->seat);
+}
+
+HttpResponse ArenaSite::live(const HttpRequest& req, int root, std::string_view rel) {
+  HttpResponse refusal;
+  const auto p = log_page(roots_[static_cast<size_t>(root)], root, rel, req, refusal);
+  if (!p) return refusal;
+  int from = 0;
+  if (!parse_int(query_value(req.target, "from"), 1 << 20, from))
+    return text_response(400, "from must be a step number");
+  HttpResponse res;
+  auto weak = std::weak_ptr<Live>(live_);
+  res.on_event_stream = [weak, file = p->real, viewer = p->viewer,
+                         from](std::shared_ptr<EventSink> sink) {
+    if (auto l = weak.lock()) l->subscribe(file, viewer, static_cast<size_t>(from), sink);
+  };
+  return res;
 }
 
 HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& rel_url, int viewer,

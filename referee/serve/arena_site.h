@@ -40,10 +40,13 @@ class ArenaSite {
   struct Indexes;  // each folder's index as last read, kept until the file changes
 
  private:
-  enum View { kReplay, kLive, kRaw };
+  // The routes above, one handler each: `root` is R, `rel` the PATH after it.
   HttpResponse folders();
-  HttpResponse tournament(const HttpRequest& req, int root, std::string_view rel, bool json);
-  HttpResponse match(const HttpRequest& req, int root, std::string_view rel, View view);
+  HttpResponse tournament(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse standings(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse replay(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse live(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse raw_log(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
                            const std::string& seat);
 

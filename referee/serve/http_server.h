@@ -71,14 +71,11 @@ class EventSink {
   virtual ~EventSink() = default;
   // `frame` is a whole message as event_frame() makes it.
   virtual void send(std::shared_ptr<const std::string> frame) = 0;
-  // `data` is one message's payload (no newlines: JSON); `event` its type ("" for message).
-  void send_event(const std::string& event, const std::string& data) {
-    send(std::make_shared<const std::string>(event_frame(event, data)));
-  }
   // Ends the stream after the queued messages.
   virtual void close() = 0;
   bool closed() const { return closed_; }
-  // The bytes of one message, to share between many sinks.
+  // The bytes of one message, to share between many sinks: `data` is its payload (no newlines:
+  // JSON), `event` its type ("" for message).
   static std::string event_frame(const std::string& event, const std::string& data);
 
  protected:

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "log/log_reader.h"
+#include "tournament/output_folder.h"
 
 namespace allfives::referee::serve {
 namespace {
@@ -108,7 +109,7 @@ std::vector<std::string> list_names(const ServedRoot& root, const std::string& d
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
-    if (!folders && (!ends_with(name, ".jsonl") || name == "index.jsonl")) continue;
+    if (!folders && (!ends_with(name, ".jsonl") || name == kIndexFile)) continue;
     if (skip && skip(name)) continue;
     const auto real = real_inside(root, dir + "/" + name);
     if (!real) continue;  // a link out of the served folder: not even looked at
@@ -124,10 +125,11 @@ std::optional<Folder> as_folder(const std::vector<ServedRoot>& roots, int root,
                                 const std::string& real) {
   const ServedRoot& r = roots[static_cast<size_t>(root)];
   Folder f{root, relative_to(r, real), real, real, "", false};
-  if (const auto index = real_inside(r, real + "/index.jsonl"); index && is_file(*index))
+  if (const auto index = real_inside(r, output_path(real, kIndexFile)); index && is_file(*index))
     f.index = *index;
-  f.tournament = !f.index.empty() || real_inside(r, real + "/tournament.txtpb").has_value();
-  if (const auto matches = real_inside(r, real + "/matches"); matches && is_dir(*matches)) {
+  f.tournament = !f.index.empty() || real_inside(r, output_path(real, kDefinitionFile)).has_value();
+  if (const auto matches = real_inside(r, output_path(real, kMatchesFolder));
+      matches && is_dir(*matches)) {
     f.logs = *matches;
     return f;
   }

@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "log/match_log.h"
+#include "tournament/output_folder.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -316,7 +317,7 @@ bool IndexWriter::commit(const std::vector<v1::IndexEntry>& group) {
 }
 
 std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::string* error) {
-  const std::string path = (std::filesystem::path(dir) / "referee.lock").string();
+  const std::string path = output_path(dir, kLockFile);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     set_error(error, "cannot open " + path + ": " + std::strerror(errno));

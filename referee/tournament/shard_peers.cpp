@@ -10,20 +10,17 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 
 namespace allfives::referee {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A tournament.txtpb is a few KiB; a larger one is not a shard's copy of its file.
-constexpr uint64_t kMaxDefinitionBytes = uint64_t{1} << 20;
 // How long a definition file that does not match may still be being written.
 constexpr std::chrono::seconds kSettle{3};
 // Read at most this much of a peer's index per poll, so a huge index is taken in steps.
@@ -65,7 +62,7 @@ void ShardPeers::discover() {
 
 // A waiting folder becomes a peer once its tournament.txtpb holds this very definition.
 void ShardPeers::look_at(const std::string& dir, Peer& peer, std::vector<std::string>& notes) {
-  const std::string file = dir + "/tournament.txtpb";
+  const std::string file = output_path(dir, kDefinitionFile);
   std::error_code ec;
   const fs::file_status st = fs::symlink_status(file, ec);
   if (ec || !fs::exists(st)) return;  // not (yet) a tournament folder
@@ -74,12 +71,10 @@ void ShardPeers::look_at(const std::string& dir, Peer& peer, std::vector<std::st
     notes.push_back("the SPRT across shards ignores " + dir + ": " + why);
   };
   if (!fs::is_regular_file(st)) return drop(file + " is not a regular file");
-  if (fs::file_size(file, ec) > kMaxDefinitionBytes) return drop(file + " is too large");
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text, why;
+  if (!read_tournament_text(file, text, &why)) return drop(why);
   v1::Tournament theirs;
-  const bool parsed = in && google::protobuf::TextFormat::ParseFromString(text.str(), &theirs);
+  const bool parsed = google::protobuf::TextFormat::ParseFromString(text, &theirs);
   if (parsed && theirs.SerializeAsString() == own_definition_) {
     peer.state = State::kReading;
     return;
@@ -123,7 +118,7 @@ std::string ShardPeers::line_problem(const std::string& line, v1::IndexEntry& e)
 // The complete lines appended to a peer's index since the last read; a torn last line waits.
 void ShardPeers::read_new(const std::string& dir, Peer& peer, std::vector<v1::IndexEntry>& out,
                           std::vector<std::string>& notes) {
-  const std::string path = dir + "/index.jsonl";
+  const std::string path = output_path(dir, kIndexFile);
   const auto drop = [&](const std::string& why) {
     peer.state = State::kDropped;
     notes.push_back("the SPRT across shards stops reading " + dir + ": " + why +

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <set>
 
+#include "tournament/output_folder.h"
+
 namespace allfives::referee {
 namespace {
 
@@ -186,7 +188,7 @@ std::vector<SprtMonitor> make_sprt_monitors(const TournamentDef& t) {
 
 bool add_sprt_from_folder(Standings& s, const std::string& dir,
                           const std::vector<v1::IndexEntry>& entries, std::string* why) {
-  const std::string file = (std::filesystem::path(dir) / "tournament.txtpb").string();
+  const std::string file = output_path(dir, kDefinitionFile);
   std::error_code ec;
   if (!std::filesystem::exists(file, ec)) return true;
   return add_sprt_from_file(s, file, entries, why);

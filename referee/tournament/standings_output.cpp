@@ -2,6 +2,7 @@
 // JSON files (standings, pairings, decision times) of its output folder.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -341,46 +342,49 @@ Standings printable_copy(const Standings& s) {
 
 }  // namespace
 
-std::string format_standings_table(const Standings& raw) {
-  // Names come from index lines, which anyone can edit: no newline or escape sequence in one
-  // may reach the terminal.
-  const Standings s = printable_copy(raw);
-  std::ostringstream out;
-  out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
-      << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");
-  if (!s.tournament_hash.empty()) out << " (hash " << s.tournament_hash << ")";
-  out << "\n\n";
+namespace {
 
-  const std::vector<std::string> header = {"Rank", "Bot",      "Matches", "W",           "L",
-                                           "D",    "Forfeits", "Pts for", "Pts against", "Elo"};
-  std::vector<std::vector<std::string>> cells;
+using Rows = std::vector<std::vector<std::string>>;
+
+// `rows` as aligned columns: each line starts with `indent`, cells are `gap` apart, the column
+// `left` (or every one, when `left` is kAllLeft) padded on the right and the others on the
+// left; trailing spaces cut.
+constexpr size_t kAllLeft = SIZE_MAX;
+void print_columns(std::ostream& out, const Rows& rows, size_t left, const std::string& indent,
+                   const std::string& gap) {
+  std::vector<size_t> widths(rows.empty() ? 0 : rows[0].size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], width(row[c]));
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += gap;
+      const bool pad_on_right = left == kAllLeft || c == left;
+      line += pad_on_right ? pad_right(row[c], widths[c]) : pad_left(row[c], widths[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+}
+
+// The ranking: a row per bot, best first.
+void print_ranking(std::ostream& out, const Standings& s) {
+  Rows rows = {
+      {"Rank", "Bot", "Matches", "W", "L", "D", "Forfeits", "Pts for", "Pts against", "Elo"}};
   for (size_t i = 0; i < s.bots.size(); ++i) {
     const BotStanding& b = s.bots[i];
     std::string rank = std::to_string(i + 1);
     if (b.tied) rank += '=';
-    cells.push_back({rank, b.name, std::to_string(b.matches), std::to_string(b.wins),
-                     std::to_string(b.losses), std::to_string(b.draws),
-                     std::to_string(b.forfeits_total), fixed_text(b.avg_points_for(), 1),
-                     fixed_text(b.avg_points_against(), 1),
-                     signed_fixed(b.elo, 0) + " ± " + fixed_text(b.elo_ci95, 0)});
+    rows.push_back({rank, b.name, std::to_string(b.matches), std::to_string(b.wins),
+                    std::to_string(b.losses), std::to_string(b.draws),
+                    std::to_string(b.forfeits_total), fixed_text(b.avg_points_for(), 1),
+                    fixed_text(b.avg_points_against(), 1),
+                    signed_fixed(b.elo, 0) + " ± " + fixed_text(b.elo_ci95, 0)});
   }
-  std::vector<size_t> widths(header.size());
-  for (size_t c = 0; c < header.size(); ++c) {
-    widths[c] = width(header[c]);
-    for (const auto& row : cells) widths[c] = std::max(widths[c], width(row[c]));
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += c == 1 ? pad_right(row[c], widths[c]) : pad_left(row[c], widths[c]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  };
-  print_row(header);
-  for (const auto& row : cells) print_row(row);
+  print_columns(out, rows, 1, "", "  ");
+}
 
+void print_forfeits(std::ostream& out, const Standings& s) {
   bool any_forfeit = false;
   for (const BotStanding& b : s.bots) {
     if (b.forfeits_total == 0) continue;
@@ -395,89 +399,63 @@ std::string format_standings_table(const Standings& raw) {
     }
     out << "\n";
   }
+}
 
-  if (s.bots.size() > 1) {
-    out << "\nHead to head (row against column, pairwise games: wins-losses-draws)\n";
-    std::vector<std::vector<std::string>> grid;
-    std::vector<std::string> top = {"", ""};
-    for (size_t j = 0; j < s.bots.size(); ++j) top.push_back(std::to_string(j + 1));
-    grid.push_back(top);
-    for (size_t i = 0; i < s.bots.size(); ++i) {
-      std::vector<std::string> row = {std::to_string(i + 1), s.bots[i].name};
-      for (size_t j = 0; j < s.bots.size(); ++j)
-        row.push_back(i == j ? "-" : s.cross[i][j].games() ? h2h_text(s.cross[i][j]) : ".");
-      grid.push_back(row);
-    }
-    std::vector<size_t> gw(grid[0].size(), 0);
-    for (const auto& row : grid)
-      for (size_t c = 0; c < row.size(); ++c) gw[c] = std::max(gw[c], width(row[c]));
-    for (const auto& row : grid) {
-      std::string line;
-      for (size_t c = 0; c < row.size(); ++c) {
-        if (c > 0) line += "  ";
-        line += c == 1 ? pad_right(row[c], gw[c]) : pad_left(row[c], gw[c]);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
+void print_head_to_head(std::ostream& out, const Standings& s) {
+  if (s.bots.size() <= 1) return;
+  out << "\nHead to head (row against column, pairwise games: wins-losses-draws)\n";
+  Rows grid;
+  std::vector<std::string> top = {"", ""};
+  for (size_t j = 0; j < s.bots.size(); ++j) top.push_back(std::to_string(j + 1));
+  grid.push_back(top);
+  for (size_t i = 0; i < s.bots.size(); ++i) {
+    std::vector<std::string> row = {std::to_string(i + 1), s.bots[i].name};
+    for (size_t j = 0; j < s.bots.size(); ++j)
+      row.push_back(i == j ? "-" : s.cross[i][j].games() ? h2h_text(s.cross[i][j]) : ".");
+    grid.push_back(row);
   }
+  print_columns(out, grid, 1, "", "  ");
+}
 
-  if (std::any_of(s.bots.begin(), s.bots.end(),
-                  [](const BotStanding& b) { return b.timing.decisions > 0; })) {
-    out << "\nDecision times (ms)\n";
-    std::vector<std::vector<std::string>> rows = {
-        {"Bot", "Decisions", "Mean", "Median", "p99", "Max", "Most bank used", "Near deadline"}};
-    for (const BotStanding& b : s.bots) {
-      const DecisionTiming& t = b.timing;
-      if (t.decisions == 0) continue;
-      rows.push_back({b.name, std::to_string(t.decisions), fixed_text(t.mean_us() / 1000, 2),
-                      fixed_text(t.quantile_us(0.5) / 1000, 2),
-                      fixed_text(t.quantile_us(0.99) / 1000, 2), fixed_text(t.max_us / 1000.0, 2),
-                      std::to_string(t.max_bank_used_ms), std::to_string(t.near_deadline)});
-    }
-    std::vector<size_t> tw(rows[0].size(), 0);
-    for (const auto& row : rows)
-      for (size_t c = 0; c < row.size(); ++c) tw[c] = std::max(tw[c], width(row[c]));
-    for (const auto& row : rows) {
-      std::string line;
-      for (size_t c = 0; c < row.size(); ++c) {
-        if (c > 0) line += "  ";
-        line += c == 0 ? pad_right(row[c], tw[c]) : pad_left(row[c], tw[c]);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
+bool any_timing(const Standings& s) {
+  return std::any_of(s.bots.begin(), s.bots.end(),
+                     [](const BotStanding& b) { return b.timing.decisions > 0; });
+}
+
+void print_decision_times(std::ostream& out, const Standings& s) {
+  if (!any_timing(s)) return;
+  out << "\nDecision times (ms)\n";
+  Rows rows = {
+      {"Bot", "Decisions", "Mean", "Median", "p99", "Max", "Most bank used", "Near deadline"}};
+  for (const BotStanding& b : s.bots) {
+    const DecisionTiming& t = b.timing;
+    if (t.decisions == 0) continue;
+    rows.push_back({b.name, std::to_string(t.decisions), fixed_text(t.mean_us() / 1000, 2),
+                    fixed_text(t.quantile_us(0.5) / 1000, 2),
+                    fixed_text(t.quantile_us(0.99) / 1000, 2), fixed_text(t.max_us / 1000.0, 2),
+                    std::to_string(t.max_bank_used_ms), std::to_string(t.near_deadline)});
   }
+  print_columns(out, rows, 0, "", "  ");
+}
 
-  if (!s.pairings.empty()) {
-    out << "\nPairings (the first bot's side; Elo [95% interval], normalized Elo ± 95%, "
-           "likelihood of superiority)\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const PairingStats& p : s.pairings) {
-      const EloEstimate& e = p.estimate;
-      std::vector<std::string> row = {
-          p.bot + " vs " + p.opponent,
-          std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"),
-          pairing_counts_text(p)};
-      for (std::string& cell : estimate_cells(e, p.pentanomial)) row.push_back(std::move(cell));
-      rows.push_back(std::move(row));
-    }
-    std::vector<size_t> pw(rows[0].size(), 0);
-    for (const auto& row : rows)
-      for (size_t c = 0; c < row.size(); ++c) pw[c] = std::max(pw[c], width(row[c]));
-    for (const auto& row : rows) {
-      std::string line = " ";
-      for (size_t c = 0; c < row.size(); ++c) {
-        line += ' ';
-        line += pad_right(row[c], pw[c]);
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
+void print_pairings(std::ostream& out, const Standings& s) {
+  if (s.pairings.empty()) return;
+  out << "\nPairings (the first bot's side; Elo [95% interval], normalized Elo ± 95%, "
+         "likelihood of superiority)\n";
+  Rows rows;
+  for (const PairingStats& p : s.pairings) {
+    const EloEstimate& e = p.estimate;
+    std::vector<std::string> row = {
+        p.bot + " vs " + p.opponent,
+        std::to_string(e.samples) + (p.pentanomial ? " pairs" : " games"), pairing_counts_text(p)};
+    for (std::string& cell : estimate_cells(e, p.pentanomial)) row.push_back(std::move(cell));
+    rows.push_back(std::move(row));
   }
+  print_columns(out, rows, kAllLeft, "  ", " ");
+}
 
-  for (const SprtSummary& t : s.sprt) out << "\n" << sprt_report(t);
-
+// What the columns mean, and the notes.
+void print_legend(std::ostream& out, const Standings& s) {
   out << "\nW/L/D: sole first place / not first / shared first place; a forfeit is a loss.\n"
          "Pts for/against: average per match of the bot's side's score / of the opposing "
          "side's\n(3-4 players: the mean of the other players' scores).\n"
@@ -490,8 +468,7 @@ std::string format_standings_table(const Standings& raw) {
   if (std::any_of(s.bots.begin(), s.bots.end(), [](const BotStanding& b) { return b.tied; }))
     out << "=: cannot be told apart from a neighbour in the ranking (the 95% interval of their "
            "Elo\ndifference includes 0): the order between them may be noise.\n";
-  if (std::any_of(s.bots.begin(), s.bots.end(),
-                  [](const BotStanding& b) { return b.timing.decisions > 0; }))
+  if (any_timing(s))
     out << "Decision times: median and p99 to within 4.5%; most bank used: in one match; near "
            "deadline:\ndecisions that took 90% or more of the move time plus the bank left.\n";
   if (!s.pairings.empty())
@@ -505,6 +482,26 @@ std::string format_standings_table(const Standings& raw) {
   const std::string differ = why_verdicts_may_differ(s);
   if (!differ.empty()) out << differ << "\n";
   for (const std::string& note : s.notes) out << "Note: " << note << "\n";
+}
+
+}  // namespace
+
+std::string format_standings_table(const Standings& raw) {
+  // Names come from index lines, which anyone can edit: no newline or escape sequence in one
+  // may reach the terminal.
+  const Standings s = printable_copy(raw);
+  std::ostringstream out;
+  out << "Tournament " << (s.tournament_name.empty() ? "(unnamed)" : s.tournament_name) << ": "
+      << format_words(s.format) << ", " << s.matches << " match" << (s.matches == 1 ? "" : "es");
+  if (!s.tournament_hash.empty()) out << " (hash " << s.tournament_hash << ")";
+  out << "\n\n";
+  print_ranking(out, s);
+  print_forfeits(out, s);
+  print_head_to_head(out, s);
+  print_decision_times(out, s);
+  print_pairings(out, s);
+  for (const SprtSummary& t : s.sprt) out << "\n" << sprt_report(t);
+  print_legend(out, s);
   return out.str();
 }
 

@@ -17,6 +17,7 @@
 #include "allfives/core/rng.h"
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
+#include "process/bot_process.h"
 #include "process/limit_ranges.h"
 #include "tournament/file_typos.h"
 #include "tournament/gauntlet.h"
@@ -139,46 +140,36 @@ int bots_per_pairing(Format f) {
   return num_sides(f);
 }
 
-bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
-                     const std::function<void(v1::Tournament&)>& adjust,
-                     const LoadOptions& options) {
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
   };
   std::string why;
-  std::string text;
-  {
-    const int fd = open_regular_file(path, O_RDONLY, &why);
-    if (fd < 0) return fail(why + " (the tournament file)");
-    bool too_large = false;
-    const int err = read_chunks(fd, [&](std::string_view chunk) {
-      too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
-      if (!too_large) text.append(chunk);
-      return !too_large;
-    });
-    ::close(fd);
-    if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
-    if (too_large)
-      return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
-                  " bytes; a tournament file is far smaller");
-  }
+  text.clear();
+  const int fd = open_regular_file(path, O_RDONLY, &why);
+  if (fd < 0) return fail(why + " (the tournament file)");
+  bool too_large = false;
+  const int err = read_chunks(fd, [&](std::string_view chunk) {
+    too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
+    if (!too_large) text.append(chunk);
+    return !too_large;
+  });
+  ::close(fd);
+  if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
+  if (too_large)
+    return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
+                " bytes; a tournament file is far smaller");
+  return true;
+}
 
-  TournamentDef t;
-  t.path = path;
-  TextFormat::Parser parser;
-  FirstError errors;
-  TextFormat::ParseInfoTree tree;
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path, text));
+namespace {
 
-  v1::Tournament& p = t.proto;
-  if (adjust) adjust(p);
-  const auto* d = v1::Tournament::descriptor();
-  // "FILE:LINE: why" for a field (line of its first occurrence, or of the file's end).
-  auto at = [&](const char* field) {
-    const FieldDescriptor* f = d->FindFieldByName(field);
+// "FILE:LINE: " for a field of `p` (the line of its first occurrence, or of the file's end).
+FieldLocator field_lines(const std::string& path, const v1::Tournament& p,
+                         const TextFormat::ParseInfoTree& tree) {
+  return [&path, &p, &tree](const char* field) {
+    const FieldDescriptor* f = v1::Tournament::descriptor()->FindFieldByName(field);
     // A field never written has no line; ParseInfoTree throws on a repeated field's index -1.
     const bool present = f->is_repeated() ? p.GetReflection()->FieldSize(p, f) > 0
                                           : p.GetReflection()->HasField(p, f);
@@ -187,113 +178,146 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
     if (line >= 0) where += ':' + std::to_string(line + 1);
     return where + ": ";
   };
+}
 
-  if (p.format() == v1::FORMAT_UNSPECIFIED)
-    return fail(at("format") +
-                "format is required: FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "
-                "FORMAT_FOUR_PLAYERS or FORMAT_PARTNERSHIPS");
-  if (!wire::from_proto(p.format(), t.config.format, &why)) return fail(at("format") + why);
-  const Format format = t.config.format;
+// "FILE:LINE: " for bot `i` (the line of its name, else of its entry).
+std::string bot_lines(const std::string& path, const TextFormat::ParseInfoTree& tree, int i) {
+  const FieldDescriptor* bots_field = v1::Tournament::descriptor()->FindFieldByName("bots");
+  const TextFormat::ParseInfoTree* sub = tree.GetTreeForNested(bots_field, i);
+  const auto loc =
+      sub ? sub->GetLocation(v1::TournamentBot::descriptor()->FindFieldByName("name"), -1)
+          : TextFormat::ParseLocation{};
+  return path + ":" +
+         std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) +
+         ": ";
+}
 
-  const int needed = bots_per_pairing(format);
-  if (p.bots_size() < needed)
-    return fail(at("bots") + "format " + std::string(to_string(format)) + " needs at least " +
-                std::to_string(needed) + " bots, the file has " + std::to_string(p.bots_size()));
-  const fs::path base = fs::absolute(fs::path(path)).parent_path();
-  const FieldDescriptor* bots_field = d->FindFieldByName("bots");
-  std::set<std::string> names;
-  for (int i = 0; i < p.bots_size(); ++i) {
-    const v1::TournamentBot& b = p.bots(i);
-    const TextFormat::ParseInfoTree* sub = tree.GetTreeForNested(bots_field, i);
-    const auto loc =
-        sub ? sub->GetLocation(v1::TournamentBot::descriptor()->FindFieldByName("name"), -1)
-            : TextFormat::ParseLocation{};
-    const std::string where =
-        path + ":" +
-        std::to_string((loc.line >= 0 ? loc.line : tree.GetLocation(bots_field, i).line) + 1) +
-        ": ";
-    if (b.name().empty()) return fail(where + "bot " + std::to_string(i + 1) + " has no name");
-    // Names become parts of file names (match ids) and of lines in the index.
-    if (!check_safe_name(b.name(), "bot name", kMaxBotNameLength, &why)) return fail(where + why);
-    if (!names.insert(b.name()).second)
-      return fail(where + "duplicate bot name '" + b.name() + "'");
-    if (b.command().empty() == b.address().empty())
-      return fail(where + "bot '" + b.name() + "' needs exactly one of command or address");
-    BotSpec spec;
-    if (!b.address().empty()) {
-      why.clear();
-      if (!parse_bot_spec(b.address(), spec, &why) || spec.started())
-        return fail(where + "bot '" + b.name() + "': " +
-                    (why.empty() || spec.started()
-                         ? "address must be unix:PATH or host:port, not '" + b.address() + "'"
-                         : why));
-      if (b.has_sandbox() || b.has_limits() || b.read_only_dirs_size() > 0)
-        return fail(where + "bot '" + b.name() +
-                    "': sandbox, limits and read_only_dirs apply only to a bot the referee "
-                    "starts (command), not to one reached at an address");
-    } else {
-      if (!parse_bot_spec(b.command(), spec, &why)) return fail(where + why);
-      // "unix:..." or "host:port" parses as an address, which has no program to start.
-      if (!spec.started())
-        return fail(where + "bot '" + b.name() + "': command '" + b.command() +
-                    "' is an address; a bot that is already serving goes in `address`");
-      if (options.check_programs) {
-        const auto program = find_program(spec.command[0], base.string(), &why);
-        if (!program)
-          return fail(where + "bot '" + b.name() + "': " + why +
-                      (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
-                           ? " (relative paths start at the tournament file's folder)"
-                           : ""));
-        spec.command[0] = fs::path(*program).lexically_normal().string();
-      } else if (spec.command[0].find('/') != std::string::npos) {
-        spec.command[0] = (base / spec.command[0]).lexically_normal().string();
-      }
-      for (size_t w = 1; w < spec.command.size(); ++w)
-        spec.command[w] = resolve_argument(spec.command[w], base);
-      for (const std::string& a : b.args()) spec.command.push_back(resolve_argument(a, base));
-      const v1::BotLimits& l = b.limits();
-      for (const std::string& problem :
-           {limit_problem(kMemoryMibRange, l.memory_mib(), "limits.memory_mib",
-                          "the referee's --memory-mib"),
-            limit_problem(kProcessesRange, l.processes(), "limits.processes",
-                          "the referee's --max-processes"),
-            limit_problem(kOpenFilesRange, l.open_files(), "limits.open_files",
-                          "the referee's --max-open-files"),
-            limit_problem(kFileSizeMibRange, l.file_size_mib(), "limits.file_size_mib",
-                          "the referee's --max-file-size-mib")})
-        if (!problem.empty()) return fail(where + "bot '" + b.name() + "': " + problem);
-      Confinement& c = spec.confinement;
-      c.sandbox = !b.has_sandbox() || b.sandbox();
-      if (b.limits().memory_mib() != 0) c.limits.memory_mib = b.limits().memory_mib();
-      if (b.limits().processes() != 0) c.limits.processes = b.limits().processes();
-      if (b.limits().open_files() != 0) c.limits.open_files = b.limits().open_files();
-      if (b.limits().file_size_mib() != 0) c.limits.file_size_mib = b.limits().file_size_mib();
-      if (b.limits().cpu_percent() > kMaxCpuPercent)
-        return fail(where + "bot '" + b.name() + "': limits.cpu_percent must be 1.." +
-                    std::to_string(kMaxCpuPercent) + " (percent of one CPU), not " +
-                    std::to_string(b.limits().cpu_percent()));
-      c.limits.cpu_percent = b.limits().cpu_percent();
-      for (const std::string& dir : b.read_only_dirs()) {
-        const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
-        std::error_code ec;
-        if (options.check_programs && !fs::is_directory(full, ec))
-          return fail(where + "bot '" + b.name() + "': read_only_dirs entry '" + dir +
-                      "' is not a folder (" + full.string() + ")");
-        c.read_only_dirs.push_back(full.lexically_normal().string());
-      }
-    }
-    if (b.move_time_ms() > kMaxMoveTimeMs || b.time_bank_ms() > kMaxTimeBankMs)
-      return fail(where + "bot '" + b.name() + "': move_time_ms must be 1.." +
-                  std::to_string(kMaxMoveTimeMs) + " and time_bank_ms 1.." +
-                  std::to_string(kMaxTimeBankMs) + " (or 0: the tournament's), got " +
-                  std::to_string(b.move_time_ms()) + " and " + std::to_string(b.time_bank_ms()));
-    spec.display_name = b.name();
-    spec.named = true;
-    t.bots.push_back(spec);
+// A bot reached at an address: nothing of a started bot's confinement applies to it.
+bool read_address_bot(const v1::TournamentBot& b, BotSpec& spec, std::string& why) {
+  why.clear();
+  if (!parse_bot_spec(b.address(), spec, &why) || spec.started()) {
+    why = "bot '" + b.name() + "': " +
+          (why.empty() || spec.started()
+               ? "address must be unix:PATH or host:port, not '" + b.address() + "'"
+               : why);
+    return false;
   }
+  if (b.has_sandbox() || b.has_limits() || b.read_only_dirs_size() > 0) {
+    why = "bot '" + b.name() +
+          "': sandbox, limits and read_only_dirs apply only to a bot the referee "
+          "starts (command), not to one reached at an address";
+    return false;
+  }
+  return true;
+}
 
-  // Every number within a range that makes sense, before any is used (4000000000 matches per
-  // pairing must not wrap around to none).
+// A started bot's limits and folders, each within its range, into its Confinement.
+bool read_confinement(const v1::TournamentBot& b, const fs::path& base, const LoadOptions& options,
+                      Confinement& c, std::string& why) {
+  const v1::BotLimits& l = b.limits();
+  for (const std::string& problem :
+       {limit_problem(kMemoryMibRange, l.memory_mib(), "limits.memory_mib",
+                      "the referee's --memory-mib"),
+        limit_problem(kProcessesRange, l.processes(), "limits.processes",
+                      "the referee's --max-processes"),
+        limit_problem(kOpenFilesRange, l.open_files(), "limits.open_files",
+                      "the referee's --max-open-files"),
+        limit_problem(kFileSizeMibRange, l.file_size_mib(), "limits.file_size_mib",
+                      "the referee's --max-file-size-mib")})
+    if (!problem.empty()) {
+      why = "bot '" + b.name() + "': " + problem;
+      return false;
+    }
+  c.sandbox = !b.has_sandbox() || b.sandbox();
+  if (l.memory_mib() != 0) c.limits.memory_mib = l.memory_mib();
+  if (l.processes() != 0) c.limits.processes = l.processes();
+  if (l.open_files() != 0) c.limits.open_files = l.open_files();
+  if (l.file_size_mib() != 0) c.limits.file_size_mib = l.file_size_mib();
+  if (l.cpu_percent() > kMaxCpuPercent) {
+    why = "bot '" + b.name() + "': limits.cpu_percent must be 1.." +
+          std::to_string(kMaxCpuPercent) + " (percent of one CPU), not " +
+          std::to_string(l.cpu_percent());
+    return false;
+  }
+  c.limits.cpu_percent = l.cpu_percent();
+  for (const std::string& dir : b.read_only_dirs()) {
+    const fs::path full = fs::path(dir).is_absolute() ? fs::path(dir) : base / dir;
+    std::error_code ec;
+    if (options.check_programs && !fs::is_directory(full, ec)) {
+      why = "bot '" + b.name() + "': read_only_dirs entry '" + dir + "' is not a folder (" +
+            full.string() + ")";
+      return false;
+    }
+    c.read_only_dirs.push_back(full.lexically_normal().string());
+  }
+  return true;
+}
+
+// A bot the referee starts: its program found (relative paths from the file's folder `base`),
+// the paths among its arguments resolved, its confinement read.
+bool read_started_bot(const v1::TournamentBot& b, const fs::path& base, const LoadOptions& options,
+                      BotSpec& spec, std::string& why) {
+  if (!parse_bot_spec(b.command(), spec, &why)) return false;
+  // "unix:..." or "host:port" parses as an address, which has no program to start.
+  if (!spec.started()) {
+    why = "bot '" + b.name() + "': command '" + b.command() +
+          "' is an address; a bot that is already serving goes in `address`";
+    return false;
+  }
+  if (options.check_programs) {
+    const auto program = find_program(spec.command[0], base.string(), &why);
+    if (!program) {
+      why = "bot '" + b.name() + "': " + why +
+            (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
+                 ? " (relative paths start at the tournament file's folder)"
+                 : "");
+      return false;
+    }
+    spec.command[0] = fs::path(*program).lexically_normal().string();
+  } else if (spec.command[0].find('/') != std::string::npos) {
+    spec.command[0] = (base / spec.command[0]).lexically_normal().string();
+  }
+  for (size_t w = 1; w < spec.command.size(); ++w)
+    spec.command[w] = resolve_argument(spec.command[w], base);
+  for (const std::string& a : b.args()) spec.command.push_back(resolve_argument(a, base));
+  return read_confinement(b, base, options, spec.confinement, why);
+}
+
+// One entry of `bots`: a unique safe name, exactly one of command and address, its times.
+bool read_bot(const v1::TournamentBot& b, int i, const fs::path& base, const LoadOptions& options,
+              std::set<std::string>& names, BotSpec& spec, std::string& why) {
+  if (b.name().empty()) {
+    why = "bot " + std::to_string(i + 1) + " has no name";
+    return false;
+  }
+  // Names become parts of file names (match ids) and of lines in the index.
+  if (!check_safe_name(b.name(), "bot name", kMaxBotNameLength, &why)) return false;
+  if (!names.insert(b.name()).second) {
+    why = "duplicate bot name '" + b.name() + "'";
+    return false;
+  }
+  if (b.command().empty() == b.address().empty()) {
+    why = "bot '" + b.name() + "' needs exactly one of command or address";
+    return false;
+  }
+  if (!(b.address().empty() ? read_started_bot(b, base, options, spec, why)
+                            : read_address_bot(b, spec, why)))
+    return false;
+  if (b.move_time_ms() > kMaxMoveTimeMs || b.time_bank_ms() > kMaxTimeBankMs) {
+    why = "bot '" + b.name() + "': move_time_ms must be 1.." + std::to_string(kMaxMoveTimeMs) +
+          " and time_bank_ms 1.." + std::to_string(kMaxTimeBankMs) +
+          " (or 0: the tournament's), got " + std::to_string(b.move_time_ms()) + " and " +
+          std::to_string(b.time_bank_ms());
+    return false;
+  }
+  spec.display_name = b.name();
+  spec.named = true;
+  return true;
+}
+
+// Every number within a range that makes sense, before any is used (4000000000 matches per
+// pairing must not wrap around to none).
+bool check_ranges(const v1::Tournament& p, const FieldLocator& at, std::string& why) {
   const auto ms = [](std::chrono::milliseconds t) { return std::to_string(t.count()); };
   struct Range {
     const char* field;
@@ -312,20 +336,29 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
               "the rule book's target"},
         Range{"max_hands", p.max_hands(), static_cast<uint32_t>(kMaxHandLimit),
               std::to_string(kDefaultMaxHands)}})
-    if (r.value > r.max)
-      return fail(at(r.field) + r.field + " must be 1.." + std::to_string(r.max) +
-                  " (or 0: " + r.zero + "), got " + std::to_string(r.value));
+    if (r.value > r.max) {
+      why = at(r.field) + r.field + " must be 1.." + std::to_string(r.max) + " (or 0: " + r.zero +
+            "), got " + std::to_string(r.value);
+      return false;
+    }
+  return true;
+}
 
+// The fields left 0 (or out) given their defaults; the name from the file's when not given.
+bool apply_defaults(v1::Tournament& p, Format format, const std::string& path,
+                    const FieldLocator& at, std::string& why) {
   const int rotations = seat_rotations(format);
   if (p.matches_per_pairing() == 0 && p.has_sprt() && rotations == 2)
     p.set_matches_per_pairing(
         2 * (p.sprt().max_pairs() > 0 ? std::min(p.sprt().max_pairs(), kMaxSprtPairs) : 10000));
   if (p.matches_per_pairing() == 0) p.set_matches_per_pairing(static_cast<uint32_t>(rotations));
-  if (p.matches_per_pairing() % static_cast<uint32_t>(rotations) != 0)
-    return fail(at("matches_per_pairing") + "matches_per_pairing must be a multiple of " +
-                std::to_string(rotations) +
-                " (each deal sequence is played once in every seat rotation), got " +
-                std::to_string(p.matches_per_pairing()));
+  if (p.matches_per_pairing() % static_cast<uint32_t>(rotations) != 0) {
+    why = at("matches_per_pairing") + "matches_per_pairing must be a multiple of " +
+          std::to_string(rotations) +
+          " (each deal sequence is played once in every seat rotation), got " +
+          std::to_string(p.matches_per_pairing());
+    return false;
+  }
   const auto ms_u32 = [](std::chrono::milliseconds t) { return static_cast<uint32_t>(t.count()); };
   if (p.move_time_ms() == 0) p.set_move_time_ms(ms_u32(wire::kDefaultMoveTime));
   if (p.time_bank_ms() == 0) p.set_time_bank_ms(ms_u32(wire::kDefaultTimeBank));
@@ -334,11 +367,18 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
   if (p.target_score() == 0) p.set_target_score(static_cast<uint32_t>(standard_target(format)));
   const bool named = !p.name().empty();
   if (!named) p.set_name(fs::path(path).stem().string());
-  if (!check_safe_name(p.name(), "the tournament name", kMaxTournamentNameLength, &why))
-    return fail(at("name") + why +
-                (named ? std::string(" (it names the output folder tournaments-out/NAME)")
-                       : "; it comes from the file's name when `name` is not given: give one"));
+  if (!check_safe_name(p.name(), "the tournament name", kMaxTournamentNameLength, &why)) {
+    why = at("name") + why +
+          (named ? std::string(" (it names the output folder tournaments-out/NAME)")
+                 : "; it comes from the file's name when `name` is not given: give one");
+    return false;
+  }
+  return true;
+}
 
+// The match's terms, the concurrency and the output folder, from the checked fields.
+void set_terms(TournamentDef& t) {
+  const v1::Tournament& p = t.proto;
   t.config.target = static_cast<int>(p.target_score());
   t.config.max_hands = static_cast<int>(p.max_hands());
   t.time.move_time = std::chrono::milliseconds(p.move_time_ms());
@@ -349,13 +389,78 @@ bool load_tournament(const std::string& path, TournamentDef& out, std::string* e
                       ? static_cast<int>(p.concurrency())
                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   t.out_dir = p.out_dir().empty() ? "tournaments-out/" + p.name() : p.out_dir();
-
   for (const v1::TournamentBot& b : p.bots()) {
     TimeControl time = t.time;
     if (b.move_time_ms() > 0) time.move_time = std::chrono::milliseconds(b.move_time_ms());
     if (b.time_bank_ms() > 0) time.time_bank = std::chrono::milliseconds(b.time_bank_ms());
     t.bot_time.push_back(time);
   }
+}
+
+// The format and the bots (at least as many as a match seats).
+bool read_format_and_bots(TournamentDef& t, const std::string& path,
+                          const TextFormat::ParseInfoTree& tree, const FieldLocator& at,
+                          const LoadOptions& options, std::string& why) {
+  const v1::Tournament& p = t.proto;
+  if (p.format() == v1::FORMAT_UNSPECIFIED) {
+    why = at("format") +
+          "format is required: FORMAT_TWO_PLAYERS, FORMAT_THREE_PLAYERS, "
+          "FORMAT_FOUR_PLAYERS or FORMAT_PARTNERSHIPS";
+    return false;
+  }
+  if (!wire::from_proto(p.format(), t.config.format, &why)) {
+    why = at("format") + why;
+    return false;
+  }
+  const Format format = t.config.format;
+  const int needed = bots_per_pairing(format);
+  if (p.bots_size() < needed) {
+    why = at("bots") + "format " + std::string(to_string(format)) + " needs at least " +
+          std::to_string(needed) + " bots, the file has " + std::to_string(p.bots_size());
+    return false;
+  }
+  const fs::path base = fs::absolute(fs::path(path)).parent_path();
+  std::set<std::string> names;
+  for (int i = 0; i < p.bots_size(); ++i) {
+    BotSpec spec;
+    if (!read_bot(p.bots(i), i, base, options, names, spec, why)) {
+      why = bot_lines(path, tree, i) + why;
+      return false;
+    }
+    t.bots.push_back(spec);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
+                     const std::function<void(v1::Tournament&)>& adjust,
+                     const LoadOptions& options) {
+  auto fail = [&](std::string why) {
+    if (error) *error = std::move(why);
+    return false;
+  };
+  std::string why;
+  std::string text;
+  if (!read_tournament_text(path, text, &why)) return fail(why);
+
+  TournamentDef t;
+  t.path = path;
+  TextFormat::Parser parser;
+  FirstError errors;
+  TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  if (!parser.ParseFromString(text, &t.proto)) return fail(errors.describe(path, text));
+  v1::Tournament& p = t.proto;
+  if (adjust) adjust(p);
+  const FieldLocator at = field_lines(path, p, tree);
+
+  if (!read_format_and_bots(t, path, tree, at, options, why)) return fail(why);
+  if (!check_ranges(p, at, why)) return fail(why);
+  if (!apply_defaults(p, t.config.format, path, at, why)) return fail(why);
+  set_terms(t);
   if (!read_candidates(t, at, why)) return fail(why);
   if (!read_sprt(t, at, why)) return fail(why);
   // The schedule is built whole, so its size is checked before anything is allocated.

@@ -9,7 +9,7 @@
 
 #include "allfives/core/types.h"
 #include "allfives/v1/tournament.pb.h"
-#include "bots/bot_endpoint.h"
+#include "bots/bot_spec.h"
 #include "match/match_terms.h"
 #include "tournament/statistics.h"
 
@@ -65,6 +65,11 @@ struct LoadOptions {
   // paths start elsewhere).
   bool check_programs = true;
 };
+
+// The text of a tournament file, or of an output folder's copy of one (output_folder.h): a
+// regular file of at most kMaxTournamentFileBytes, the one way either is read. False and why,
+// naming the file, if not.
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error);
 
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
 // `adjust` (optional) changes the message as parsed, before any check or default: command-line

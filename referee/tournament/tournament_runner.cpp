@@ -28,6 +28,7 @@
 #include "process/private_dir.h"
 #include "tournament/gauntlet.h"
 #include "tournament/index_file.h"
+#include "tournament/output_folder.h"
 #include "tournament/progress.h"
 #include "tournament/schedule.h"
 #include "tournament/shard_peers.h"
@@ -155,7 +156,7 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
       spec.seats.back().time_bank = def.bot_time[b].time_bank;
     }
   }
-  const std::string log_file = "matches/" + m.match_id() + ".jsonl";
+  const std::string log_file = match_log_name(m.match_id());
   auto log = MatchLog::create((fs::path(run.out_dir) / log_file).string(), fatal);
   if (!log) return std::nullopt;
   const MatchResult r = play_match(spec, *log, &stop);
@@ -177,11 +178,11 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
 // What changed in the bot list since the definition last run in the output folder (its
 // tournament.txtpb), bot by bot by name: removed, inserted before the end, moved, changed.
 std::string removed_bots_hint(const TournamentRun& run) {
-  std::ifstream in(fs::path(run.out_dir) / "tournament.txtpb");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
   v1::Tournament before;
-  if (!in || !google::protobuf::TextFormat::ParseFromString(text.str(), &before)) return "";
+  if (!read_tournament_text(output_path(run.out_dir, kDefinitionFile), text, nullptr) ||
+      !google::protobuf::TextFormat::ParseFromString(text, &before))
+    return "";
   const v1::Tournament& now = run.def.proto;
   auto position = [](const v1::Tournament& t, const std::string& name) {
     for (int i = 0; i < t.bots_size(); ++i)
@@ -456,20 +457,19 @@ class StartupWatch {
 
 void settle_seed(TournamentRun& run) {
   if (run.def.proto.has_seed()) return;
-  const fs::path copy = fs::path(run.out_dir) / "tournament.txtpb";
+  const std::string copy = output_path(run.out_dir, kDefinitionFile);
   if (run.resume) {
-    std::ifstream in(copy);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string text;
     v1::Tournament recorded;
-    if (in && google::protobuf::TextFormat::ParseFromString(text.str(), &recorded)) {
+    if (read_tournament_text(copy, text, nullptr) &&
+        google::protobuf::TextFormat::ParseFromString(text, &recorded)) {
       set_seed(run.def, recorded.seed());
-      run.seed_origin = "recorded in " + copy.string();
+      run.seed_origin = "recorded in " + copy;
       return;
     }
   }
   set_seed(run.def, draw_seed());
-  run.seed_origin = "drawn at random; recorded in " + copy.string();
+  run.seed_origin = "drawn at random; recorded in " + copy;
 }
 
 std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
@@ -482,10 +482,10 @@ std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
   const std::string out = absolute(run.out_dir);
   std::vector<HiddenPath> hidden = {
       {out, "the tournament's output folder", Kind::kSharedFolder},
-      {out + "/matches", "the tournament's match log folder", Kind::kFolder},
-      {out + "/index.jsonl", "the tournament's index", Kind::kFile},
-      {out + "/referee.lock", "the tournament's lock file", Kind::kFile},
-      {out + "/tournament.txtpb", "the tournament's copy of its file", Kind::kFile},
+      {output_path(out, kMatchesFolder), "the tournament's match log folder", Kind::kFolder},
+      {output_path(out, kIndexFile), "the tournament's index", Kind::kFile},
+      {output_path(out, kLockFile), "the tournament's lock file", Kind::kFile},
+      {output_path(out, kDefinitionFile), "the tournament's copy of its file", Kind::kFile},
       {absolute(run.def.path), "the tournament file", Kind::kFile}};
   // Folders above it that hold other runs' output: the file's out_dir above a shard's own
   // folder, and tournaments-out/ above the default out_dir.
@@ -511,13 +511,13 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   const TournamentDef& def = run.def;
   const fs::path out(run.out_dir);
   std::error_code ec;
-  fs::create_directories(out / "matches", ec);
+  fs::create_directories(out / kMatchesFolder, ec);
   if (ec) {
-    std::cerr << "referee tournament: cannot create " << (out / "matches").string() << ": "
+    std::cerr << "referee tournament: cannot create " << (out / kMatchesFolder).string() << ": "
               << ec.message() << "\n";
     return 1;
   }
-  const std::string index_path = (out / "index.jsonl").string();
+  const std::string index_path = (out / kIndexFile).string();
   std::string error;
   // One referee per folder, for the whole run: two would play every match twice.
   const std::unique_ptr<FolderLock> lock = FolderLock::acquire(run.out_dir, &error);
@@ -553,7 +553,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
   {
     std::string text;
     google::protobuf::TextFormat::PrintToString(def.proto, &text);
-    if (!write_file_checked((out / "tournament.txtpb").string(),
+    if (!write_file_checked((out / kDefinitionFile).string(),
                             "# As run; hash " + def.hash + "\n" + text, &error)) {
       std::cerr << "referee tournament: " << error << "\n";
       return 1;
@@ -630,7 +630,7 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  index->sync_with_next_commit((out / "tournament.txtpb").string());
+  index->sync_with_next_commit((out / kDefinitionFile).string());
   bool failed = false;
   // Results count once IndexWriter has their log and index line on disk: the standings, the
   // SPRT and the progress line all count the same matches.

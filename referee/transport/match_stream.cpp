@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "process/utf8_text.h"
+#include "text/utf8_text.h"
 
 namespace allfives::referee {
 namespace {

@@ -14,9 +14,6 @@ namespace allfives::e2e {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
 
 struct Check {
   int exit_code = -1;

@@ -25,10 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-
 // A small 2-player tournament between deterministic bots. A low target makes short matches
 // (short logs), so the index outgrows a file-size limit before any log does.
 std::string write_tournament(const std::string& dir, int matches_per_pairing, int target = 0) {

@@ -12,6 +12,37 @@
 
 namespace allfives::e2e {
 
+// The programs the suites run, as the build gives their paths (tests/CMakeLists.txt): each
+// suite defines the macros of those it uses.
+#ifdef ALLFIVES_REFEREE
+inline const std::string kReferee = ALLFIVES_REFEREE;
+#endif
+#ifdef ALLFIVES_GREEDY_BOT
+inline const std::string kGreedy = ALLFIVES_GREEDY_BOT;
+#endif
+#ifdef ALLFIVES_RANDOM_BOT
+inline const std::string kRandom = ALLFIVES_RANDOM_BOT;
+#endif
+#ifdef ALLFIVES_STRONG_BOT
+inline const std::string kStrong = ALLFIVES_STRONG_BOT;
+#endif
+#ifdef ALLFIVES_GREEDY_PY
+inline const std::string kGreedyPy = ALLFIVES_GREEDY_PY;  // "" where Python bots are not built
+#endif
+#ifdef ALLFIVES_MISBEHAVING_BOT
+inline const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;  // tests/bots/misbehaving_bot.cpp
+#endif
+#ifdef ALLFIVES_HOSTILE_BOT
+inline const std::string kHostile = ALLFIVES_HOSTILE_BOT;  // tests/bots/hostile_bot.cpp
+#endif
+#ifdef ALLFIVES_ZIP_BOMB_BOT
+inline const std::string kZipBomb = ALLFIVES_ZIP_BOMB_BOT;  // tests/bots/zip_bomb_bot.cpp
+#endif
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 struct RunResult {
   int exit_code = -1;  // -1 if it did not exit by itself (killed at the deadline)
   std::string output;  // stdout and stderr together

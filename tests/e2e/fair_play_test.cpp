@@ -33,17 +33,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kHostile = ALLFIVES_HOSTILE_BOT;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kStrong = ALLFIVES_STRONG_BOT;
-const std::string kMisbehaving = ALLFIVES_MISBEHAVING_BOT;
-const std::string kZipBomb = ALLFIVES_ZIP_BOMB_BOT;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A tournament's logs, each with the output of the seats played by the bot named `bot`.
 struct PlayedLog {
   std::string path;
@@ -455,13 +444,13 @@ TEST(FairPlay, EverySeatOfEveryLogSaysHowItsBotWasConfined) {
   const PlayedMatch m =
       play_match(kReferee, "confined-at-startup",
                  {"greedy0=" + kGreedy, "greedy1=" + kGreedy,
-                  "gone=" + kMisbehaving + " --mode exit-at-startup", "greedy3=" + kGreedy},
+                  "gone=" + kBadBot + " --mode exit-at-startup", "greedy3=" + kGreedy},
                  1000, 1000, {"--format", "4p", "--memory-mib", "512", "--max-processes", "32"});
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
   check(m.log, "referee match");
   const std::string text = "name: \"confined\"\nformat: FORMAT_TWO_PLAYERS\n" +
                            bot_entry("greedy", kGreedy) +
-                           bot_entry("gone", kMisbehaving, {"--mode", "exit-at-startup"}) +
+                           bot_entry("gone", kBadBot, {"--mode", "exit-at-startup"}) +
                            "matches_per_pairing: 2\nseed: 3\nmax_hands: 1\n";
   // A bot that never starts stops the run (exit 1) once its matches are logged as forfeits.
   const std::string out = run_tournament(
@@ -628,7 +617,7 @@ TEST(FairPlay, AStartUpFaultLandsOnTheSeatThatFailed) {
     for (const int margin_ms : {1, 2, 4, 8, 16}) {
       SCOPED_TRACE(std::to_string(players) + " players, SERVING " + std::to_string(margin_ms) +
                    " ms before the deadline");
-      std::vector<std::string> seats = {"late=" + kMisbehaving + " --mode late-ready --ms " +
+      std::vector<std::string> seats = {"late=" + kBadBot + " --mode late-ready --ms " +
                                         std::to_string(margin_ms)};
       for (int s = 1; s < players; ++s)
         seats.push_back("greedy" + std::to_string(s) + "=" + kGreedy);

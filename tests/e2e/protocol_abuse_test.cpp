@@ -12,10 +12,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-
 // An honest opponent that waits 100 ms before each answer (its Hello too): an unasked answer
 // sent right after an answer arrives long before the referee's next request to that seat, so
 // each test sees one outcome however busy the machine. (The referee needs only that the

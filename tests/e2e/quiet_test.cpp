@@ -13,8 +13,6 @@ namespace allfives::e2e {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
 
 // The id of a process that has exited and been reaped.
 pid_t dead_pid() {

@@ -17,11 +17,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-
 using Match = PlayedMatch;
 using referee::CappedOutput;
 

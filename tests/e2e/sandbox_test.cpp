@@ -35,12 +35,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kHostile = ALLFIVES_HOSTILE_BOT;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kStrong = ALLFIVES_STRONG_BOT;
-const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
-
 // A seed and an environment variable only the referee knows: a bot that prints either has
 // spied successfully.
 constexpr const char* kSeed = "918273645";
@@ -126,10 +120,6 @@ void expect_no_fault(const Match& m) {
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_seat(), -1) << m.run.output;
   EXPECT_NE(match_end(m).reason(), v1::MATCH_END_REASON_FAULT) << m.run.output;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // Pids of the hostile bot's escaped grandchildren (argv "... --escapee --marker MARKER"; the

@@ -16,8 +16,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-
 // The number after the first "seed " in `text` (fails the test if there is none).
 uint64_t seed_in(const std::string& text) {
   std::smatch m;

@@ -23,8 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-
 std::vector<v1::IndexEntry> index_of(const std::string& out) {
   std::vector<v1::IndexEntry> entries;
   std::vector<std::string> notes;

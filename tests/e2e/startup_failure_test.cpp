@@ -17,9 +17,6 @@ namespace allfives::e2e {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
 
 std::string bad(const std::string& mode, int ms = 0) {
   return kBadBot + " --mode " + mode + " --ms " + std::to_string(ms);

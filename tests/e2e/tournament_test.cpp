@@ -22,8 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-
 // A small 2-player tournament between deterministic bots.
 std::string write_tournament(const std::string& dir, int matches_per_pairing,
                              const std::string& format = "FORMAT_TWO_PLAYERS", int seed = 3) {

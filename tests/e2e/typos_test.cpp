@@ -10,8 +10,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-
 void expect_refused(const std::vector<std::string>& args, const std::string& words) {
   std::vector<std::string> argv = {kReferee};
   argv.insert(argv.end(), args.begin(), args.end());

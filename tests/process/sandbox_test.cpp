@@ -330,17 +330,21 @@ TEST(SandboxedProcess, NothingOutlivesTheMainProcess) {
   const std::string marker2 = "sandbox-escapee-" + std::to_string(getpid());
   run_sandboxed("setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' " + marker2 +
                 " & sleep 0.3; exit 0");
-  std::this_thread::sleep_for(milliseconds(300));
-  int found = 0;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(marker2) != std::string::npos) {
-      ++found;
-      kill(std::stoi(entry.path().filename().string()), SIGKILL);
+  auto escapees = [&] {
+    std::vector<pid_t> found;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (cmdline.find(marker2) != std::string::npos)
+        found.push_back(std::stoi(entry.path().filename().string()));
     }
-  }
-  EXPECT_EQ(found, 0);
+    return found;
+  };
+  // The sandbox's end takes the grandchild with it (polled: the kernel tears it down).
+  const bool none_left =
+      testing::wait_until([&] { return escapees().empty(); }, milliseconds(10000));
+  for (const pid_t pid : escapees()) kill(pid, SIGKILL);
+  EXPECT_TRUE(none_left);
 }
 
 // A bot whose folder holds the referee's log folder, a log in it, a tournament file and the

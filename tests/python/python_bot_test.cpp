@@ -22,10 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-const std::string kGreedyPy = ALLFIVES_GREEDY_PY;
 const std::string kRunBot = ALLFIVES_RUN_PYTHON_BOT;
 const std::string kRaisingBot = ALLFIVES_RAISING_BOT_PY;
 const std::string kForkBombBot = ALLFIVES_FORK_BOMB_BOT_PY;

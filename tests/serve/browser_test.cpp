@@ -26,10 +26,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
 const std::string kOut = ALLFIVES_SERVE_OUT;
 
 std::unique_ptr<CdpBrowser> browser() {

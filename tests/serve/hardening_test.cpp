@@ -29,10 +29,6 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-
 // `referee serve DIRS... --listen 127.0.0.1:0`, its port read from what it prints.
 ServeProcess serve(const std::vector<std::string>& args) {
   ServeProcess s = start_serve(kReferee, args);

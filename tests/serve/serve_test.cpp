@@ -21,11 +21,6 @@
 namespace allfives::e2e {
 namespace {
 
-const std::string kReferee = ALLFIVES_REFEREE;
-const std::string kGreedy = ALLFIVES_GREEDY_BOT;
-const std::string kRandom = ALLFIVES_RANDOM_BOT;
-const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;
-
 using namespace std::chrono_literals;
 
 // A small tournament with a forfeiting bot, played once per test program.

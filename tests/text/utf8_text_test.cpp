@@ -1,5 +1,5 @@
 // valid_utf8: text from a bot made valid UTF-8 for the log, each bad byte kept as \xNN.
-#include "process/utf8_text.h"
+#include "text/utf8_text.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "process/utf8_text.h"
+#include "text/utf8_text.h"
 
 namespace allfives::referee {
 namespace {
