@@ -115,7 +115,7 @@ run() {
   awk -v m="$(wc -l < "$out/index.jsonl")" -v t="$CPU_WALL" -v c="$cpu" 'BEGIN{printf "%.2f %.3f\n", m / t, c}'
   rm -rf "$out" "$out.err"
 }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source bench/median.sh
 if [ -n "${BASE_REFEREE:-}" ]; then
   without=("$BASE_REFEREE")
   label="$BASE_REFEREE"

@@ -32,7 +32,7 @@ run() {
   awk -v m="$(wc -l < "$out/index.jsonl")" -v a="$start" -v b="$end" 'BEGIN{printf "%.2f", m / (b - a)}'
   rm -rf "$out" "$out.err"
 }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source bench/median.sh
 
 echo "demo tournament x$factor, concurrency $jobs, $trials alternating trials; A=$a B=$b"
 ra=() rb=()

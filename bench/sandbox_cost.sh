@@ -25,7 +25,7 @@ run() {
   echo "$CPU_WALL $(wc -l < "$out/index.jsonl") $cpu $(sed -n 's/^bot processes started: \([0-9]*\).*/\1/p' "$out.err")"
   rm -rf "$out" "$out.err"
 }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source bench/median.sh
 rate() { awk -v m="$1" -v t="$2" 'BEGIN{printf "%.3f", m / t}'; }
 
 echo "demo tournament, $(nproc) cores, $trials trials each (interleaved), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u '+%Y-%m-%d %H:%M UTC'), load $(load_average)"

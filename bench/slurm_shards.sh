@@ -3,8 +3,8 @@
 # a private single-node cluster (scripts/cluster/slurm_local.sh, as root) runs
 # scripts/cluster/slurm_array.sh with one CPU a task, so 4 shards play as many at once as the
 # node has CPUs. Trials alternate 1 and 4 shards; prints each trial's wall time from sbatch to
-# the job's end (the queue polled every 100 ms) and matches/s, then the medians and their ratio. A figure, not
-# a test: it asserts nothing. Needs root, slurm-wlm and munge (scripts/setup.sh).
+# the job's end (the queue polled every 100 ms) and matches/s, then the medians and their
+# ratio. A figure, not a test: it asserts nothing. Needs root, slurm-wlm and munge (scripts/setup.sh).
 #
 #   sudo bash bench/slurm_shards.sh [BUILD_DIR] [TRIALS] [MATCHES_PER_PAIRING] [REFEREE_FLAGS...]
 set -euo pipefail
@@ -49,7 +49,7 @@ for ((t = 1; t <= trials; t++)); do
     if ((shards == 1)); then ones+=("$rate"); else fours+=("$rate"); fi
   done
 done
-median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-m1=$(median "${ones[@]}")
-m4=$(median "${fours[@]}")
+source "$here/bench/median.sh"
+m1=$(printf '%s\n' "${ones[@]}" | median)
+m4=$(printf '%s\n' "${fours[@]}" | median)
 echo "median matches/s: 1 shard $m1, 4 shards $m4, ratio $(awk -v a="$m4" -v b="$m1" 'BEGIN { printf "%.2f", a / b }') ($(nproc) CPUs)"

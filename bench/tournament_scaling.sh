@@ -37,7 +37,7 @@ run() {
   echo "$(awk -v a="$start" -v b="$end" 'BEGIN{printf "%.3f", b - a}') $matches $peak ${own:-0} ${worker:-0}"
 }
 
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+source bench/median.sh
 rate() { awk -v m="$1" -v t="$2" 'BEGIN{printf "%.3f", m / t}'; }
 
 echo "demo tournament, $(nproc) cores, $trials trials per concurrency (interleaved)${extra[*]:+, flags: ${extra[*]}}"

@@ -113,6 +113,13 @@ std::string temp_dir(const std::string& name) {
   return dir.string();
 }
 
+std::string targets_file(const std::string& name, const std::vector<std::string>& targets) {
+  const std::string path = temp_dir(name + "-targets") + "/targets.txt";
+  std::ofstream out(path);
+  for (const std::string& t : targets) out << t << "\n";
+  return path;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

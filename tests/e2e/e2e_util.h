@@ -60,6 +60,10 @@ RunResult run_in_terminal(const std::vector<std::string>& argv,
 
 // A fresh empty folder for one test, removed at the end of the test program.
 std::string temp_dir(const std::string& name);
+// A folder holding only a file that lists `targets`, one per line; returns the file's path.
+// (Given as arguments, the targets' folders would be readable: the sandbox lets a bot read
+// the folder of every path among its arguments.)
+std::string targets_file(const std::string& name, const std::vector<std::string>& targets);
 
 // A whole file as text ("" if it cannot be read).
 std::string read_file(const std::string& path);

@@ -131,10 +131,8 @@ struct BotFolder {
   std::string targets;
 };
 BotFolder folder_with_hostile(const std::string& name, const std::vector<std::string>& targets) {
-  BotFolder f{temp_dir(name), temp_dir(name + "-targets") + "/targets.txt"};
+  BotFolder f{temp_dir(name), targets_file(name, targets)};
   fs::copy_file(kHostile, f.dir + "/hostile_bot");
-  std::ofstream out(f.targets);
-  for (const std::string& t : targets) out << t << "\n";
   return f;
 }
 

@@ -41,16 +41,6 @@ constexpr const char* kSeed = "918273645";
 constexpr const char* kSecretVar = "ALLFIVES_TEST_SECRET";
 constexpr const char* kSecret = "s3cr3t-of-the-referee";
 
-// A folder holding only a file that lists `targets`, one per line; returns the file's path.
-// (Given as arguments, the targets' folders would be readable: the sandbox lets a bot read
-// the folder of every path among its arguments.)
-std::string targets_file(const std::string& name, const std::vector<std::string>& targets) {
-  const std::string path = temp_dir(name + "-targets") + "/targets.txt";
-  std::ofstream out(path);
-  for (const std::string& t : targets) out << t << "\n";
-  return path;
-}
-
 struct Match {
   RunResult run;
   std::vector<v1::LogRecord> log;
