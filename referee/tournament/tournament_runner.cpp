@@ -224,14 +224,16 @@ constexpr std::string_view kStartedLine = "started ";
 // index entries out (one per line, as JSON), then its peak memory, how many instances of each
 // bot it replaced, and how many it started in all and for deals no idle instance may play.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
-                const std::atomic<bool>& stop) {
+                int cpu, const std::atomic<bool>& stop) {
   std::string error;
   auto socket_dir = PrivateDir::create(&error);
   if (!socket_dir) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
+  std::vector<BotSpec> bots = run.def.bots;
+  for (BotSpec& b : bots) b.confinement.cpu = cpu;
+  BotPool pool(bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
   FILE* in = ::fdopen(jobs_fd, "r");
   char* line = nullptr;
   size_t capacity = 0;
@@ -704,9 +706,9 @@ int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
         return to_json_line(m);
       },
       [&](int worker, int jobs_fd, int results_fd) {
-        if (run.affinity && !cpus.empty())
-          pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
-        return worker_main(jobs_fd, results_fd, run, bot_index, stop);
+        const int cpu = cpus.empty() ? -1 : cpus[static_cast<size_t>(worker) % cpus.size()];
+        if (cpu >= 0 && std::getenv("EXP_PIN_WORKER")) pin_to_cpu(cpu);
+        return worker_main(jobs_fd, results_fd, run, bot_index, cpu, stop);
       },
       on_result, stop);
   if (!index->close(&error)) {
