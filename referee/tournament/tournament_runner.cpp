@@ -20,13 +20,13 @@
 #include <sstream>
 #include <string_view>
 
-#include "allfives/wire/convert.h"
 #include "bots/bot_pool.h"
 #include "log/match_log.h"
 #include "match/match_runner.h"
 #include "match/match_terms.h"
 #include "process/private_dir.h"
 #include "tournament/gauntlet.h"
+#include "tournament/index_entry.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/progress.h"
@@ -41,40 +41,6 @@ namespace allfives::referee {
 namespace {
 
 namespace fs = std::filesystem;
-
-v1::IndexEntry index_entry(const TournamentRun& run, const v1::ScheduledMatch& m,
-                           const MatchResult& r, const std::string& log_file) {
-  v1::IndexEntry e;
-  *e.mutable_match() = m;
-  e.set_reason(r.reason);
-  e.set_winner_side(r.winner_side);
-  for (int s : r.scores) e.add_scores(static_cast<uint32_t>(s));
-  for (int p : r.placements) e.add_placements(static_cast<uint32_t>(p));
-  e.set_fault_seat(r.fault ? r.fault->seat : -1);
-  if (r.fault) {
-    e.set_fault_kind(r.fault->kind);
-    e.set_fault_reason(r.fault->reason);
-  }
-  e.set_log_file(log_file);
-  e.set_duration_ms(static_cast<uint64_t>(r.duration.count()));
-  e.set_hands_played(static_cast<uint32_t>(r.hands_played));
-  e.set_tournament_hash(run.def.hash);
-  e.set_format(wire::to_proto(run.def.config.format));
-  e.set_tournament_name(run.def.proto.name());
-  for (const DecisionTiming& t : r.timing) {
-    v1::SeatTiming* st = e.add_timing();
-    st->set_decisions(t.decisions);
-    st->set_total_us(t.total_us);
-    st->set_max_us(t.max_us);
-    st->set_near_deadline(t.near_deadline);
-    st->set_bank_used_ms(t.max_bank_used_ms);
-    for (const auto& [bucket, count] : t.buckets) {
-      st->add_bucket(bucket);
-      st->add_bucket_count(count);
-    }
-  }
-  return e;
-}
 
 // The referee's own peak resident memory (bots not included), from /proc.
 long peak_rss_kib() {
@@ -173,7 +139,7 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
     return std::nullopt;
   }
   if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;
-  return index_entry(run, m, r, log_file);
+  return index_entry(run.def, m, r, log_file);
 }
 
 // What changed in the bot list since the definition last run in the output folder (its
