@@ -666,7 +666,9 @@ WorkerOutcome TournamentPlay::play_rest(bool nothing_left) {
       [&](size_t i) { return job(i); },
       [&](int worker, int jobs_fd, int results_fd) {
         const int cpu = cpus.empty() ? -1 : cpus[static_cast<size_t>(worker) % cpus.size()];
-        if (cpu >= 0 && std::getenv("EXP_PIN_WORKER")) pin_to_cpu(cpu);
+        const bool with_worker = std::getenv("EXP_PIN_WORKER") ||
+                                 (!std::getenv("EXP_BOTS_ONLY") && n >= static_cast<int>(cpus.size()));
+        if (cpu >= 0 && with_worker) pin_to_cpu(cpu);
         return worker_main(jobs_fd, results_fd, run_, bot_index_, cpu, stop_);
       },
       [&](const std::string& record) { return on_record(record); }, stop_);
