@@ -44,8 +44,17 @@ std::string tiles_in_order(const google::protobuf::RepeatedPtrField<v1::Tile>& t
   return out;
 }
 
-std::string points_text(int points) {
-  return points > 0 ? "scores " + std::to_string(points) : std::string("no score");
+// A seat's label, marked as naming it.
+MarkedText seat_words(const Replay& r, int seat) {
+  MarkedText t;
+  return t.add_seat(seat_label(r, seat), seat);
+}
+
+void add_points_text(MarkedText& text, int points) {
+  if (points > 0)
+    text.add_points("scores " + std::to_string(points));
+  else
+    text += "no score";
 }
 
 // Whether the core's state after a step is the table the records describe (it is not after
@@ -65,7 +74,8 @@ void describe_hand_start(const Replay& r, const v1::LogHandStart& hs, int viewer
   const int opener = static_cast<int>(hs.opener_seat());
   const bool sees_tile = viewer < 0 || viewer == opener;
   const std::string tile = hs.has_open_with() ? to_string(tile_of(hs.open_with())) : "";
-  f.text = "Hand " + std::to_string(hs.hand_index() + 1) + ": " + seat_label(r, opener) + " opens";
+  f.text = "Hand " + std::to_string(hs.hand_index() + 1) + ": ";
+  f.text.add_seat(seat_label(r, opener), opener) += " opens";
   switch (hs.open_rule()) {
     case v1::OPEN_RULE_HIGHEST_DOUBLE:
       f.text += " with the highest double" + (sees_tile ? " " + tile : std::string());
@@ -93,16 +103,17 @@ void describe_hand_end(const Replay& r, const v1::LogHandEnd& he, Frame& f) {
   };
   auto holds = [&](int seat) {
     const TileSet t = f.hands[static_cast<size_t>(seat)];
-    return seat_label(r, seat) + (t.empty() ? " holds nothing" : " holds " + tiles_text(t)) + ": " +
-           plural(pips(seat), "pip", "pips");
+    return seat_words(r, seat) += (t.empty() ? " holds nothing" : " holds " + tiles_text(t)) +
+                                  ": " + plural(pips(seat), "pip", "pips");
   };
   if (he.kind() == v1::HAND_END_KIND_DOMINO) {
     const int out = he.domino_seat();
-    f.text += " ends: " + seat_label(r, out) + " went out (domino)";
+    f.text += " ends: ";
+    f.text.add_seat(seat_label(r, out), out) += " went out (domino)";
     std::string sum;
     for (int seat = 0; seat < n; ++seat) {
       if (side_of(format, seat) == side_of(format, out)) continue;
-      f.notes.push_back(holds(seat) + " → " + std::to_string(round5(pips(seat))));
+      f.notes.push_back(holds(seat) += " → " + std::to_string(round5(pips(seat))));
       sum += (sum.empty() ? "" : " + ") + std::to_string(round5(pips(seat)));
     }
     f.notes.push_back(
@@ -155,8 +166,8 @@ void describe_match_end(const Replay& r, const v1::LogMatchEnd& me, Frame& f) {
     f.notes.push_back(me.winner_side() >= 0 ? "winner: " + side_label(r, me.winner_side())
                                             : std::string("a draw"));
   if (me.fault_seat() >= 0)
-    f.notes.push_back(seat_label(r, me.fault_seat()) + " forfeited (" + describe(me.fault_kind()) +
-                      ")");
+    f.notes.push_back(seat_words(r, me.fault_seat()) +=
+                      " forfeited (" + describe(me.fault_kind()) + ")");
 }
 
 Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
@@ -184,6 +195,23 @@ Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
 }
 
 }  // namespace
+
+MarkedText& MarkedText::operator+=(std::string_view plain) {
+  words += plain;
+  return *this;
+}
+
+MarkedText& MarkedText::add_seat(const std::string& label, int seat) {
+  marks.push_back({words.size(), label.size(), seat});
+  words += label;
+  return *this;
+}
+
+MarkedText& MarkedText::add_points(const std::string& run) {
+  marks.push_back({words.size(), run.size(), -1});
+  words += run;
+  return *this;
+}
 
 std::string decision_time_text(uint32_t us) {
   return decision_text(us);
@@ -314,10 +342,11 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
         f.count = static_cast<int>(p.count());
         f.points = static_cast<int>(p.points());
         f.side = static_cast<int>(p.side());
-        f.text = seat_label(r, seat) +
-                 (opening ? " opens with " + to_string(t)
-                          : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
-                 ": count " + std::to_string(f.count) + ", " + points_text(f.points);
+        f.text = seat_words(r, seat);
+        f.text += (opening ? " opens with " + to_string(t)
+                           : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
+                  ": count " + std::to_string(f.count) + ", ";
+        add_points_text(f.text, f.points);
         if (seat >= 0 && seat < n && table.hands[static_cast<size_t>(seat)].empty())
           f.text += ", and has no tiles left";
         f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
@@ -327,13 +356,13 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
       case v1::LogRecord::kDraw: {
         const auto& d = rec.draw();
         f.seat = static_cast<int>(d.seat());
-        f.text = seat_label(r, f.seat) + " draws " + plural(d.tiles_size(), "tile", "tiles");
+        f.text = seat_words(r, f.seat) += " draws " + plural(d.tiles_size(), "tile", "tiles");
         if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
         break;
       }
       case v1::LogRecord::kPass:
         f.seat = static_cast<int>(rec.pass().seat());
-        f.text = seat_label(r, f.seat) + " passes: no playable tile and the boneyard is empty";
+        f.text = seat_words(r, f.seat) += " passes: no playable tile and the boneyard is empty";
         break;
       case v1::LogRecord::kHandEnd: {
         const auto& he = rec.hand_end();
@@ -347,7 +376,7 @@ std::vector<Frame> build_frames(const Replay& r, int viewer) {
       case v1::LogRecord::kFault: {
         const auto& fa = rec.fault();
         f.seat = static_cast<int>(fa.seat());
-        f.text = seat_label(r, f.seat) + " commits a fault (" + describe(fa.kind()) + ")";
+        f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
         // The reason may name the faulting seat's tiles (an illegal play lists its hand).
         if (viewer < 0 || viewer == f.seat) {
           f.text += ": " + fa.reason();

@@ -190,12 +190,12 @@ std::string html_step_json(const Replay& r, const Frame& f) {
   if (f.kind == v1::LogRecord::kPlay || f.kind == v1::LogRecord::kFault)
     append_decision_json(out, f);
   out += ",\"t\":";
-  append_json_string(out, f.text);
+  append_json_string(out, f.text.words);
   if (!f.notes.empty()) {
     out += ",\"o\":[";
     for (size_t j = 0; j < f.notes.size(); ++j) {
       if (j) out += ',';
-      append_json_string(out, f.notes[j]);
+      append_json_string(out, f.notes[j].words);
     }
     out += ']';
   }
