@@ -103,10 +103,17 @@ int run_replay(const ReplayCommandOptions& o) {
   }
 
   if (!o.html.empty()) {
+    if (o.no_decisions && o.only_missed) {
+      std::cerr << "referee replay: --only-missed picks decisions by their plays, which "
+                   "--no-decisions leaves out of the page; drop one of them\n";
+      return 2;
+    }
     HtmlOptions h;
     h.viewer = viewer;
     h.start = first;
     h.filter = filter;
+    h.decisions = !o.no_decisions;
+    h.output = !o.no_output;
     const std::string page = render_html(replay, frames, h);
     std::ofstream out(o.html, std::ios::binary | std::ios::trunc);
     out << page;
@@ -188,10 +195,12 @@ void add_replay_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(40, 1000));
   cmd->add_flag("--no-decisions", o->no_decisions,
                 "Hide what is shown under each play: the plays the seat had with their points, "
-                "its time, its bank left, the bot's comment and what it printed");
+                "its time, its bank left, the bot's comment and what it printed (with --html: "
+                "left out of the page)");
   cmd->add_flag("--no-output", o->no_output,
                 "Hide the lines each bot printed while its decision was pending (shown under "
-                "the play, and under a fault for the decision that ended in it)");
+                "the play, and under a fault for the decision that ended in it; with --html: left "
+                "out of the page)");
   cmd->add_option("--only-bot", o->only_bot,
                   "Show only the decisions of this seat (a number) or of the bot of this name");
   cmd->add_flag("--only-missed", o->only_missed,

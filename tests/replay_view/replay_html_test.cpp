@@ -47,6 +47,51 @@ TEST(ReplayHtml, OneSelfContainedCompactFile) {
       << html.size();
 }
 
+// --no-output and --no-decisions leave out of the page what they hide in the terminal: what
+// each bot printed (under its plays and under a fault), and with --no-decisions the decisions
+// themselves; the steps stay.
+TEST(ReplayHtml, NoOutputAndNoDecisionsLeaveThemOutOfThePage) {
+  const std::string dir = temp_dir("html-no-output");
+  for (const std::string mode : {"chatty", "crash"}) {
+    SCOPED_TRACE(mode);
+    Logged l;
+    l.path = dir + "/" + mode + ".jsonl";
+    const RunResult m = run({kReferee, "match", "--seed", "5", "--max-hands", "2", "--log", l.path,
+                             kBadBot + " --mode " + mode + " --at 3", kRandom});
+    ASSERT_EQ(m.exit_code, 0) << m.output;
+    const std::string printed =
+        mode == "chatty" ? "chatty: thinking about decision 1" : "crash: giving up at decision 3";
+    const std::string all = read_file(write_html(l, mode + "-all"));
+    ASSERT_NE(all.find(printed), std::string::npos);
+    const std::string no_output = read_file(write_html(l, mode + "-no-output", {"--no-output"}));
+    EXPECT_EQ(no_output.find(printed), std::string::npos);
+    const std::string no_decisions =
+        read_file(write_html(l, mode + "-no-decisions", {"--no-decisions"}));
+    EXPECT_EQ(no_decisions.find(printed), std::string::npos);
+    const auto data = page_data(no_decisions);
+    EXPECT_FALSE(data.fields().at("match").struct_value().fields().at("decisions").bool_value());
+    const auto& steps = data.fields().at("steps").list_value();
+    const auto kept_data = page_data(no_output);
+    const auto& kept = kept_data.fields().at("steps").list_value();
+    ASSERT_EQ(steps.values_size(), kept.values_size());
+    int plays = 0;
+    for (int i = 0; i < steps.values_size(); ++i) {
+      const auto& step = steps.values(i).struct_value().fields();
+      EXPECT_EQ(step.count("y"), 0u) << "step " << i;
+      if (step.at("k").string_value() != "p") continue;
+      ++plays;
+      const auto& y = kept.values(i).struct_value().fields().at("y").struct_value().fields();
+      EXPECT_EQ(y.count("w"), 0u) << "step " << i;
+      EXPECT_EQ(y.count("o"), 1u) << "step " << i;  // --no-output keeps the rest
+    }
+    EXPECT_GT(plays, 0);
+  }
+  const RunResult both = run({kReferee, "replay", dir + "/chatty.jsonl", "--html", dir + "/x.html",
+                              "--no-decisions", "--only-missed"});
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--only-missed"), std::string::npos) << both.output;
+}
+
 TEST(ReplayHtml, SeatViewCarriesNoHiddenHand) {
   const Logged& l = logged("partners");
   const std::vector<Step> steps = steps_of(l.records);
