@@ -194,6 +194,111 @@ Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
   return d;
 }
 
+void describe_play(const Replay& r, const ReplayStep& step, int viewer, Frame& f) {
+  const v1::LogPlay& p = step.record.play();
+  const Line& line = step.table.line;
+  const int seat = static_cast<int>(p.seat());
+  const Tile t = tile_of(p.play().tile());
+  const bool opening = line.size() == 1;
+  const bool left = opening || p.play().end() != v1::END_RIGHT;
+  f.seat = seat;
+  f.placed = left ? 0 : line.size() - 1;
+  f.count = static_cast<int>(p.count());
+  f.points = static_cast<int>(p.points());
+  f.side = static_cast<int>(p.side());
+  f.text = seat_words(r, seat);
+  f.text += (opening ? " opens with " + to_string(t)
+                     : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
+            ": count " + std::to_string(f.count) + ", ";
+  add_points_text(f.text, f.points);
+  if (seat >= 0 && seat < num_players(r.config.format) &&
+      step.table.hands[static_cast<size_t>(seat)].empty())
+    f.text += ", and has no tiles left";
+  f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
+  f.decision = decision_of(r, p, viewer);
+}
+
+void describe_draw(const Replay& r, const v1::LogDraw& d, int viewer, Frame& f) {
+  f.seat = static_cast<int>(d.seat());
+  f.text = seat_words(r, f.seat) += " draws " + plural(d.tiles_size(), "tile", "tiles");
+  if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
+}
+
+void describe_fault(const Replay& r, const v1::LogFault& fa, int viewer, Frame& f) {
+  f.seat = static_cast<int>(fa.seat());
+  f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
+  // The reason may name the faulting seat's tiles (an illegal play lists its hand).
+  if (viewer < 0 || viewer == f.seat) {
+    f.text += ": " + fa.reason();
+    f.decision.shown = true;
+    f.decision.output = fa.output().text();
+    f.decision.output_dropped = fa.output().dropped_bytes();
+  }
+}
+
+// The frame's seat, words and decision, from the step's record.
+void describe_record(const Replay& r, const ReplayStep& step, int viewer, Frame& f) {
+  const v1::LogRecord& rec = step.record;
+  switch (rec.kind_case()) {
+    case v1::LogRecord::kHandStart:
+      f.seat = static_cast<int>(rec.hand_start().opener_seat());
+      describe_hand_start(r, rec.hand_start(), viewer, f);
+      break;
+    case v1::LogRecord::kPlay:
+      describe_play(r, step, viewer, f);
+      break;
+    case v1::LogRecord::kDraw:
+      describe_draw(r, rec.draw(), viewer, f);
+      break;
+    case v1::LogRecord::kPass:
+      f.seat = static_cast<int>(rec.pass().seat());
+      f.text = seat_words(r, f.seat) += " passes: no playable tile and the boneyard is empty";
+      break;
+    case v1::LogRecord::kHandEnd: {
+      const auto& he = rec.hand_end();
+      f.seat = he.domino_seat();
+      for (const auto& st : he.hands())
+        if (st.seat() < static_cast<uint32_t>(num_players(r.config.format)))
+          f.hands[st.seat()] = set_of(st.tiles());
+      describe_hand_end(r, he, f);
+      break;
+    }
+    case v1::LogRecord::kFault:
+      describe_fault(r, rec.fault(), viewer, f);
+      break;
+    case v1::LogRecord::kMatchEnd:
+      describe_match_end(r, rec.match_end(), f);
+      break;
+    default:
+      break;
+  }
+}
+
+// The hands, their sizes, the line and the boneyard as `viewer` sees them after the step.
+void show_table(const Replay& r, const ReplayStep& step, int viewer, bool revealed, Frame& f) {
+  const int n = num_players(r.config.format);
+  const ReplayTable& table = step.table;
+  for (int seat = 0; seat < n; ++seat) {
+    const auto s = static_cast<size_t>(seat);
+    f.hand_sizes[s] = table.hands[s].size();
+    f.shown[s] = viewer < 0 || viewer == seat || revealed;
+    f.hands[s] = f.shown[s] ? table.hands[s] : TileSet{};
+  }
+  // One seat's view comes from the rules core's View of the step's state, which carries
+  // nothing that seat may not see. The core's state exists only where a seat must decide;
+  // for a record in the middle of one of its steps (see ReplayTable) the table above,
+  // filtered to what the seat sees, stands in.
+  if (viewer < 0 || viewer >= n || revealed ||
+      !state_is_table(step.state, table.hand_index, table.line, table.hands, table.boneyard_size,
+                      n))
+    return;
+  const View v = step.state.view(viewer);
+  f.line = v.line();
+  f.boneyard = v.boneyard_size();
+  f.hands[static_cast<size_t>(viewer)] = v.hand();
+  for (int seat = 0; seat < n; ++seat) f.hand_sizes[static_cast<size_t>(seat)] = v.hand_size(seat);
+}
+
 }  // namespace
 
 MarkedText& MarkedText::operator+=(std::string_view plain) {
@@ -307,112 +412,25 @@ std::vector<LaidTile> line_layout(const Line& line) {
 }
 
 std::vector<Frame> build_frames(const Replay& r, int viewer) {
-  const int n = num_players(r.config.format);
   std::vector<Frame> frames;
   frames.reserve(r.steps.size());
   bool revealed = false;  // between a hand's end and the next deal every hand is public
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const ReplayStep& step = r.steps[i];
     const ReplayTable& table = step.table;  // the table right after the record
-    const v1::LogRecord& rec = step.record;
     Frame f;
     f.step = static_cast<int>(i);
     f.log_line = step.line;
-    f.kind = rec.kind_case();
+    f.kind = step.record.kind_case();
     f.scores = step.scores;
     f.hand = table.hand_index;
     f.line = table.line;
     f.boneyard = table.boneyard_size;
-    switch (rec.kind_case()) {
-      case v1::LogRecord::kHandStart: {
-        const auto& hs = rec.hand_start();
-        revealed = false;
-        f.seat = static_cast<int>(hs.opener_seat());
-        describe_hand_start(r, hs, viewer, f);
-        break;
-      }
-      case v1::LogRecord::kPlay: {
-        const auto& p = rec.play();
-        const int seat = static_cast<int>(p.seat());
-        const Tile t = tile_of(p.play().tile());
-        const bool opening = table.line.size() == 1;
-        const bool left = opening || p.play().end() != v1::END_RIGHT;
-        f.seat = seat;
-        f.placed = left ? 0 : table.line.size() - 1;
-        f.count = static_cast<int>(p.count());
-        f.points = static_cast<int>(p.points());
-        f.side = static_cast<int>(p.side());
-        f.text = seat_words(r, seat);
-        f.text += (opening ? " opens with " + to_string(t)
-                           : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
-                  ": count " + std::to_string(f.count) + ", ";
-        add_points_text(f.text, f.points);
-        if (seat >= 0 && seat < n && table.hands[static_cast<size_t>(seat)].empty())
-          f.text += ", and has no tiles left";
-        f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
-        f.decision = decision_of(r, p, viewer);
-        break;
-      }
-      case v1::LogRecord::kDraw: {
-        const auto& d = rec.draw();
-        f.seat = static_cast<int>(d.seat());
-        f.text = seat_words(r, f.seat) += " draws " + plural(d.tiles_size(), "tile", "tiles");
-        if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
-        break;
-      }
-      case v1::LogRecord::kPass:
-        f.seat = static_cast<int>(rec.pass().seat());
-        f.text = seat_words(r, f.seat) += " passes: no playable tile and the boneyard is empty";
-        break;
-      case v1::LogRecord::kHandEnd: {
-        const auto& he = rec.hand_end();
-        revealed = true;
-        f.seat = he.domino_seat();
-        for (const auto& st : he.hands())
-          if (st.seat() < static_cast<uint32_t>(n)) f.hands[st.seat()] = set_of(st.tiles());
-        describe_hand_end(r, he, f);
-        break;
-      }
-      case v1::LogRecord::kFault: {
-        const auto& fa = rec.fault();
-        f.seat = static_cast<int>(fa.seat());
-        f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
-        // The reason may name the faulting seat's tiles (an illegal play lists its hand).
-        if (viewer < 0 || viewer == f.seat) {
-          f.text += ": " + fa.reason();
-          f.decision.shown = true;
-          f.decision.output = fa.output().text();
-          f.decision.output_dropped = fa.output().dropped_bytes();
-        }
-        break;
-      }
-      case v1::LogRecord::kMatchEnd:
-        describe_match_end(r, rec.match_end(), f);
-        break;
-      default:
-        break;
-    }
+    if (f.kind == v1::LogRecord::kHandStart) revealed = false;
+    if (f.kind == v1::LogRecord::kHandEnd) revealed = true;
+    describe_record(r, step, viewer, f);
     f.play = static_cast<int>(std::max(0, f.line.size()));
-    for (int seat = 0; seat < n; ++seat) {
-      const auto s = static_cast<size_t>(seat);
-      f.hand_sizes[s] = table.hands[s].size();
-      f.shown[s] = viewer < 0 || viewer == seat || revealed;
-      f.hands[s] = f.shown[s] ? table.hands[s] : TileSet{};
-    }
-    // One seat's view comes from the rules core's View of the step's state, which carries
-    // nothing that seat may not see. The core's state exists only where a seat must decide;
-    // for a record in the middle of one of its steps (see ReplayTable) the table above,
-    // filtered to what the seat sees, stands in.
-    if (viewer >= 0 && viewer < n && !revealed &&
-        state_is_table(step.state, table.hand_index, table.line, table.hands, table.boneyard_size,
-                       n)) {
-      const View v = step.state.view(viewer);
-      f.line = v.line();
-      f.boneyard = v.boneyard_size();
-      f.hands[static_cast<size_t>(viewer)] = v.hand();
-      for (int seat = 0; seat < n; ++seat)
-        f.hand_sizes[static_cast<size_t>(seat)] = v.hand_size(seat);
-    }
+    show_table(r, step, viewer, revealed, f);
     frames.push_back(std::move(f));
   }
   return frames;
