@@ -182,9 +182,10 @@ uint64_t log_name_hash(std::string_view name) {
 // A folder's index.jsonl read as a stream and its standings computed once per version of the
 // file (its size and modification time): pages of a tournament are asked for far more often
 // than it changes, and reading an index is most of a page's cost. With the index, the folder's
-// tournament.txtpb, for its SPRT. What is kept is the standings (per bot and pairing) and a
-// hash of each finished match's log name (to tell the logs the index does not hold), never the
-// entries: a page's matches are read again, a page at a time (page_rows).
+// tournament.txtpb, for its SPRT. What is kept is the standings (per bot and pairing), a hash
+// of each finished match's log name (to tell the logs the index does not hold) and what the
+// match list's filters look at, never the entries: a page's matches are read again, its own
+// lines alone, found by where each line starts (page_rows), filtered or not.
 struct ArenaSite::Indexes {
   struct Entry {
     off_t size = -1;
@@ -193,9 +194,20 @@ struct ArenaSite::Indexes {
     std::string error;
     size_t finished = 0;                 // lines of the index
     std::vector<uint64_t> indexed_logs;  // log_name_hash of each line's log_file, sorted
-    std::vector<uint64_t> page_starts;   // where lines 0, kMatchesPerPage, ... start
-    std::set<std::string> bots;          // every seat's bot, and
-    std::set<v1::FaultKind> kinds;       // every fault kind: the filters' choices
+    std::vector<uint64_t> starts;        // where each line starts
+    // Per line, what MatchFilter::shows looks at: its seats' bots (indices into bot_names,
+    // seat_bots[first_bot..]) and its fault.
+    struct Filtered {
+      uint32_t first_bot = 0;
+      uint32_t num_bots = 0;
+      int fault_seat = -1;
+      v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+    };
+    std::vector<Filtered> filtered;
+    std::vector<uint32_t> seat_bots;
+    std::vector<std::string> bot_names;
+    std::set<std::string> bots;     // every seat's bot, and
+    std::set<v1::FaultKind> kinds;  // every fault kind: the filters' choices
     Standings standings;
     bool holds(const std::string& log_file) const {
       return std::binary_search(indexed_logs.begin(), indexed_logs.end(), log_name_hash(log_file));
@@ -281,6 +293,7 @@ bool ArenaSite::Indexes::fold_index(const std::string& index, const std::string&
   std::vector<SprtMonitor> monitors = sprt_monitors(tournament_file, why);
   StandingsAccumulator standings;
   std::vector<std::string> notes;
+  std::map<std::string, uint32_t> bot_ids;
   const bool ok = read_index_stream(
       index, false,
       [&](v1::IndexEntry&& entry) {
@@ -288,13 +301,22 @@ bool ArenaSite::Indexes::fold_index(const std::string& index, const std::string&
         e.indexed_logs.push_back(log_name_hash(entry.log_file()));
         e.bots.insert(entry.match().seat_bots().begin(), entry.match().seat_bots().end());
         if (entry.fault_seat() >= 0) e.kinds.insert(entry.fault_kind());
+        Entry::Filtered f{static_cast<uint32_t>(e.seat_bots.size()),
+                          static_cast<uint32_t>(entry.match().seat_bots_size()), entry.fault_seat(),
+                          entry.fault_kind()};
+        for (const std::string& bot : entry.match().seat_bots()) {
+          const auto [it, added] = bot_ids.emplace(bot, static_cast<uint32_t>(e.bot_names.size()));
+          if (added) e.bot_names.push_back(bot);
+          e.seat_bots.push_back(it->second);
+        }
+        e.filtered.push_back(f);
         standings.add(entry);
         for (SprtMonitor& m : monitors) m.add(entry);
       },
       notes, &e.error);
   if (!ok) return false;
   std::sort(e.indexed_logs.begin(), e.indexed_logs.end());
-  e.page_starts = line_starts(index, kMatchesPerPage);
+  e.starts = line_starts(index, 1);
   e.standings = standings.finish();
   for (const std::string& n : notes) e.standings.notes.push_back(n);
   for (const SprtMonitor& m : monitors) e.standings.sprt.push_back(m.summary());
@@ -526,20 +548,41 @@ MatchRow index_row(const ServedRoot& r, int root, const Folder& f, const v1::Ind
   return m;
 }
 
-// Without a filter a page's index lines are read from where the page starts (their offsets
-// were found with the standings), lines [from, to) of the index.
+// Lines [from, to) of the index as rows, read from where line `from` starts (the offsets were
+// found with the standings).
 bool index_page(const ServedRoot& r, int root, const Folder& f,
                 const ArenaSite::Indexes::Entry& index, size_t from, size_t to, TournamentPage& p) {
   to = std::min(to, index.finished);
-  if (from >= to) return true;
-  const size_t k = from / kMatchesPerPage;
-  if (k >= index.page_starts.size()) return true;
-  return read_lines(f.index, index.page_starts[k], from % kMatchesPerPage, to - from,
-                    kMaxIndexLineBytes, [&](const std::string& line) {
+  if (from >= to || from >= index.starts.size()) return true;
+  return read_lines(f.index, index.starts[from], 0, to - from, kMaxIndexLineBytes,
+                    [&](const std::string& line) {
                       v1::IndexEntry e;
                       if (from_json_line(line, &e, nullptr))
                         p.matches.push_back(index_row(r, root, f, e));
                     });
+}
+
+// With a filter: every line the index held at its version is counted from what the filter
+// looks at (kept with the standings), and only the lines that fall on the page are read.
+bool filtered_index_page(const ServedRoot& r, int root, const Folder& f,
+                         const ArenaSite::Indexes::Entry& index, size_t first, TournamentPage& p) {
+  std::vector<size_t> on_page;
+  MatchRow m;
+  for (size_t k = 0; k < index.filtered.size(); ++k) {
+    const ArenaSite::Indexes::Entry::Filtered& line = index.filtered[k];
+    m.seats.clear();
+    for (uint32_t j = 0; j < line.num_bots; ++j)
+      m.seats.push_back(index.bot_names[index.seat_bots[line.first_bot + j]]);
+    m.fault_seat = line.fault_seat;
+    m.fault_kind = line.fault_kind;
+    ++p.listed;
+    if (!p.filter.shows(m)) continue;
+    if (p.shown >= first && p.shown < first + kMatchesPerPage) on_page.push_back(k);
+    ++p.shown;
+  }
+  for (const size_t k : on_page)
+    if (!index_page(r, root, f, index, k, k + 1, p)) return false;
+  return true;
 }
 
 // The page's rows: the logs the index does not hold, then the index's matches. With a filter
@@ -574,7 +617,9 @@ bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexe
     return index_page(r, root, f, index, first - std::min(first, unindexed),
                       first + kMatchesPerPage - std::min(first + kMatchesPerPage, unindexed), p);
   }
-  std::vector<std::string> notes;
+  if (index.starts.size() == index.finished)
+    return filtered_index_page(r, root, f, index, first, p);
+  std::vector<std::string> notes;  // lines and entries do not match: the index as a stream
   return read_index_stream(
       f.index, false,
       [&](v1::IndexEntry&& e) {
