@@ -170,7 +170,9 @@ TEST(ServeTest, TheMatchListIsPaged) {
 // (its size and modification time) was first read, and reads only its own lines: the index is
 // rewritten in place here, the same size, its time put back, with no line naming greedy any
 // more; the count still comes from the version first read, while the rows shown are read anew.
-TEST(ServeTest, AFilteredPageReadsOnlyItsOwnLinesOfAnIndexVersionAlreadyRead) {
+// Lines appended make a new version of which only those lines are read; another file put in
+// its place is read whole.
+TEST(ServeTest, AFilteredPageReadsOnlyItsOwnLinesAndANewVersionOnlyItsNewLines) {
   const std::string dir = temp_dir("serve-filtered") + "/out";
   std::filesystem::copy(tournament_dir(), dir, std::filesystem::copy_options::recursive);
   const std::string index = dir + "/index.jsonl";
@@ -202,8 +204,14 @@ TEST(ServeTest, AFilteredPageReadsOnlyItsOwnLinesOfAnIndexVersionAlreadyRead) {
   EXPECT_EQ(shown("/t/0/?bot=greedy"), greedy);
   const HttpReply page = http_get(s.port, "/t/0/?bot=greedy");
   EXPECT_NE(page.body.find("GREEDY"), std::string::npos);  // the rows: their lines read anew
-  // A new version of the index (its time moves on) is read again.
-  std::filesystem::last_write_time(index, written + std::chrono::seconds(2));
+  const std::string greedy_line = text.substr(0, text.find('\n') + 1);
+  ASSERT_NE(greedy_line.find("\"greedy\""), std::string::npos);
+  { std::ofstream(index, std::ios::binary | std::ios::app) << greedy_line; }
+  EXPECT_EQ(shown("/t/0/?bot=greedy"), greedy + 1);
+  {
+    std::ofstream(index + ".new", std::ios::binary) << renamed;
+    std::filesystem::rename(index + ".new", index);
+  }
   EXPECT_EQ(shown("/t/0/?bot=greedy"), 0);
 }
 
