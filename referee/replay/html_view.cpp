@@ -73,6 +73,33 @@ void append_output_json(std::string& out, const Decision& d) {
   out += std::to_string(d.output_dropped);
 }
 
+// Where `text`'s seat labels are, as the page's JavaScript counts (UTF-16 units):
+// [[begin,length,seat],...], so the page colours them without searching the words.
+void append_seat_marks_json(std::string& out, const MarkedText& text) {
+  const auto units = [&](size_t from, size_t to) {
+    size_t n = 0;
+    for (size_t i = from; i < to && i < text.words.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text.words[i]);
+      if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+    }
+    return n;
+  };
+  out += '[';
+  bool first = true;
+  for (const TextMark& m : text.marks) {
+    if (m.seat < 0) continue;
+    out += first ? "[" : ",[";
+    first = false;
+    out += std::to_string(units(0, m.begin));
+    out += ',';
+    out += std::to_string(units(m.begin, m.begin + m.size));
+    out += ',';
+    out += std::to_string(m.seat);
+    out += ']';
+  }
+  out += ']';
+}
+
 void append_decision_json(std::string& out, const Frame& f, bool output) {
   const Decision& d = f.decision;
   if (f.kind == v1::LogRecord::kFault) {
@@ -193,11 +220,18 @@ std::string html_step_json(const Replay& r, const Frame& f, const HtmlOptions& o
     append_decision_json(out, f, o.output);
   out += ",\"t\":";
   append_json_string(out, f.text.words);
+  out += ",\"tm\":";
+  append_seat_marks_json(out, f.text);
   if (!f.notes.empty()) {
     out += ",\"o\":[";
     for (size_t j = 0; j < f.notes.size(); ++j) {
       if (j) out += ',';
       append_json_string(out, f.notes[j].words);
+    }
+    out += "],\"om\":[";
+    for (size_t j = 0; j < f.notes.size(); ++j) {
+      if (j) out += ',';
+      append_seat_marks_json(out, f.notes[j]);
     }
     out += ']';
   }

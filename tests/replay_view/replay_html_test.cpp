@@ -1,5 +1,6 @@
 // End-to-end tests of `referee replay --html`: the page's embedded data, and the page loaded in
 // headless Chromium, checked step by step against the log's own records.
+#include "log/match_log.h"
 #include "replay_view/replay_view_util.h"
 
 namespace allfives::e2e::replay_view {
@@ -281,6 +282,35 @@ TEST(ReplayBrowser, StateAfterGivenStepsMatchesTheLog) {
       expect_state_matches(page_state(dom), steps, k);
     }
   }
+}
+
+// The page colours the seat labels the referee marked, never words that read like one: a
+// fault's reason (which may quote a bot) naming another seat's label stays plain.
+TEST(ReplayBrowser, SeatColoursComeFromTheMarksNotFromTheWords) {
+  REQUIRE_CHROMIUM(browser);
+  const Logged& fault = logged("fault");
+  Logged l;
+  l.path = temp_dir("marks-log") + "/m.jsonl";
+  std::string text;
+  int at = -1;
+  for (size_t i = 0; i < fault.records.size(); ++i) {
+    v1::LogRecord r = fault.records[i];
+    if (r.has_fault()) {
+      r.mutable_fault()->set_reason(r.fault().reason() + " (as seat 1 (random) said)");
+      at = static_cast<int>(i) - 1;  // the header is no step
+    }
+    text += allfives::referee::to_json_line(r) + "\n";
+  }
+  ASSERT_GE(at, 0);
+  std::ofstream(l.path, std::ios::binary) << text;
+  const std::string url = "file://" + write_html(l, "marks") + "?step=" + std::to_string(at);
+  const std::string dom = chromium(browser, url, {"--dump-dom"});
+  ASSERT_NE(dom.find("data-ready=\"1\""), std::string::npos) << "the page's script did not finish";
+  const std::string event = dom.substr(dom.find("id=\"event\""), 2000);
+  EXPECT_NE(event.find("<span class=\"s0\">seat 0 (bad)</span> commits a fault"), std::string::npos)
+      << event;
+  EXPECT_NE(event.find("(as seat 1 (random) said)"), std::string::npos) << event;
+  EXPECT_EQ(event.find("<span class=\"s1\">"), std::string::npos) << event;
 }
 
 TEST(ReplayBrowser, ButtonsAndKeysStepThroughThePage) {
