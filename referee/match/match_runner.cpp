@@ -8,6 +8,7 @@
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
 #include "match/cpu_guard.h"
+#include "match/seat_bot.h"
 #include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -35,8 +36,8 @@ const char* kind_name(const v1::BotMessage& m) {
 
 struct Seat {
   const BotSpec* spec = nullptr;
-  BotEndpoint* bot = nullptr;  // null if it failed to start
-  std::unique_ptr<MatchStream> stream;
+  SeatBot* bot = nullptr;  // null if it failed to start
+  std::unique_ptr<BotStream> stream;
   std::vector<v1::Event> pending;          // public events not yet delivered to this seat
   std::chrono::milliseconds move_time{0};  // per decision
   std::chrono::milliseconds bank{0};       // what is left of the time bank
@@ -50,7 +51,7 @@ struct Seat {
 // What one bot process printed in this match: the windows outside its decisions (its
 // bot_output record, raw until the end) and how much of the match's cap all its records used.
 struct ProcessOutput {
-  BotProcess* process = nullptr;
+  SeatProcess* process = nullptr;
   int first_seat = 0;  // its bot_output record goes under the first seat it plays
   std::string between;
   uint64_t between_dropped = 0;
@@ -98,6 +99,8 @@ class Runner {
   void window_between(int seat);
   void add_between(ProcessOutput& o, const CappedOutput::Taken& taken);
   void finish(const State* state);
+  // The bot at a seat: its own SeatBot, or the adapter of its endpoint (one per endpoint).
+  SeatBot* seat_bot(const SeatSpec& given);
   // Writes the records queued with log_.add(). See MatchLog::add.
   void flush_log();
 
@@ -118,11 +121,14 @@ class Runner {
   Clock::time_point started_;
   std::optional<CpuGuard> guard_;       // made once the seats are known
   std::vector<ProcessOutput> outputs_;  // one per bot process, in the order of first seats
-  LogPrinted fault_output_;             // what the faulting bot printed in its last decision
+  // The adapters of the seats' BotEndpoints, one per endpoint (a bot may sit twice).
+  std::vector<std::unique_ptr<SeatBot>> endpoint_seats_;
+  std::vector<BotEndpoint*> endpoints_;  // of each adapter
+  LogPrinted fault_output_;              // what the faulting bot printed in its last decision
 };
 
 ProcessOutput* Runner::output_of(int seat) {
-  BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
+  SeatProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
   if (!p) return nullptr;
   for (ProcessOutput& o : outputs_)
     if (o.process == p) return &o;
@@ -158,7 +164,7 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   // raised on a failed fork, a turn never answered): its fault names the limit, whatever its
   // kind (a crash's reason names it already, describe_exit()).
   const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
-  if (BotProcess* p = s && s->bot ? s->bot->process() : nullptr;
+  if (SeatProcess* p = s && s->bot ? s->bot->process() : nullptr;
       p && kind != v1::FAULT_KIND_CRASH) {
     const std::string limit = p->limit_reached_since(s->limits_before, reason);
     if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
@@ -217,7 +223,7 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
   }
   Seat& s = seats_[seat];
   const grpc::Status status = s.stream ? s.stream->finish_status() : grpc::Status::OK;
-  if (BotProcess* p = s.bot ? s.bot->process() : nullptr) {
+  if (SeatProcess* p = s.bot ? s.bot->process() : nullptr) {
     // A dying process closes its socket a moment before it can be reaped.
     for (int i = 0; i < 40 && p->running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -266,7 +272,7 @@ bool Runner::handshake() {
   int missing = -1;
   for (int seat = n() - 1; seat >= 0; --seat) {
     const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
-    if (!given.bot && (missing < 0 || !given.startup_error.empty())) missing = seat;
+    if (!seats_[seat].bot && (missing < 0 || !given.startup_error.empty())) missing = seat;
   }
   if (missing >= 0) {
     const std::string& why = spec_.seats[static_cast<size_t>(missing)].startup_error;
@@ -279,7 +285,7 @@ bool Runner::handshake() {
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
-    s.stream = MatchStream::start(s.bot->channel(), stop_);
+    s.stream = s.bot->open_stream(stop_);
     v1::RefereeMessage m;
     *m.mutable_match_start() =
         wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
@@ -354,8 +360,8 @@ void Runner::write_header() {
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
     // Every seat of a started bot says how it was confined, even one whose bot did not start.
     const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
-    if (s.bot && s.bot->process()) {
-      *b.mutable_confinement() = s.bot->confinement_record();
+    if (std::optional<v1::LogConfinement> c = s.bot ? s.bot->confinement() : std::nullopt) {
+      *b.mutable_confinement() = std::move(*c);
     } else if (given.confinement) {
       *b.mutable_confinement() = *given.confinement;
     } else if (s.spec->started()) {
@@ -383,7 +389,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
   m.set_nonce(s.stream->new_nonce());
 
   guard_->before_turn(seat);
-  const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
+  const BotStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
   window_between(seat);  // what it printed since its last decision is not this one's
   const auto sent = Clock::now();
   const auto deadline = sent + limit + spec_.time.transport_slack;
@@ -613,16 +619,25 @@ void Runner::finish(const State* state) {
   flush_log();
 }
 
+SeatBot* Runner::seat_bot(const SeatSpec& given) {
+  if (given.seat_bot || !given.bot) return given.seat_bot;
+  for (size_t i = 0; i < endpoints_.size(); ++i)
+    if (endpoints_[i] == given.bot) return endpoint_seats_[i].get();
+  endpoints_.push_back(given.bot);
+  endpoint_seats_.push_back(endpoint_seat(*given.bot));
+  return endpoint_seats_.back().get();
+}
+
 MatchResult Runner::run() {
   started_ = Clock::now();
   seats_.resize(static_cast<size_t>(n()));
   for (int seat = 0; seat < n(); ++seat) {
-    seats_[seat].spec = spec_.seats[static_cast<size_t>(seat)].spec;
-    seats_[seat].bot = spec_.seats[static_cast<size_t>(seat)].bot;
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
+    seats_[seat].spec = own.spec;
+    seats_[seat].bot = seat_bot(own);
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
-    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr) {
+    if (SeatProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr) {
       seats_[seat].limits_before = p->limit_evidence();
       if (!output_of(seat)) outputs_.push_back(ProcessOutput{p, seat, {}, 0, 0});
     }
@@ -630,7 +645,7 @@ MatchResult Runner::run() {
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
   std::vector<BotEndpoint*> bots;
-  for (const Seat& s : seats_) bots.push_back(s.bot);
+  for (const Seat& s : seats_) bots.push_back(s.bot ? s.bot->endpoint() : nullptr);
   guard_.emplace(bots);
 
   const bool ok = handshake();
