@@ -1,7 +1,6 @@
 #include "match/match_runner.h"
 
 #include <algorithm>
-#include <span>
 #include <thread>
 
 #include "allfives/core/state.h"
@@ -110,9 +109,6 @@ class Runner {
   Format format_;
   std::vector<Seat> seats_;
   std::vector<int> scores_;  // per side, kept from the events
-  Line line_;                // the current hand's line, kept from the events
-  Deal deal_;                // the current hand's deal, for the boneyard's drawing order
-  int drawn_ = 0;            // boneyard tiles drawn so far this hand
   MatchResult result_;
   bool aborted_ = false;
   // Each decision's request and answer, in a first block of its own: no heap allocation.
@@ -487,28 +483,19 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
 
 void Runner::on_events(const EventList& events, const LogDecision& decision) {
   for (const Event& e : events) {
-    std::span<const Tile> drawn;  // a draw's tiles in drawing order
     switch (e.kind) {
       case EventKind::kHandStart: {
-        line_ = Line{};
-        deal_ = e.deal;
-        drawn_ = 0;
         result_.hands_played = e.hand_index + 1;
         log_hand_start(log_, e, format_, scores_);
         break;
       }
       case EventKind::kPlay: {
-        line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        log_play(log_, e, line_, scores_[e.side], decision);
+        log_play(log_, e, scores_[e.side], decision);
         break;
       }
       case EventKind::kDraw: {
-        // The core reports the drawn tiles as a set; the deal's order says how they came.
-        drawn = std::span<const Tile>(deal_.boneyard)
-                    .subspan(static_cast<size_t>(drawn_), static_cast<size_t>(e.count));
-        drawn_ += e.count;
-        log_draw(log_, e, drawn);
+        log_draw(log_, e);
         break;
       }
       case EventKind::kPass: {
@@ -525,7 +512,7 @@ void Runner::on_events(const EventList& events, const LogDecision& decision) {
     }
     // Each seat hears of it with its next message (docs/RULES.md §15 "What a bot may see").
     for (int seat = 0; seat < n(); ++seat)
-      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_, drawn));
+      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_));
   }
 }
 
