@@ -44,11 +44,13 @@ class MatchRunner : public ::testing::Test {
  protected:
   // Plays a match of `format` with `seed` between `bots` (one per seat).
   Played play(std::vector<FakeBot*> bots, Format format = Format::kTwoPlayers, uint64_t seed = 7,
-              const std::atomic<bool>* stop = nullptr, std::vector<std::string> errors = {}) {
+              const std::atomic<bool>* stop = nullptr, std::vector<std::string> errors = {},
+              int max_hands = kDefaultMaxHands) {
     specs_.resize(bots.size());
     MatchSpec spec;
     spec.match_id = "fake-match";
     spec.config = Config::standard(format);
+    spec.config.max_hands = max_hands;
     spec.seed = seed;
     for (size_t seat = 0; seat < bots.size(); ++seat) {
       specs_[seat].display_name = "bot" + std::to_string(seat);
@@ -130,6 +132,38 @@ TEST_F(MatchRunner, FourPlayerPartnershipsPlayToTheEnd) {
   const Played p = play({&bots[0], &bots[1], &bots[2], &bots[3]}, Format::kPartnerships, 11);
   EXPECT_FALSE(p.result.fault);
   EXPECT_EQ(p.result.scores.size(), 2u);
+  expect_log_checks(p);
+}
+
+TEST_F(MatchRunner, ThreePlayersPlayToTheEndAndTheLogChecks) {
+  FakeBot bots[3];
+  const Played p = play({&bots[0], &bots[1], &bots[2]}, Format::kThreePlayers, 3);
+  EXPECT_FALSE(p.result.fault);
+  EXPECT_EQ(p.result.placements.size(), 3u);
+  expect_log_checks(p);
+}
+
+TEST_F(MatchRunner, TheHandLimitEndsAMatchAfterItsLastHand) {
+  FakeBot a, b;
+  const Played p = play({&a, &b}, Format::kTwoPlayers, 7, nullptr, {}, /*max_hands=*/1);
+  EXPECT_FALSE(p.result.fault);
+  EXPECT_EQ(p.result.reason, v1::MATCH_END_REASON_HAND_LIMIT);
+  EXPECT_EQ(p.result.hands_played, 1);
+  EXPECT_EQ(count(p, v1::LogRecord::kHandEnd), 1);
+  expect_log_checks(p);
+}
+
+TEST_F(MatchRunner, AMessageRightAfterHelloIsUnaskedBeforeAnyTurnRequest) {
+  Reply eager = testing::hello(2);
+  eager.unasked = testing::play_index(0).message;
+  FakeBot a, b(testing::honest_but(-1, eager));
+  const Played p = play({&a, &b});
+  ASSERT_TRUE(p.result.fault);
+  EXPECT_EQ(p.result.fault->seat, 1);
+  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+  EXPECT_NE(p.result.fault->reason.find("after its Hello and before any turn request"),
+            std::string::npos)
+      << p.result.fault->reason;
   expect_log_checks(p);
 }
 
