@@ -206,6 +206,57 @@ bool stream_folder(const Folder& f, const GrownHashes& grown, SeenMatches& seen,
   return failed.empty();
 }
 
+// Each folder given, with its definition if it has one: false, having said why, when one is not
+// a folder.
+bool read_folders(const StandingsOptions& o, std::vector<Folder>& folders,
+                  std::vector<std::string>& notes) {
+  for (const std::string& dir : o.dirs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec)) {
+      std::cerr << "referee standings: " << printable(dir) << " is not a folder\n";
+      return false;
+    }
+    folders.push_back(read_definition(dir, notes));
+  }
+  return true;
+}
+
+// What the merge did that a reader should know: relabelled, duplicate and mixed matches.
+void add_merge_notes(const Merge& m, std::vector<std::string>& notes) {
+  if (m.relabelled > 0)
+    notes.push_back(std::to_string(m.relabelled) +
+                    " match(es) played before bots were appended count as matches of the grown "
+                    "tournament");
+  if (m.duplicates > 0)
+    notes.push_back(std::to_string(m.duplicates) +
+                    " duplicate match(es) ignored (same match_id in more than one index; the "
+                    "first copy counts)");
+  if (m.hashes.size() > 1)
+    notes.push_back("rated " + std::to_string(m.hashes.size()) +
+                    " tournament definitions together (" + m.names +
+                    "); a bot is the same bot wherever its name appears");
+}
+
+// The standings on stdout, anchored if asked, and in --out's files: the exit code.
+int print_standings(const StandingsOptions& o, Standings& standings, const std::string& anchor,
+                    double anchor_elo) {
+  std::string error;
+  if (!anchor.empty() && !anchor_ratings(standings, anchor, anchor_elo, &error)) {
+    std::cerr << "referee standings: --anchor: " << printable(error) << "\n";
+    return 2;
+  }
+  std::cout << format_standings_table(standings);
+  if (!o.out_dir.empty()) {
+    if (!write_standings_files(o.out_dir, standings, &error)) {
+      std::cerr << "referee standings: " << error << "\n";
+      return 1;
+    }
+    std::cerr << "referee standings: wrote standings.txt, standings.csv and standings.json in "
+              << o.out_dir << "\n";
+  }
+  return 0;
+}
+
 int run_standings(const StandingsOptions& o) {
   std::string anchor;
   double anchor_elo = 0;
@@ -217,14 +268,7 @@ int run_standings(const StandingsOptions& o) {
   }
   std::vector<std::string> notes;
   std::vector<Folder> folders;
-  for (const std::string& dir : o.dirs) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) {
-      std::cerr << "referee standings: " << printable(dir) << " is not a folder\n";
-      return 2;
-    }
-    folders.push_back(read_definition(dir, notes));
-  }
+  if (!read_folders(o, folders, notes)) return 2;
   // An SPRT's state needs its definition: the folder's tournament.txtpb. One folder replays
   // its index in the order it was written; the shards of one definition (every folder holding
   // it) replay the merged matches in schedule order (ordinal), the order one machine plays them.
@@ -255,18 +299,7 @@ int run_standings(const StandingsOptions& o) {
       return 1;
     }
   }
-  if (m.relabelled > 0)
-    notes.push_back(std::to_string(m.relabelled) +
-                    " match(es) played before bots were appended count as matches of the grown "
-                    "tournament");
-  if (m.duplicates > 0)
-    notes.push_back(std::to_string(m.duplicates) +
-                    " duplicate match(es) ignored (same match_id in more than one index; the "
-                    "first copy counts)");
-  if (m.hashes.size() > 1)
-    notes.push_back("rated " + std::to_string(m.hashes.size()) +
-                    " tournament definitions together (" + m.names +
-                    "); a bot is the same bot wherever its name appears");
+  add_merge_notes(m, notes);
   for (const std::string& note : notes)
     std::cerr << "referee standings: " << printable(note) << "\n";
   Standings standings = m.standings.finish();
@@ -280,21 +313,7 @@ int run_standings(const StandingsOptions& o) {
   }
   if (!m.hashes.empty() || folders.size() == 1)
     for (const SprtMonitor& t : monitors) standings.sprt.push_back(t.summary());
-  std::string error;
-  if (!anchor.empty() && !anchor_ratings(standings, anchor, anchor_elo, &error)) {
-    std::cerr << "referee standings: --anchor: " << printable(error) << "\n";
-    return 2;
-  }
-  std::cout << format_standings_table(standings);
-  if (!o.out_dir.empty()) {
-    if (!write_standings_files(o.out_dir, standings, &error)) {
-      std::cerr << "referee standings: " << error << "\n";
-      return 1;
-    }
-    std::cerr << "referee standings: wrote standings.txt, standings.csv and standings.json in "
-              << o.out_dir << "\n";
-  }
-  return 0;
+  return print_standings(o, standings, anchor, anchor_elo);
 }
 
 }  // namespace

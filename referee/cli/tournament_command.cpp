@@ -74,7 +74,8 @@ bool parse_shard(const std::string& text, int& index, int& count) {
   return count >= 1 && index >= 0 && index < count;
 }
 
-int run(const TournamentOptions& o) {
+// The flags that need no file: 0, or 2 having said what is wrong. `sprt` gets --sprt's test.
+int flag_problem(const TournamentOptions& o, v1::Sprt& sprt) {
   if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
     std::cerr << "referee tournament: " << why << "\n";
     return 2;
@@ -89,30 +90,37 @@ int run(const TournamentOptions& o) {
               << " (0: until the schedule ends), not " << *o.sprt_max_pairs << "\n";
     return 2;
   }
-  TournamentRun run;
-  std::string error;
-  v1::Sprt sprt;
   if (!o.sprt.empty() && !parse_sprt(o.sprt, sprt)) {
     std::cerr << "referee tournament: --sprt must be ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA (e.g. "
                  "0,5 or 0,5,0.05,0.05), not '"
               << o.sprt << "'\n";
     return 2;
   }
-  const auto file_flags = [&](v1::Tournament& t) {
-    for (const std::string& c : o.candidates) t.add_candidates(c);
-    if (!o.sprt.empty()) {
-      const uint32_t max_pairs = t.sprt().max_pairs();
-      *t.mutable_sprt() = sprt;
-      t.mutable_sprt()->set_max_pairs(max_pairs);
-    }
-    if (o.sprt_max_pairs && t.has_sprt())
-      t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(*o.sprt_max_pairs));
-    if (!o.sprt_against.empty() && t.has_sprt()) {
-      t.mutable_sprt()->clear_against();
-      for (const std::string& name : o.sprt_against) t.mutable_sprt()->add_against(name);
-    }
-  };
-  if (!load_tournament(o.file, run.def, &error, file_flags)) {
+  return 0;
+}
+
+// What the flags change in the file as it is read: candidates and the SPRT.
+void apply_file_flags(const TournamentOptions& o, const v1::Sprt& sprt, v1::Tournament& t) {
+  for (const std::string& c : o.candidates) t.add_candidates(c);
+  if (!o.sprt.empty()) {
+    const uint32_t max_pairs = t.sprt().max_pairs();
+    *t.mutable_sprt() = sprt;
+    t.mutable_sprt()->set_max_pairs(max_pairs);
+  }
+  if (o.sprt_max_pairs && t.has_sprt())
+    t.mutable_sprt()->set_max_pairs(static_cast<uint32_t>(*o.sprt_max_pairs));
+  if (!o.sprt_against.empty() && t.has_sprt()) {
+    t.mutable_sprt()->clear_against();
+    for (const std::string& name : o.sprt_against) t.mutable_sprt()->add_against(name);
+  }
+}
+
+// The file read with the flags applied, and the flags that depend on it (the SPRT's, --shard):
+// 0, or 2 having said what is wrong.
+int load_definition(const TournamentOptions& o, const v1::Sprt& sprt, TournamentRun& run) {
+  std::string error;
+  if (!load_tournament(o.file, run.def, &error,
+                       [&](v1::Tournament& t) { apply_file_flags(o, sprt, t); })) {
     std::cerr << "referee tournament: " << error << "\n";
     return 2;
   }
@@ -132,7 +140,11 @@ int run(const TournamentOptions& o) {
                  "and a seed drawn at random would differ from shard to shard\n";
     return 2;
   }
-  // The flags give every started bot its confinement; what a bot's entry in the file sets wins.
+  return 0;
+}
+
+// The flags give every started bot its confinement; what a bot's entry in the file sets wins.
+void confine_bots(const TournamentOptions& o, TournamentRun& run) {
   const Confinement flags = confinement_from(o.confinement);
   for (int i = 0; i < static_cast<int>(run.def.bots.size()); ++i) {
     BotSpec& bot = run.def.bots[static_cast<size_t>(i)];
@@ -157,6 +169,11 @@ int run(const TournamentOptions& o) {
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
   }
+}
+
+// The output folder (a shard's own below the file's), hidden from every bot with the run's
+// other paths; false, having said why, when a bot's confinement cannot be made.
+bool place_output(const TournamentOptions& o, TournamentRun& run) {
   run.out_dir = !o.out.empty() ? o.out : run.def.out_dir;
   if (o.out.empty() && run.shard_count > 1)
     run.out_dir +=
@@ -164,7 +181,12 @@ int run(const TournamentOptions& o) {
   std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
   for (const HiddenPath& own : own_output_files()) hidden.push_back(own);
   for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
-  if (!check_confinement(run.def.bots, "referee tournament")) return 1;
+  return check_confinement(run.def.bots, "referee tournament");
+}
+
+// The flags of how the run goes (concurrency, resume and the seed, output, idle bots, syncs):
+// 0, or 2 having said what is wrong.
+int set_run_flags(const TournamentOptions& o, TournamentRun& run) {
   run.concurrency = o.concurrency > 0 ? o.concurrency : run.def.concurrency;
   run.resume = o.resume;
   settle_seed(run);
@@ -182,6 +204,17 @@ int run(const TournamentOptions& o) {
     return 2;
   }
   run.sync_interval = std::chrono::milliseconds(o.sync_interval_ms);
+  return 0;
+}
+
+int run(const TournamentOptions& o) {
+  v1::Sprt sprt;
+  TournamentRun run;
+  if (const int code = flag_problem(o, sprt)) return code;
+  if (const int code = load_definition(o, sprt, run)) return code;
+  confine_bots(o, run);
+  if (!place_output(o, run)) return 1;
+  if (const int code = set_run_flags(o, run)) return code;
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tournament(run, stop);
   if (code == 130 && stop_signal()) return 128 + stop_signal();

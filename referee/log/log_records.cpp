@@ -175,7 +175,8 @@ void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
   if (!output.empty()) set_output(f->mutable_output(), output);
 }
 
-void log_match_end(MatchLog& log, const LogEnd& end) {
+void log_match_end(MatchLog& log, const MatchEnding& end, std::span<const uint64_t> off_turn_cpu_us,
+                   const std::vector<bool>& frozen_off_turn) {
   v1::LogMatchEnd* me = log.add().mutable_match_end();
   me->set_reason(end.reason);
   me->set_winner_side(end.winner_side);
@@ -183,10 +184,10 @@ void log_match_end(MatchLog& log, const LogEnd& end) {
   for (int v : end.placements) me->add_placements(static_cast<uint32_t>(v));
   me->set_hands_played(static_cast<uint32_t>(end.hands_played));
   me->set_duration_ms(static_cast<uint64_t>(end.duration.count()));
-  me->set_fault_seat(end.fault_seat);
-  if (end.fault_seat >= 0) me->set_fault_kind(end.fault_kind);
-  for (uint64_t us : end.off_turn_cpu_us) me->add_off_turn_cpu_us(us);
-  for (bool frozen : end.frozen_off_turn) me->add_frozen_off_turn(frozen);
+  me->set_fault_seat(end.fault ? end.fault->seat : -1);
+  if (end.fault) me->set_fault_kind(end.fault->kind);
+  for (uint64_t us : off_turn_cpu_us) me->add_off_turn_cpu_us(us);
+  for (bool frozen : frozen_off_turn) me->add_frozen_off_turn(frozen);
 }
 
 void log_bot_output(MatchLog& log, int seat, std::string text, uint64_t dropped_bytes,

@@ -16,6 +16,7 @@
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
 #include "log/match_log.h"
+#include "match/match_ending.h"
 #include "process/resource_limits.h"
 
 namespace allfives::referee {
@@ -78,20 +79,11 @@ void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const 
 void log_fault(MatchLog& log, Format format, int seat, v1::FaultKind kind,
                const std::string& reason, int hand_index, const LogPrinted& output = {});
 
-// How the match ended. `fault_seat` -1 and `fault_kind` UNSPECIFIED when no seat faulted.
-struct LogEnd {
-  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
-  int winner_side = -1;
-  std::span<const int> scores, placements;
-  int hands_played = 0;
-  std::chrono::milliseconds duration{0};
-  int fault_seat = -1;
-  v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
-  // Per seat, from the CPU guard (empty when no seat was guarded).
-  std::vector<uint64_t> off_turn_cpu_us;
-  std::vector<bool> frozen_off_turn;
-};
-void log_match_end(MatchLog& log, const LogEnd& end);
+// How the match ended, and per seat what the CPU guard measured of it off its turn (both empty
+// when no seat was guarded).
+void log_match_end(MatchLog& log, const MatchEnding& end,
+                   std::span<const uint64_t> off_turn_cpu_us = {},
+                   const std::vector<bool>& frozen_off_turn = {});
 
 // A bot process's standard error, already made valid UTF-8 (`invalid_utf8_bytes` replaced),
 // with what the capture dropped.

@@ -3,23 +3,15 @@
 // once, so every layer that reads results agrees with the one that made them.
 #pragma once
 
-#include <chrono>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "allfives/v1/common.pb.h"
 #include "match/decision_timing.h"
+#include "match/match_ending.h"
 
 namespace allfives::referee {
-
-// A bot's misbehaviour: which seat, what kind (common.proto FaultKind), why in plain words.
-struct Fault {
-  int seat = -1;
-  v1::FaultKind kind = v1::FAULT_KIND_UNSPECIFIED;
-  std::string reason;  // plain words
-};
 
 // What a bot said of itself in its Hello.
 struct BotHello {
@@ -27,15 +19,9 @@ struct BotHello {
   std::string version;
 };
 
-struct MatchResult {
-  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
-  int winner_side = -1;         // -1: a draw or no result
-  std::vector<int> scores;      // per side
-  std::vector<int> placements;  // per side, 1 = first, equal for ties; a faulting side last
-  std::optional<Fault> fault;
-  int hands_played = 0;
+// How the match ended (match_ending.h), and what only the runner's callers need.
+struct MatchResult : MatchEnding {
   int decisions = 0;
-  std::chrono::milliseconds duration{0};
   std::vector<BotHello> hellos;        // per seat
   std::vector<DecisionTiming> timing;  // per seat: its decision times
 };

@@ -628,22 +628,10 @@ void Runner::tell_the_end() {
 }
 
 void Runner::write_end() {
-  LogEnd end;
-  end.reason = result_.reason;
-  end.winner_side = result_.winner_side;
-  end.scores = result_.scores;
-  end.placements = result_.placements;
-  end.hands_played = result_.hands_played;
-  end.duration = result_.duration;
-  if (result_.fault) {
-    end.fault_seat = result_.fault->seat;
-    end.fault_kind = result_.fault->kind;
-  }
-  if (guard_->active()) {
-    end.off_turn_cpu_us = guard_->off_turn_cpu_us();
-    end.frozen_off_turn = guard_->frozen_off_turn();
-  }
-  log_match_end(log_, end);
+  if (guard_->active())
+    log_match_end(log_, result_, guard_->off_turn_cpu_us(), guard_->frozen_off_turn());
+  else
+    log_match_end(log_, result_);
 
   // Each process's output outside its decisions once, under the first seat it plays.
   for (ProcessOutput& o : outputs_) {

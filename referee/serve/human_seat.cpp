@@ -239,7 +239,7 @@ class HumanBot final : public bot::Bot {
 
   void on_match_end(const bot::MatchEndInfo& m) override {
     std::lock_guard lock(seat_.mu);
-    MatchEndFacts f;
+    MatchEnding f;
     f.reason = m.reason == "target"       ? v1::MATCH_END_REASON_TARGET
                : m.reason == "hand_limit" ? v1::MATCH_END_REASON_HAND_LIMIT
                : m.reason == "fault"      ? v1::MATCH_END_REASON_FAULT
@@ -247,11 +247,14 @@ class HumanBot final : public bot::Bot {
     f.winner_side = m.winner_side;
     f.scores = m.scores;
     f.placements = m.placements;
-    f.fault_seat = m.fault_seat;
-    f.fault_reason = m.fault_reason;
     // The seat is not told the fault's kind; its own time-out it knows. The match command's
     // account follows at once, with the kind.
-    if (m.fault_seat == seat_.table.seat && seat_.timed_out) f.fault_kind = v1::FAULT_KIND_TIMEOUT;
+    if (m.fault_seat >= 0)
+      f.fault =
+          Fault{m.fault_seat,
+                m.fault_seat == seat_.table.seat && seat_.timed_out ? v1::FAULT_KIND_TIMEOUT
+                                                                    : v1::FAULT_KIND_UNSPECIFIED,
+                m.fault_reason};
     explain_end(seat_.table, f);
     seat_.decision_seq = -1;
     seat_.publish_locked();
@@ -487,18 +490,7 @@ HumanSeat::Arrival HumanSeat::wait_for_person(const std::atomic<bool>& stop, mil
 void HumanSeat::match_over(const MatchResult& r) {
   std::lock_guard lock(impl_->mu);
   HumanTable& t = impl_->table;
-  MatchEndFacts f;
-  f.reason = r.reason;
-  f.winner_side = r.winner_side;
-  f.scores = r.scores;
-  f.placements = r.placements;
-  f.hands_played = r.hands_played;
-  if (r.fault) {
-    f.fault_seat = r.fault->seat;
-    f.fault_kind = r.fault->kind;
-    f.fault_reason = r.fault->reason;
-  }
-  explain_end(t, f);
+  explain_end(t, r);
   impl_->decision_seq = -1;
   impl_->finished_log = impl_->log_path;
   t.replay = !impl_->log_path.empty() && r.reason != v1::MATCH_END_REASON_UNSPECIFIED;

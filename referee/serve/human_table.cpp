@@ -52,34 +52,37 @@ std::string fault_sentence(v1::FaultKind kind) {
   }
 }
 
-void explain_fault(HumanTable& t, const MatchEndFacts& f) {
+void explain_fault(HumanTable& t, const MatchEnding& f) {
   const int n = num_players(t.config.format);
   const int my_side = side_of(t.config.format, t.seat);
-  const bool mine = f.fault_seat == t.seat;
-  const bool partner = !mine && f.fault_seat >= 0 && f.fault_seat < n &&
-                       side_of(t.config.format, f.fault_seat) == my_side;
+  const int fault_seat = f.fault ? f.fault->seat : -1;
+  const v1::FaultKind fault_kind = f.fault ? f.fault->kind : v1::FAULT_KIND_UNSPECIFIED;
+  const std::string fault_reason = f.fault ? f.fault->reason : "";
+  const bool mine = fault_seat == t.seat;
+  const bool partner =
+      !mine && fault_seat >= 0 && fault_seat < n && side_of(t.config.format, fault_seat) == my_side;
   if (mine) {
     t.outcome = "lost";
-    if (f.fault_kind == v1::FAULT_KIND_TIMEOUT) {
+    if (fault_kind == v1::FAULT_KIND_TIMEOUT) {
       t.headline = "You ran out of time";
       const long long bank_s = t.bank_at_decision.count() / 1000;
       t.detail = "The " + std::to_string(t.move_time.count() / 1000) + " s a move may take" +
                  (bank_s > 0 ? " and the " + std::to_string(bank_s) + " s left in your bank"
                              : std::string(" (your bank was empty)")) +
                  " passed without a play, so the match is lost by forfeit.";
-    } else if (f.fault_kind == v1::FAULT_KIND_DISCONNECT) {
+    } else if (fault_kind == v1::FAULT_KIND_DISCONNECT) {
       t.headline = "You left the table";
       t.detail = "Your seat stopped answering the referee, so the match is lost by forfeit.";
     } else {
       t.headline = "You forfeited";
-      t.detail = "Your seat " + fault_sentence(f.fault_kind) + ", so the match is lost.";
+      t.detail = "Your seat " + fault_sentence(fault_kind) + ", so the match is lost.";
     }
     return;
   }
-  const std::string who = name_of(t, f.fault_seat);
+  const std::string who = name_of(t, fault_seat);
   const std::string why =
-      who + " " + fault_sentence(f.fault_kind) + "." +
-      (f.fault_reason.empty() ? "" : " The referee's record: " + f.fault_reason + ".");
+      who + " " + fault_sentence(fault_kind) + "." +
+      (fault_reason.empty() ? "" : " The referee's record: " + fault_reason + ".");
   if (partner) {
     t.outcome = "lost";
     t.headline = "Your partner " + who + " forfeited";
@@ -136,7 +139,7 @@ std::string play_words(const HumanTable& t, int seat, Tile tile, End end, bool o
                      : "");
 }
 
-void explain_end(HumanTable& t, const MatchEndFacts& f) {
+void explain_end(HumanTable& t, const MatchEnding& f) {
   t.over = true;
   t.to_move = -1;
   t.legal = PlayList{};

@@ -14,6 +14,7 @@
 #include "allfives/core/state.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/common.pb.h"
+#include "match/match_ending.h"
 
 namespace allfives::referee::serve {
 
@@ -34,19 +35,6 @@ struct LastPlay {
   bool opened = false;  // the hand's first tile
   int count = 0;
   int points = 0;
-};
-
-// How a match ended, as the seat hears it from the referee (MatchEnd) or, more precisely,
-// from the result of the match (MatchResult) once the match command has it.
-struct MatchEndFacts {
-  v1::MatchEndReason reason = v1::MATCH_END_REASON_UNSPECIFIED;
-  int winner_side = -1;
-  std::vector<int> scores;
-  std::vector<int> placements;  // per side, 1 = first (may be empty)
-  int fault_seat = -1;
-  v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;  // UNSPECIFIED: not told
-  std::string fault_reason;
-  int hands_played = 0;
 };
 
 struct HumanTable {
@@ -91,8 +79,10 @@ void note(HumanTable& t, std::string text);
 std::string play_words(const HumanTable& t, int seat, Tile tile, End end, bool opened, int count,
                        int points);
 
-// The end of the match in words: sets over, outcome, headline and detail.
-void explain_end(HumanTable& t, const MatchEndFacts& facts);
+// The end of the match in words: sets over, outcome, headline and detail. `end` as the seat
+// hears it from the referee (MatchEnd, where a fault's kind is not told: UNSPECIFIED) or, more
+// precisely, the result of the match (MatchResult) once the match command has it.
+void explain_end(HumanTable& t, const MatchEnding& end);
 
 // The clock of a decision in progress, for the page: what is left of the move time and of
 // the bank (the move's time is used first).

@@ -4,6 +4,7 @@
 #include "allfives/wire/convert.h"
 #include "log/json_text.h"
 #include "match/match_result.h"
+#include "tournament/index_entry.h"
 
 #include <algorithm>
 #include <cctype>
@@ -145,78 +146,93 @@ struct EloFit {
   Matrix covariance;         // of the uncentred ratings (natural units); differences use it
 };
 
-// Bradley-Terry with the prior of kEloPriorDraws, by Newton's method with backtracking (the
-// log-likelihood is strictly concave thanks to the prior). n[i][j]: games between i and j;
-// w[i][j]: i's score in them (wins + draws / 2).
-EloFit fit_elo(const Matrix& n, const Matrix& w) {
-  const size_t m = n.size();
-  const double k = kEloPriorDraws;
-  std::vector<double> theta(m, 0.0);
-  auto loglik = [&](const std::vector<double>& t) {
+// The Bradley-Terry model with the prior of kEloPriorDraws (a draw against a virtual opponent
+// of rating 0 for each bot). n[i][j]: games between i and j; w[i][j]: i's score in them
+// (wins + draws / 2). Ratings in natural units.
+class BradleyTerry {
+ public:
+  BradleyTerry(const Matrix& n, const Matrix& w) : n_(n), w_(w), m_(n.size()) {}
+
+  double loglik(const std::vector<double>& t) const {
     double l = 0;
-    for (size_t i = 0; i < m; ++i) {
-      l += k * 0.5 * (log_sigmoid(t[i]) + log_sigmoid(-t[i]));
-      for (size_t j = i + 1; j < m; ++j)
-        if (n[i][j] > 0)
-          l += w[i][j] * log_sigmoid(t[i] - t[j]) + w[j][i] * log_sigmoid(t[j] - t[i]);
+    for (size_t i = 0; i < m_; ++i) {
+      l += k_ * 0.5 * (log_sigmoid(t[i]) + log_sigmoid(-t[i]));
+      for (size_t j = i + 1; j < m_; ++j)
+        if (n_[i][j] > 0)
+          l += w_[i][j] * log_sigmoid(t[i] - t[j]) + w_[j][i] * log_sigmoid(t[j] - t[i]);
     }
     return l;
-  };
-  // The negated Hessian (the observed information) and the gradient at t.
-  auto information = [&](const std::vector<double>& t, std::vector<double>* grad) {
-    Matrix a(m, std::vector<double>(m, 0.0));
-    if (grad) grad->assign(m, 0.0);
-    for (size_t i = 0; i < m; ++i) {
+  }
+
+  // The negated Hessian (the observed information) and, if asked, the gradient at t.
+  Matrix information(const std::vector<double>& t, std::vector<double>* grad) const {
+    Matrix a(m_, std::vector<double>(m_, 0.0));
+    if (grad) grad->assign(m_, 0.0);
+    for (size_t i = 0; i < m_; ++i) {
       const double s = sigmoid(t[i]);
-      a[i][i] += k * s * (1 - s);
-      if (grad) (*grad)[i] += k * (0.5 - s);
-      for (size_t j = 0; j < m; ++j) {
-        if (j == i || n[i][j] <= 0) continue;
+      a[i][i] += k_ * s * (1 - s);
+      if (grad) (*grad)[i] += k_ * (0.5 - s);
+      for (size_t j = 0; j < m_; ++j) {
+        if (j == i || n_[i][j] <= 0) continue;
         const double p = sigmoid(t[i] - t[j]);
-        a[i][i] += n[i][j] * p * (1 - p);
-        a[i][j] -= n[i][j] * p * (1 - p);
-        if (grad) (*grad)[i] += w[i][j] - n[i][j] * p;
+        a[i][i] += n_[i][j] * p * (1 - p);
+        a[i][j] -= n_[i][j] * p * (1 - p);
+        if (grad) (*grad)[i] += w_[i][j] - n_[i][j] * p;
       }
     }
     return a;
-  };
+  }
 
-  double current = loglik(theta);
-  Matrix l;
-  for (int iter = 0; iter < 200; ++iter) {
-    std::vector<double> grad;
-    const Matrix a = information(theta, &grad);
-    if (!cholesky(a, l)) break;  // cannot happen with k > 0
-    const std::vector<double> step = cholesky_solve(l, grad);
-    double size = 0;
-    for (double d : step) size = std::max(size, std::abs(d));
+  // The maximum of the log-likelihood, by Newton's method with backtracking (it is strictly
+  // concave thanks to the prior).
+  std::vector<double> maximum() const {
+    std::vector<double> theta(m_, 0.0);
+    double current = loglik(theta);
+    Matrix l;
+    for (int iter = 0; iter < 200; ++iter) {
+      std::vector<double> grad;
+      const Matrix a = information(theta, &grad);
+      if (!cholesky(a, l)) break;  // cannot happen with k > 0
+      const std::vector<double> step = cholesky_solve(l, grad);
+      double size = 0;
+      for (double d : step) size = std::max(size, std::abs(d));
+      if (!line_search(theta, step, current) || size < 1e-12) break;
+    }
+    return theta;
+  }
+
+ private:
+  // Moves theta along step, halving it until the likelihood does not fall; false if it never
+  // stops falling.
+  bool line_search(std::vector<double>& theta, const std::vector<double>& step,
+                   double& current) const {
     double t = 1.0;
-    bool moved = false;
     for (int halvings = 0; halvings < 60; ++halvings, t /= 2) {
       std::vector<double> next = theta;
-      for (size_t i = 0; i < m; ++i) next[i] += t * step[i];
+      for (size_t i = 0; i < m_; ++i) next[i] += t * step[i];
       const double value = loglik(next);
       if (value >= current) {
         theta = std::move(next);
         current = value;
-        moved = true;
-        break;
+        return true;
       }
     }
-    if (!moved || size < 1e-12) break;
+    return false;
   }
 
-  EloFit fit;
-  fit.elo.assign(m, 0.0);
-  fit.ci95.assign(m, 0.0);
-  if (m == 0) return fit;
-  double mean = 0;
-  for (double t : theta) mean += t;
-  mean /= static_cast<double>(m);
-  for (size_t i = 0; i < m; ++i) fit.elo[i] = (theta[i] - mean) * kEloPerNatural;
+  const Matrix& n_;
+  const Matrix& w_;
+  const size_t m_;
+  const double k_ = kEloPriorDraws;
+};
 
-  // Covariance of the centred ratings: C A^-1 C with C = I - 11'/m.
-  if (!cholesky(information(theta, nullptr), l)) return fit;
+// The inverse of the information at the maximum (the covariance of the uncentred ratings), and
+// from it the 95% half widths of the centred ratings: C A^-1 C with C = I - 11'/m. False when
+// the information is not positive definite.
+bool fit_covariance(const Matrix& information, EloFit& fit) {
+  const size_t m = information.size();
+  Matrix l;
+  if (!cholesky(information, l)) return false;
   Matrix inv(m);
   for (size_t j = 0; j < m; ++j) {
     std::vector<double> e(m, 0.0);
@@ -236,6 +252,23 @@ EloFit fit_elo(const Matrix& n, const Matrix& w) {
     const double var = std::max(0.0, inv[i][i] - 2 * row_mean[i] + all_mean);
     fit.ci95[i] = kZ95 * std::sqrt(var) * kEloPerNatural;
   }
+  return true;
+}
+
+// Bradley-Terry ratings (centred, in Elo) with their 95% intervals.
+EloFit fit_elo(const Matrix& n, const Matrix& w) {
+  const size_t m = n.size();
+  const BradleyTerry model(n, w);
+  const std::vector<double> theta = model.maximum();
+  EloFit fit;
+  fit.elo.assign(m, 0.0);
+  fit.ci95.assign(m, 0.0);
+  if (m == 0) return fit;
+  double mean = 0;
+  for (double t : theta) mean += t;
+  mean /= static_cast<double>(m);
+  for (size_t i = 0; i < m; ++i) fit.elo[i] = (theta[i] - mean) * kEloPerNatural;
+  fit_covariance(model.information(theta, nullptr), fit);
   return fit;
 }
 
@@ -346,17 +379,8 @@ void StandingsAccumulator::add(const v1::IndexEntry& e) {
   mirrored_.add(e);
   if (e.timing_size() == e.match().seat_bots_size())
     for (int seat = 0; seat < e.timing_size(); ++seat) {
-      const v1::SeatTiming& st = e.timing(seat);
-      DecisionTiming t;
-      t.decisions = st.decisions();
-      t.total_us = st.total_us();
-      t.max_us = st.max_us();
-      t.near_deadline = st.near_deadline();
-      t.max_bank_used_ms = st.bank_used_ms();
-      for (int i = 0; i < st.bucket_size() && i < st.bucket_count_size(); ++i)
-        t.buckets[st.bucket(i)] += st.bucket_count(i);
       BotStanding& r = rows_[e.match().seat_bots(seat)];
-      r.timing.merge(t);
+      r.timing.merge(decision_timing(e.timing(seat)));
     }
   if (first_) {
     s_.tournament_name = e.tournament_name();
@@ -414,11 +438,14 @@ void StandingsAccumulator::add(const v1::IndexEntry& e) {
         }
 }
 
-Standings StandingsAccumulator::finish() const {
-  Standings s = s_;
-  std::map<std::string, BotStanding> rows = rows_;
-  const auto& pairs = pairs_;
-  // Elo over the pairwise games, bots in name order.
+namespace {
+
+using PairTable = std::map<std::pair<std::string, std::string>, HeadToHead>;
+
+// The rows with their games, Elo and intervals (Bradley-Terry over the pairwise games, bots in
+// name order), ranked by Elo then name, neighbours the fit cannot tell apart marked tied, and
+// the covariance of the ratings in rank order, into s.
+void rank_bots(std::map<std::string, BotStanding> rows, const PairTable& pairs, Standings& s) {
   std::vector<std::string> names;
   for (const auto& [name, row] : rows) names.push_back(name);
   std::map<std::string, size_t> index;
@@ -446,7 +473,6 @@ Standings StandingsAccumulator::finish() const {
     const double diff = std::abs(fit.elo[i] - fit.elo[j]) / kEloPerNatural;
     return diff <= kZ95 * std::sqrt(std::max(0.0, var));
   };
-
   for (auto& [name, row] : rows) s.bots.push_back(std::move(row));
   std::stable_sort(s.bots.begin(), s.bots.end(), [](const BotStanding& a, const BotStanding& b) {
     if (elo_key(a.elo) != elo_key(b.elo)) return elo_key(a.elo) > elo_key(b.elo);
@@ -455,21 +481,28 @@ Standings StandingsAccumulator::finish() const {
   for (size_t i = 0; i + 1 < s.bots.size(); ++i)
     if (tied(s.bots[i].name, s.bots[i + 1].name))
       s.bots[i].tied = s.bots[i].tied_with_next = s.bots[i + 1].tied = true;
-  if (!fit.covariance.empty()) {
-    s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
-    for (size_t i = 0; i < s.bots.size(); ++i)
-      for (size_t j = 0; j < s.bots.size(); ++j)
-        s.elo_covariance[i][j] = fit.covariance[index[s.bots[i].name]][index[s.bots[j].name]] *
-                                 kEloPerNatural * kEloPerNatural;
-  }
+  if (fit.covariance.empty()) return;
+  s.elo_covariance.assign(s.bots.size(), std::vector<double>(s.bots.size(), 0.0));
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = 0; j < s.bots.size(); ++j)
+      s.elo_covariance[i][j] = fit.covariance[index[s.bots[i].name]][index[s.bots[j].name]] *
+                               kEloPerNatural * kEloPerNatural;
+}
+
+// The cross table in rank order.
+void fill_cross(const PairTable& pairs, Standings& s) {
   s.cross.assign(s.bots.size(), std::vector<HeadToHead>(s.bots.size()));
   for (size_t i = 0; i < s.bots.size(); ++i)
     for (size_t j = 0; j < s.bots.size(); ++j) {
       const auto it = pairs.find({s.bots[i].name, s.bots[j].name});
       if (it != pairs.end()) s.cross[i][j] = it->second;
     }
-  // Pairings, the higher ranked bot first.
-  const auto& mirrored = mirrored_.pairings();
+}
+
+// Pairings, the higher ranked bot first: pentanomial over mirrored pairs where there are any,
+// else trinomial over the games.
+void fill_pairings(const PairBook& book, Standings& s) {
+  const auto& mirrored = book.pairings();
   for (size_t i = 0; i < s.bots.size(); ++i)
     for (size_t j = i + 1; j < s.bots.size(); ++j) {
       const HeadToHead& h = s.cross[i][j];
@@ -490,10 +523,19 @@ Standings StandingsAccumulator::finish() const {
       }
       s.pairings.push_back(std::move(p));
     }
-  if (mirrored_.unpaired() > 0 && !mirrored.empty())
-    s.notes.push_back(std::to_string(mirrored_.unpaired()) +
+  if (book.unpaired() > 0 && !mirrored.empty())
+    s.notes.push_back(std::to_string(book.unpaired()) +
                       " match(es) without their mirrored partner are left out of the pair "
                       "statistics");
+}
+
+}  // namespace
+
+Standings StandingsAccumulator::finish() const {
+  Standings s = s_;
+  rank_bots(rows_, pairs_, s);
+  fill_cross(pairs_, s);
+  fill_pairings(mirrored_, s);
   return s;
 }
 

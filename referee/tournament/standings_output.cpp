@@ -565,9 +565,89 @@ std::string sprt_json(const SprtSummary& t) {
   return out;
 }
 
+// A JSON array of standings.json, an element a line ("[]" when empty).
+std::string json_rows(const std::vector<std::string>& rows) {
+  if (rows.empty()) return "[]";
+  std::string out = "[";
+  for (size_t i = 0; i < rows.size(); ++i) out += (i ? ",\n    " : "\n    ") + rows[i];
+  return out + "\n  ]";
+}
+
+// A bot's forfeits by kind, every kind of common.proto named by its word.
+std::string forfeits_json(const BotStanding& b) {
+  std::string out = "{";
+  const char* sep = "";
+  for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
+    if (!v1::FaultKind_IsValid(k)) continue;
+    out += sep + json_string(describe(static_cast<v1::FaultKind>(k))) + ": " +
+           std::to_string(b.forfeits[k]);
+    sep = ", ";
+  }
+  return out + "}";
+}
+
+std::string bot_json(const BotStanding& b, size_t rank) {
+  return "{\"rank\": " + std::to_string(rank) + ", \"name\": " + json_string(b.name) +
+         ", \"matches\": " + std::to_string(b.matches) + ", \"wins\": " + std::to_string(b.wins) +
+         ", \"losses\": " + std::to_string(b.losses) + ", \"draws\": " + std::to_string(b.draws) +
+         ", \"forfeits\": " + std::to_string(b.forfeits_total) +
+         ", \"forfeits_by_kind\": " + forfeits_json(b) +
+         ", \"points_for\": " + fixed_text(b.points_for, 0) +
+         ", \"points_against\": " + fixed_text(b.points_against, 2) +
+         ", \"avg_points_for\": " + fixed_text(b.avg_points_for(), 2) +
+         ", \"avg_points_against\": " + fixed_text(b.avg_points_against(), 2) +
+         ", \"games\": " + std::to_string(b.games) +
+         ", \"game_score\": " + fixed_text(b.game_score, 1) + ", \"elo\": " + fixed_text(b.elo, 1) +
+         ", \"elo_ci95\": " + fixed_text(b.elo_ci95, 1) +
+         ", \"statistical_tie\": " + (b.tied ? "true" : "false") +
+         ", \"timing\": " + timing_json(b.timing) + "}";
+}
+
+// Every ordered pair of bots that met, bot by bot.
+std::vector<std::string> head_to_head_rows(const Standings& s) {
+  std::vector<std::string> rows;
+  for (size_t i = 0; i < s.bots.size(); ++i)
+    for (size_t j = 0; j < s.bots.size(); ++j) {
+      const HeadToHead& h = s.cross[i][j];
+      if (i == j || h.games() == 0) continue;
+      rows.push_back("{\"bot\": " + json_string(s.bots[i].name) + ", \"opponent\": " +
+                     json_string(s.bots[j].name) + ", \"wins\": " + std::to_string(h.wins) +
+                     ", \"losses\": " + std::to_string(h.losses) +
+                     ", \"draws\": " + std::to_string(h.draws) + "}");
+    }
+  return rows;
+}
+
+std::string pairing_json(const PairingStats& p) {
+  const EloEstimate& e = p.estimate;
+  std::string out =
+      "{\"bot\": " + json_string(p.bot) + ", \"opponent\": " + json_string(p.opponent) +
+      ", \"model\": " + (p.pentanomial ? "\"pentanomial\"" : "\"trinomial\"") + ", \"pairs\": [";
+  for (size_t k = 0; k < 5; ++k) {
+    if (k) out += ", ";
+    out += std::to_string(p.pairs.n[k]);
+  }
+  out += "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
+         ", \"draws\": " + std::to_string(p.games.draws) +
+         ", \"losses\": " + std::to_string(p.games.losses) +
+         "}, \"samples\": " + std::to_string(e.samples) +
+         ", \"score\": " + json_number(e.score, 6) + ", \"elo\": " + json_estimate(e.elo, 2) +
+         ", \"interval\": " + (e.has_interval() ? "true" : "false") +
+         ", \"elo_lower\": " + json_estimate(e.elo_lower, 2) +
+         ", \"elo_upper\": " + json_estimate(e.elo_upper, 2) +
+         ", \"nelo\": " + json_estimate(e.nelo, 2) +
+         ", \"nelo_ci95\": " + json_number(e.nelo_ci95, 2) + ", \"los\": " + json_number(e.los, 6) +
+         ", \"verdict\": \"" + verdict_word(e.verdict()) + "\"}";
+  return out;
+}
+
 }  // namespace
 
 std::string standings_json(const Standings& s) {
+  std::vector<std::string> bots, pairings, sprts;
+  for (size_t i = 0; i < s.bots.size(); ++i) bots.push_back(bot_json(s.bots[i], i + 1));
+  for (const PairingStats& p : s.pairings) pairings.push_back(pairing_json(p));
+  for (const SprtSummary& t : s.sprt) sprts.push_back(sprt_json(t));
   std::string out = "{\n";
   out += "  \"tournament_name\": " + json_string(s.tournament_name) + ",\n";
   out += "  \"tournament_hash\": " + json_string(s.tournament_hash) + ",\n";
@@ -575,76 +655,10 @@ std::string standings_json(const Standings& s) {
   out += "  \"matches\": " + std::to_string(s.matches) + ",\n";
   out += "  \"elo_prior_draws\": " + fixed_text(kEloPriorDraws, 2) + ",\n";
   out += "  \"anchor\": " + json_string(s.anchor) + ",\n";
-  out += "  \"bots\": [";
-  for (size_t i = 0; i < s.bots.size(); ++i) {
-    const BotStanding& b = s.bots[i];
-    out += i ? ",\n    {" : "\n    {";
-    out += "\"rank\": " + std::to_string(i + 1) + ", \"name\": " + json_string(b.name) +
-           ", \"matches\": " + std::to_string(b.matches) + ", \"wins\": " + std::to_string(b.wins) +
-           ", \"losses\": " + std::to_string(b.losses) + ", \"draws\": " + std::to_string(b.draws) +
-           ", \"forfeits\": " + std::to_string(b.forfeits_total) + ", \"forfeits_by_kind\": {";
-    const char* sep = "";
-    for (int k = 1; k < v1::FaultKind_ARRAYSIZE; ++k) {
-      if (!v1::FaultKind_IsValid(k)) continue;
-      out += sep + json_string(describe(static_cast<v1::FaultKind>(k))) + ": " +
-             std::to_string(b.forfeits[k]);
-      sep = ", ";
-    }
-    out += "}, \"points_for\": " + fixed_text(b.points_for, 0) +
-           ", \"points_against\": " + fixed_text(b.points_against, 2) +
-           ", \"avg_points_for\": " + fixed_text(b.avg_points_for(), 2) +
-           ", \"avg_points_against\": " + fixed_text(b.avg_points_against(), 2) +
-           ", \"games\": " + std::to_string(b.games) +
-           ", \"game_score\": " + fixed_text(b.game_score, 1) +
-           ", \"elo\": " + fixed_text(b.elo, 1) + ", \"elo_ci95\": " + fixed_text(b.elo_ci95, 1) +
-           ", \"statistical_tie\": " + (b.tied ? "true" : "false") +
-           ", \"timing\": " + timing_json(b.timing) + "}";
-  }
-  out += s.bots.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"head_to_head\": [";
-  bool any = false;
-  for (size_t i = 0; i < s.bots.size(); ++i)
-    for (size_t j = 0; j < s.bots.size(); ++j) {
-      const HeadToHead& h = s.cross[i][j];
-      if (i == j || h.games() == 0) continue;
-      out += any ? ",\n    {" : "\n    {";
-      any = true;
-      out += "\"bot\": " + json_string(s.bots[i].name) +
-             ", \"opponent\": " + json_string(s.bots[j].name) +
-             ", \"wins\": " + std::to_string(h.wins) + ", \"losses\": " + std::to_string(h.losses) +
-             ", \"draws\": " + std::to_string(h.draws) + "}";
-    }
-  out += any ? "\n  ],\n" : "],\n";
-  out += "  \"pairings\": [";
-  for (size_t i = 0; i < s.pairings.size(); ++i) {
-    const PairingStats& p = s.pairings[i];
-    const EloEstimate& e = p.estimate;
-    out += i ? ",\n    {" : "\n    {";
-    out += "\"bot\": " + json_string(p.bot) + ", \"opponent\": " + json_string(p.opponent) +
-           ", \"model\": " + (p.pentanomial ? "\"pentanomial\"" : "\"trinomial\"") +
-           ", \"pairs\": [";
-    for (size_t k = 0; k < 5; ++k) {
-      if (k) out += ", ";
-      out += std::to_string(p.pairs.n[k]);
-    }
-    out += "], \"games\": {\"wins\": " + std::to_string(p.games.wins) +
-           ", \"draws\": " + std::to_string(p.games.draws) +
-           ", \"losses\": " + std::to_string(p.games.losses) +
-           "}, \"samples\": " + std::to_string(e.samples) +
-           ", \"score\": " + json_number(e.score, 6) + ", \"elo\": " + json_estimate(e.elo, 2) +
-           ", \"interval\": " + (e.has_interval() ? "true" : "false") +
-           ", \"elo_lower\": " + json_estimate(e.elo_lower, 2) +
-           ", \"elo_upper\": " + json_estimate(e.elo_upper, 2) +
-           ", \"nelo\": " + json_estimate(e.nelo, 2) +
-           ", \"nelo_ci95\": " + json_number(e.nelo_ci95, 2) +
-           ", \"los\": " + json_number(e.los, 6) + ", \"verdict\": \"" + verdict_word(e.verdict()) +
-           "\"}";
-  }
-  out += s.pairings.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"sprt\": [";
-  for (size_t i = 0; i < s.sprt.size(); ++i)
-    out += (i ? ",\n    " : "\n    ") + sprt_json(s.sprt[i]);
-  out += s.sprt.empty() ? "],\n" : "\n  ],\n";
+  out += "  \"bots\": " + json_rows(bots) + ",\n";
+  out += "  \"head_to_head\": " + json_rows(head_to_head_rows(s)) + ",\n";
+  out += "  \"pairings\": " + json_rows(pairings) + ",\n";
+  out += "  \"sprt\": " + json_rows(sprts) + ",\n";
   out += "  \"notes\": [";
   for (size_t i = 0; i < s.notes.size(); ++i) out += (i ? ", " : "") + json_string(s.notes[i]);
   out += "]\n}\n";

@@ -20,13 +20,13 @@
 #include <sstream>
 #include <string_view>
 
-#include "allfives/wire/convert.h"
 #include "bots/bot_pool.h"
 #include "log/match_log.h"
 #include "match/match_runner.h"
 #include "match/match_terms.h"
 #include "process/private_dir.h"
 #include "tournament/gauntlet.h"
+#include "tournament/index_entry.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/progress.h"
@@ -34,46 +34,13 @@
 #include "tournament/shard_peers.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
+#include "tournament/worker_messages.h"
 #include "tournament/worker_processes.h"
 
 namespace allfives::referee {
 namespace {
 
 namespace fs = std::filesystem;
-
-v1::IndexEntry index_entry(const TournamentRun& run, const v1::ScheduledMatch& m,
-                           const MatchResult& r, const std::string& log_file) {
-  v1::IndexEntry e;
-  *e.mutable_match() = m;
-  e.set_reason(r.reason);
-  e.set_winner_side(r.winner_side);
-  for (int s : r.scores) e.add_scores(static_cast<uint32_t>(s));
-  for (int p : r.placements) e.add_placements(static_cast<uint32_t>(p));
-  e.set_fault_seat(r.fault ? r.fault->seat : -1);
-  if (r.fault) {
-    e.set_fault_kind(r.fault->kind);
-    e.set_fault_reason(r.fault->reason);
-  }
-  e.set_log_file(log_file);
-  e.set_duration_ms(static_cast<uint64_t>(r.duration.count()));
-  e.set_hands_played(static_cast<uint32_t>(r.hands_played));
-  e.set_tournament_hash(run.def.hash);
-  e.set_format(wire::to_proto(run.def.config.format));
-  e.set_tournament_name(run.def.proto.name());
-  for (const DecisionTiming& t : r.timing) {
-    v1::SeatTiming* st = e.add_timing();
-    st->set_decisions(t.decisions);
-    st->set_total_us(t.total_us);
-    st->set_max_us(t.max_us);
-    st->set_near_deadline(t.near_deadline);
-    st->set_bank_used_ms(t.max_bank_used_ms);
-    for (const auto& [bucket, count] : t.buckets) {
-      st->add_bucket(bucket);
-      st->add_bucket_count(count);
-    }
-  }
-  return e;
-}
 
 // The referee's own peak resident memory (bots not included), from /proc.
 long peak_rss_kib() {
@@ -172,7 +139,7 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
     return std::nullopt;
   }
   if (r.reason == v1::MATCH_END_REASON_ABORTED) return std::nullopt;
-  return index_entry(run, m, r, log_file);
+  return index_entry(run.def, m, r, log_file);
 }
 
 // What changed in the bot list since the definition last run in the output folder (its
@@ -215,14 +182,23 @@ std::string removed_bots_hint(const TournamentRun& run) {
 // How often a shard with an SPRT reads the other shards' indexes (ShardPeers).
 constexpr std::chrono::milliseconds kPeerPollInterval{250};
 
-// Lines a worker sends after its last result (see worker_main).
-constexpr std::string_view kPeakLine = "peak_rss_kib ";
-constexpr std::string_view kReplacedLine = "replaced ";
-constexpr std::string_view kStartedLine = "started ";
+// What a worker counted over its run (worker_messages.proto), once its bots are stopped.
+worker::WorkerReport worker_report(const BotPool& pool, size_t bots) {
+  worker::WorkerReport report;
+  report.set_peak_rss_kib(peak_rss_kib());
+  uint32_t started = 0, for_new_deals = 0;
+  for (size_t b = 0; b < bots; ++b) {
+    report.add_replaced(static_cast<uint32_t>(pool.replaced(static_cast<int>(b))));
+    started += static_cast<uint32_t>(pool.started(static_cast<int>(b)));
+    for_new_deals += static_cast<uint32_t>(pool.started_for_new_deals(static_cast<int>(b)));
+  }
+  report.set_started(started);
+  report.set_started_for_new_deals(for_new_deals);
+  return report;
+}
 
-// One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON),
-// index entries out (one per line, as JSON), then its peak memory, how many instances of each
-// bot it replaced, and how many it started in all and for deals no idle instance may play.
+// One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON), a
+// record per finished match out (worker_messages.proto), then its report.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
                 const std::atomic<bool>& stop) {
   std::string error;
@@ -259,23 +235,12 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
       code = 1;
       break;
     }
-    if (!e || !write_fully(results_fd, to_json_line(*e) + "\n")) break;
+    if (!e || !write_record(results_fd, result_record(*e))) break;
   }
   std::free(line);
   if (in) std::fclose(in);
   pool.shutdown();
-  std::string trailer = std::string(kPeakLine) + std::to_string(peak_rss_kib()) + "\n";
-  for (size_t b = 0; b < run.def.bots.size(); ++b)
-    if (const int k = pool.replaced(static_cast<int>(b)); k > 0)
-      trailer += std::string(kReplacedLine) + std::to_string(b) + " " + std::to_string(k) + "\n";
-  int started = 0, for_new_deals = 0;
-  for (size_t b = 0; b < run.def.bots.size(); ++b) {
-    started += pool.started(static_cast<int>(b));
-    for_new_deals += pool.started_for_new_deals(static_cast<int>(b));
-  }
-  trailer += std::string(kStartedLine) + std::to_string(started) + " " +
-             std::to_string(for_new_deals) + "\n";
-  write_fully(results_fd, trailer);
+  write_record(results_fd, report_record(worker_report(pool, run.def.bots.size())));
   ::close(results_fd);
   return stop.load() ? 130 : code;
 }
@@ -453,6 +418,354 @@ class StartupWatch {
   std::map<std::string, std::vector<v1::IndexEntry>> held_;
 };
 
+// The output folder made ready for a run: matches/ created, and the folder's lock, held for the
+// whole run (two referees would play every match twice). Explains on stderr and returns
+// nothing when it cannot be.
+std::unique_ptr<FolderLock> open_output_folder(const TournamentRun& run) {
+  const fs::path out(run.out_dir);
+  std::error_code ec;
+  fs::create_directories(out / kMatchesFolder, ec);
+  if (ec) {
+    std::cerr << "referee tournament: cannot create " << (out / kMatchesFolder).string() << ": "
+              << ec.message() << "\n";
+    return nullptr;
+  }
+  std::string error;
+  std::unique_ptr<FolderLock> lock = FolderLock::acquire(run.out_dir, &error);
+  if (!lock) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return nullptr;
+  }
+  // Socket folders of referees that died (kill -9) are removed, ours are made anew; said only
+  // when asked (they are not this run's, and may be another run's of the same user).
+  for (const std::string& note : sweep_stale_private_dirs())
+    if (run.verbose) std::cerr << "referee tournament: " << note << "\n";
+  return lock;
+}
+
+// The matches of the schedule already finished in the output folder.
+struct Finished {
+  std::vector<v1::IndexEntry> entries;  // each once, in the index's order
+  std::vector<bool> by_ordinal;         // one bit a match of the schedule
+  uint64_t mine = 0;                    // how many of them are this shard's
+};
+
+// What is already finished here: nothing for a fresh run; the index for a resume. A torn last
+// line (a kill mid-write) is dropped and cut off the same way in both cases, so nothing is ever
+// appended to it. Explains on stderr and returns nothing when the folder cannot be resumed.
+std::optional<Finished> read_finished(const TournamentRun& run, const Schedule& schedule,
+                                      const ShardSlice& shard) {
+  const std::string index_path = output_path(run.out_dir, kIndexFile);
+  Finished f;
+  std::vector<std::string> notes;
+  std::string error;
+  if (!read_index(index_path, /*repair=*/true, f.entries, notes, &error)) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return std::nullopt;
+  }
+  for (const std::string& note : notes) std::cerr << note << "\n";
+  if (!f.entries.empty() && !run.resume) {
+    std::cerr << "referee tournament: " << run.out_dir << " already holds " << f.entries.size()
+              << " finished matches; add --resume to continue that tournament, or choose another "
+                 "--out\n";
+    return std::nullopt;
+  }
+  if (!check_earlier_matches(run, f.entries, schedule, index_path)) return std::nullopt;
+  // The schedule is generated match by match from its ordinal, never stored: what grows with
+  // it is one bit a match, which of this shard's matches are finished. An index that holds a
+  // match twice (written without the folder lock) counts it once.
+  f.by_ordinal.assign(schedule.size(), false);
+  std::erase_if(f.entries, [&](const v1::IndexEntry& e) {
+    const uint64_t ordinal = *schedule.ordinal_of(e.match());
+    if (f.by_ordinal[ordinal]) return true;
+    f.by_ordinal[ordinal] = true;
+    f.mine += shard.holds(ordinal) ? 1 : 0;
+    return false;
+  });
+  return f;
+}
+
+// The definition as run (its seed included) into the output folder's tournament.txtpb.
+bool write_definition_copy(const TournamentRun& run) {
+  std::string text, error;
+  google::protobuf::TextFormat::PrintToString(run.def.proto, &text);
+  if (!write_file_checked(output_path(run.out_dir, kDefinitionFile),
+                          "# As run; hash " + run.def.hash + "\n" + text, &error)) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return false;
+  }
+  return true;
+}
+
+// The run's first line: how many matches, how many left, the seed's origin, the folder.
+void announce(const TournamentRun& run, uint64_t mine, uint64_t finished_mine) {
+  const TournamentDef& def = run.def;
+  std::cerr << "tournament " << def.proto.name() << ": " << mine << " matches"
+            << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
+                                          std::to_string(run.shard_count)
+                                    : "")
+            << ", " << mine - finished_mine << " to play, " << run.concurrency << " at once, seed "
+            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
+            << " -> " << run.out_dir << "\n";
+}
+
+// One run of the tournament once its folder is ready: the finished matches folded in, the rest
+// played by worker processes, each result recorded as it arrives, and the end reported.
+class TournamentPlay {
+ public:
+  TournamentPlay(const TournamentRun& run, const Schedule& schedule, const ShardSlice& shard,
+                 Finished finished, const std::atomic<bool>& stop)
+      : run_(run),
+        def_(run.def),
+        schedule_(schedule),
+        shard_(shard),
+        index_path_(output_path(run.out_dir, kIndexFile)),
+        finished_(std::move(finished.by_ordinal)),
+        finished_mine_(finished.mine),
+        stop_(stop),
+        progress_(static_cast<int>(shard.size()), static_cast<int>(finished.mine)),
+        sprt_(run.def, schedule.pairings(), finished.mine, shard.size()),
+        totals_(run.def.bots.size()) {
+    for (size_t i = 0; i < def_.bots.size(); ++i)
+      bot_index_[def_.bots[i].display_name] = static_cast<int>(i);
+    fold_in(finished.entries);
+  }
+
+  // Plays what is left; the process exit code of run_tournament.
+  int play();
+
+ private:
+  void fold_in(const std::vector<v1::IndexEntry>& earlier);
+  bool follow_peers_first();
+  void poll_peers();
+  void count_committed();
+  std::optional<std::string> job(size_t i);
+  bool on_record(const std::string& record);
+  WorkerOutcome play_rest(bool nothing_left);
+  void report_bots() const;
+  void resume_hint(const char* prefix) const;
+  void print_peak() const;
+  int write_standings();
+
+  const TournamentRun& run_;
+  const TournamentDef& def_;
+  const Schedule& schedule_;
+  const ShardSlice& shard_;
+  const std::string index_path_;
+  const std::vector<bool> finished_;  // by ordinal
+  const uint64_t finished_mine_;
+  const std::atomic<bool>& stop_;
+  BotIndex bot_index_;
+  Progress progress_;
+  // Standings grow with the bots, not the matches: each result is folded in as it arrives.
+  StandingsAccumulator standings_;
+  SprtRun sprt_;
+  StartupWatch startups_;
+  std::unique_ptr<ShardPeers> peers_;
+  std::chrono::steady_clock::time_point last_poll_ =
+      std::chrono::steady_clock::now() - std::chrono::hours(1);
+  std::unique_ptr<IndexWriter> index_;
+  WorkerTotals totals_;
+  bool failed_ = false;
+};
+
+void TournamentPlay::fold_in(const std::vector<v1::IndexEntry>& earlier) {
+  for (const v1::IndexEntry& e : earlier) {
+    progress_.add_earlier(e);
+    standings_.add(e);
+    sprt_.add_earlier(e);
+    startups_.add_earlier(e);
+  }
+}
+
+// A sharded SPRT follows the merged test: the other shards' finished matches count too. True
+// when the SPRT was already over (a resumed test that was decided plays nothing more).
+bool TournamentPlay::follow_peers_first() {
+  if (sprt_.active() && run_.shard_count > 1)
+    peers_ = std::make_unique<ShardPeers>(def_, run_.out_dir);
+  poll_peers();
+  if (!sprt_.active()) return false;
+  sprt_.show(progress_);
+  if (!sprt_.over()) return false;
+  std::cerr << "the SPRT was already over in " << index_path_
+            << (peers_ ? " and the other shards' folders (" + std::to_string(peers_->reading()) +
+                             " read)"
+                       : std::string())
+            << "; nothing left to play\n";
+  return true;
+}
+
+void TournamentPlay::poll_peers() {
+  if (!peers_ || std::chrono::steady_clock::now() - last_poll_ < kPeerPollInterval) return;
+  last_poll_ = std::chrono::steady_clock::now();
+  std::vector<std::string> peer_notes;
+  for (const v1::IndexEntry& e : peers_->poll(peer_notes)) sprt_.add_peer(e);
+  for (const std::string& note : peer_notes) std::cerr << "referee tournament: " << note << "\n";
+  if (!run_.quiet) sprt_.show(progress_);
+}
+
+// Results count once IndexWriter has their log and index line on disk: the standings, the
+// SPRT and the progress line all count the same matches.
+void TournamentPlay::count_committed() {
+  for (const v1::IndexEntry& e : index_->take_committed()) {
+    standings_.add(e);
+    sprt_.add_committed(e);
+    if (!run_.quiet) {
+      if (sprt_.active()) sprt_.show(progress_);
+      progress_.add(e);
+    }
+  }
+}
+
+// The job line of the shard's i-th match; nothing for a finished one or one of a pairing whose
+// test is over (it gets no new match).
+std::optional<std::string> TournamentPlay::job(size_t i) {
+  if (finished_[shard_.ordinal(i)]) return std::nullopt;
+  const v1::ScheduledMatch m = schedule_.at(shard_.ordinal(i));
+  poll_peers();
+  if (sprt_.skips(m)) return std::nullopt;
+  return to_json_line(m);
+}
+
+// A worker's record: a result is recorded, a report added up. False: hand out no more matches.
+bool TournamentPlay::on_record(const std::string& record) {
+  worker::WorkerMessage message;
+  std::string why;
+  if (!parse_worker_message(record, &message, &why) ||
+      (message.has_report() && !totals_.add(message.report(), &why))) {
+    std::cerr << "referee tournament: a worker's message cannot be read: " << why << "\n";
+    failed_ = true;
+    return false;
+  }
+  if (message.has_report()) return true;
+  for (v1::IndexEntry& x : startups_.take(std::move(*message.mutable_result()))) {
+    sprt_.add_arrived(x);
+    index_->submit(std::move(x));
+  }
+  count_committed();
+  poll_peers();
+  // Once every test is over no new match is handed out; matches under way finish and are kept.
+  return !sprt_.over() && index_->failed().empty() && startups_.never_started(false).empty();
+}
+
+WorkerOutcome TournamentPlay::play_rest(bool nothing_left) {
+  const uint64_t mine = shard_.size();
+  const uint64_t todo = nothing_left ? 0 : mine - finished_mine_;
+  const int n = static_cast<int>(
+      std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run_.concurrency), todo)));
+  const std::vector<int> cpus = run_.affinity ? usable_cpus() : std::vector<int>{};
+  // Worker w plays this shard's matches w, w + n, w + 2n... (JobDealer), and the schedule
+  // cycles through its (pairing, rotation) lanes in the same order on every deal: so each
+  // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
+  // worker 0 plays rotation 0 of every pairing and worker 1 rotation 1), and its pool reuses each
+  // instance on every deal without ever giving it a deal it has played (bots/bot_pool.h).
+  return run_workers(
+      todo == 0 ? 0 : n, todo == 0 ? 0 : mine, lane_period(schedule_, run_.shard_count, n),
+      [&](size_t i) { return job(i); },
+      [&](int worker, int jobs_fd, int results_fd) {
+        if (run_.affinity && !cpus.empty())
+          pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
+        return worker_main(jobs_fd, results_fd, run_, bot_index_, stop_);
+      },
+      [&](const std::string& record) { return on_record(record); }, stop_);
+}
+
+// The seed (only now: it deals every match, and the referee's output may be a file a bot can
+// read; it is hidden from the sandboxes as well, but not a copy a pipe makes), then what the
+// workers reported of the bots' instances.
+void TournamentPlay::report_bots() const {
+  std::cerr << "seed " << def_.proto.seed()
+            << (run_.seed_origin.empty() ? "" : " (" + run_.seed_origin + ")") << "\n";
+  for (size_t b = 0; b < def_.bots.size(); ++b)
+    if (totals_.replaced[b] > 0)
+      std::cerr << "bot " << def_.bots[b].display_name << ": " << totals_.replaced[b]
+                << " instance(s) replaced after a fault or crash\n";
+  if (totals_.started > 0)
+    std::cerr << "bot processes started: " << totals_.started << " ("
+              << totals_.started_for_new_deals
+              << " because every idle instance of the bot had played the match's deals)\n";
+}
+
+void TournamentPlay::resume_hint(const char* prefix) const {
+  std::cerr << prefix << "Finished matches are kept in " << index_path_
+            << "; continue with: referee tournament " << def_.path << " --resume --out "
+            << run_.out_dir << "\n";
+}
+
+void TournamentPlay::print_peak() const {
+  const long own_peak_kib = peak_rss_kib();
+  const long worker_peak_kib = totals_.peak_rss_kib;
+  std::cerr << "referee peak memory: " << std::max(own_peak_kib, worker_peak_kib)
+            << " KiB (the largest of this process and its match workers; this process "
+            << own_peak_kib << " KiB, "
+            << (worker_peak_kib > 0
+                    ? "the largest worker " + std::to_string(worker_peak_kib) + " KiB"
+                    : std::string("no worker reported"))
+            << ")\n";
+}
+
+// The standings on stdout and in the folder's files, and each SPRT's report in sprt.txt.
+int TournamentPlay::write_standings() {
+  std::string error;
+  Standings table = standings_.finish();
+  table.sprt = sprt_.summaries();
+  std::cout << format_standings_table(table);
+  if (!write_standings_files(run_.out_dir, table, &error)) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return 1;
+  }
+  if (sprt_.active()) {
+    std::string report;
+    for (const SprtSummary& t : table.sprt) report += sprt_report(t);
+    if (!write_file_checked(output_path(run_.out_dir, "sprt.txt"), report, &error)) {
+      std::cerr << "referee tournament: " << error << "\n";
+      return 1;
+    }
+  }
+  std::cout << "Logs and standings: " << run_.out_dir << "\n";
+  print_peak();
+  return 0;
+}
+
+int TournamentPlay::play() {
+  const bool nothing_left = follow_peers_first();
+  std::string error;
+  index_ = IndexWriter::open(index_path_, run_.out_dir, &error, run_.sync_interval);
+  if (!index_) {
+    std::cerr << "referee tournament: " << error << "\n";
+    return 1;
+  }
+  index_->sync_with_next_commit(output_path(run_.out_dir, kDefinitionFile));
+  const WorkerOutcome outcome = play_rest(nothing_left);
+  if (!index_->close(&error)) {
+    std::cerr << "referee tournament: " << error
+              << "; the run stopped (matches not on disk will be played again)\n";
+    failed_ = true;
+  }
+  count_committed();
+  if (!outcome.ok) {
+    std::cerr << "referee tournament: " << outcome.error << "\n";
+    failed_ = true;
+  }
+  if (!run_.quiet) progress_.finish();
+  report_bots();
+  if (failed_) {
+    resume_hint("");
+    return 1;
+  }
+  if (const std::string never = startups_.never_started(true); !never.empty() && !stop_.load()) {
+    std::cerr << "referee tournament: " << never << ".\n";
+    resume_hint("");
+    return 1;
+  }
+  if (stop_.load()) {
+    resume_hint("stopped. ");
+    print_peak();
+    return 130;
+  }
+  return write_standings();
+}
+
 }  // namespace
 
 void settle_seed(TournamentRun& run) {
@@ -508,278 +821,15 @@ std::vector<HiddenPath> tournament_hidden_paths(const TournamentRun& run) {
 }
 
 int run_tournament(const TournamentRun& run, const std::atomic<bool>& stop) {
-  const TournamentDef& def = run.def;
-  const fs::path out(run.out_dir);
-  std::error_code ec;
-  fs::create_directories(out / kMatchesFolder, ec);
-  if (ec) {
-    std::cerr << "referee tournament: cannot create " << (out / kMatchesFolder).string() << ": "
-              << ec.message() << "\n";
-    return 1;
-  }
-  const std::string index_path = (out / kIndexFile).string();
-  std::string error;
-  // One referee per folder, for the whole run: two would play every match twice.
-  const std::unique_ptr<FolderLock> lock = FolderLock::acquire(run.out_dir, &error);
-  if (!lock) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  // Socket folders of referees that died (kill -9) are removed, ours are made anew; said only
-  // when asked (they are not this run's, and may be another run's of the same user).
-  for (const std::string& note : sweep_stale_private_dirs())
-    if (run.verbose) std::cerr << "referee tournament: " << note << "\n";
-
-  // What is already finished here: nothing for a fresh run; the index for a resume. A torn last
-  // line (a kill mid-write) is dropped and cut off the same way in both cases, so nothing is
-  // ever appended to it.
-  std::vector<v1::IndexEntry> earlier;
-  std::vector<std::string> notes;
-  if (!read_index(index_path, /*repair=*/true, earlier, notes, &error)) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  for (const std::string& note : notes) std::cerr << note << "\n";
-  if (!earlier.empty() && !run.resume) {
-    std::cerr << "referee tournament: " << run.out_dir << " already holds " << earlier.size()
-              << " finished matches; add --resume to continue that tournament, or choose another "
-                 "--out\n";
-    return 1;
-  }
-  // The schedule is generated match by match from its ordinal, never stored: what grows with
-  // it is one bit a match, which of this shard's matches are finished.
-  const Schedule schedule(def);
-  if (!check_earlier_matches(run, earlier, schedule, index_path)) return 1;
-  {
-    std::string text;
-    google::protobuf::TextFormat::PrintToString(def.proto, &text);
-    if (!write_file_checked((out / kDefinitionFile).string(),
-                            "# As run; hash " + def.hash + "\n" + text, &error)) {
-      std::cerr << "referee tournament: " << error << "\n";
-      return 1;
-    }
-  }
-
+  const std::unique_ptr<FolderLock> lock = open_output_folder(run);
+  if (!lock) return 1;
+  const Schedule schedule(run.def);
   const ShardSlice shard(schedule.size(), schedule.rotations(), run.shard_index, run.shard_count);
-  const uint64_t mine = shard.size();
-  std::vector<bool> finished(schedule.size(), false);  // by ordinal
-  uint64_t finished_mine = 0;
-  // An index that holds a match twice (written without the folder lock) counts it once.
-  std::erase_if(earlier, [&](const v1::IndexEntry& e) {
-    const uint64_t ordinal = *schedule.ordinal_of(e.match());
-    if (finished[ordinal]) return true;
-    finished[ordinal] = true;
-    finished_mine += shard.holds(ordinal) ? 1 : 0;
-    return false;
-  });
-  bool nothing_left = false;
-
-  BotIndex bot_index;
-  for (size_t i = 0; i < def.bots.size(); ++i)
-    bot_index[def.bots[i].display_name] = static_cast<int>(i);
-
-  std::cerr << "tournament " << def.proto.name() << ": " << mine << " matches"
-            << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
-                                          std::to_string(run.shard_count)
-                                    : "")
-            << ", " << mine - finished_mine << " to play, " << run.concurrency << " at once, seed "
-            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
-            << " -> " << run.out_dir << "\n";
-
-  Progress progress(static_cast<int>(mine), static_cast<int>(finished_mine));
-  // Standings grow with the bots, not the matches: each result is folded in as it arrives.
-  StandingsAccumulator standings;
-  SprtRun sprt(def, schedule.pairings(), finished_mine, mine);
-  StartupWatch startups;
-  for (const v1::IndexEntry& e : earlier) {
-    progress.add_earlier(e);
-    standings.add(e);
-    sprt.add_earlier(e);
-    startups.add_earlier(e);
-  }
-  earlier = {};
-  // A sharded SPRT follows the merged test: the other shards' finished matches count too.
-  std::unique_ptr<ShardPeers> peers;
-  if (sprt.active() && run.shard_count > 1) peers = std::make_unique<ShardPeers>(def, run.out_dir);
-  auto last_poll = std::chrono::steady_clock::now() - std::chrono::hours(1);
-  auto poll_peers = [&] {
-    if (!peers || std::chrono::steady_clock::now() - last_poll < kPeerPollInterval) return;
-    last_poll = std::chrono::steady_clock::now();
-    std::vector<std::string> peer_notes;
-    for (const v1::IndexEntry& e : peers->poll(peer_notes)) sprt.add_peer(e);
-    for (const std::string& note : peer_notes) std::cerr << "referee tournament: " << note << "\n";
-    if (!run.quiet) sprt.show(progress);
-  };
-  poll_peers();
-  if (sprt.active()) {
-    sprt.show(progress);
-    // A resumed test that was already decided plays nothing more of its pairing.
-    if (sprt.over()) {
-      std::cerr << "the SPRT was already over in " << index_path
-                << (peers ? " and the other shards' folders (" + std::to_string(peers->reading()) +
-                                " read)"
-                          : std::string())
-                << "; nothing left to play\n";
-      nothing_left = true;
-    }
-  }
-
-  std::unique_ptr<IndexWriter> index =
-      IndexWriter::open(index_path, run.out_dir, &error, run.sync_interval);
-  if (!index) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  index->sync_with_next_commit((out / kDefinitionFile).string());
-  bool failed = false;
-  // Results count once IndexWriter has their log and index line on disk: the standings, the
-  // SPRT and the progress line all count the same matches.
-  auto count_committed = [&] {
-    for (const v1::IndexEntry& e : index->take_committed()) {
-      standings.add(e);
-      sprt.add_committed(e);
-      if (!run.quiet) {
-        if (sprt.active()) sprt.show(progress);
-        progress.add(e);
-      }
-    }
-  };
-  long worker_peak_kib = 0;  // the largest a match worker reported
-  std::vector<int> replaced(def.bots.size(), 0);
-  int started = 0, for_new_deals = 0;
-  auto on_result = [&](const std::string& line) {
-    if (line.rfind(kStartedLine, 0) == 0) {
-      int k = 0, d = 0;
-      if (std::sscanf(line.c_str() + kStartedLine.size(), "%d %d", &k, &d) == 2) {
-        started += k;
-        for_new_deals += d;
-      }
-      return true;
-    }
-    if (line.rfind(kPeakLine, 0) == 0) {
-      worker_peak_kib = std::max(worker_peak_kib, std::atol(line.c_str() + kPeakLine.size()));
-      return true;
-    }
-    if (line.rfind(kReplacedLine, 0) == 0) {
-      size_t b = 0;
-      int k = 0;
-      if (std::sscanf(line.c_str() + kReplacedLine.size(), "%zu %d", &b, &k) == 2 &&
-          b < replaced.size())
-        replaced[b] += k;
-      return true;
-    }
-    v1::IndexEntry e;
-    std::string why;
-    if (!from_json_line(line, &e, &why)) {
-      std::cerr << "referee tournament: a worker's result cannot be read: " << why << "\n";
-      failed = true;
-      return false;
-    }
-    for (v1::IndexEntry& x : startups.take(std::move(e))) {
-      sprt.add_arrived(x);
-      index->submit(std::move(x));
-    }
-    count_committed();
-    poll_peers();
-    // Once every test is over no new match is handed out; matches under way finish and are kept.
-    return !sprt.over() && index->failed().empty() && startups.never_started(false).empty();
-  };
-  const uint64_t todo = nothing_left ? 0 : mine - finished_mine;
-  const int n = static_cast<int>(
-      std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run.concurrency), todo)));
-  const std::vector<int> cpus = run.affinity ? usable_cpus() : std::vector<int>{};
-  // Worker w plays this shard's matches w, w + n, w + 2n... (JobDealer), and the schedule
-  // cycles through its (pairing, rotation) lanes in the same order on every deal: so each
-  // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
-  // worker 0 plays rotation 0 of every pairing and worker 1 rotation 1), and its pool reuses each
-  // instance on every deal without ever giving it a deal it has played (bots/bot_pool.h).
-  const WorkerOutcome outcome = run_workers(
-      todo == 0 ? 0 : n, todo == 0 ? 0 : mine, lane_period(schedule, run.shard_count, n),
-      [&](size_t i) -> std::optional<std::string> {
-        if (finished[shard.ordinal(i)]) return std::nullopt;
-        const v1::ScheduledMatch m = schedule.at(shard.ordinal(i));
-        // A pairing whose test is over gets no new match.
-        poll_peers();
-        if (sprt.skips(m)) return std::nullopt;
-        return to_json_line(m);
-      },
-      [&](int worker, int jobs_fd, int results_fd) {
-        if (run.affinity && !cpus.empty())
-          pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
-        return worker_main(jobs_fd, results_fd, run, bot_index, stop);
-      },
-      on_result, stop);
-  if (!index->close(&error)) {
-    std::cerr << "referee tournament: " << error
-              << "; the run stopped (matches not on disk will be played again)\n";
-    failed = true;
-  }
-  count_committed();
-  if (!outcome.ok) {
-    std::cerr << "referee tournament: " << outcome.error << "\n";
-    failed = true;
-  }
-  if (!run.quiet) progress.finish();
-  // Only now: the seed deals every match, and the referee's output may be a file a bot can read
-  // (it is hidden from the sandboxes as well, but not a copy a pipe makes).
-  std::cerr << "seed " << def.proto.seed()
-            << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")") << "\n";
-  for (size_t b = 0; b < def.bots.size(); ++b)
-    if (replaced[b] > 0)
-      std::cerr << "bot " << def.bots[b].display_name << ": " << replaced[b]
-                << " instance(s) replaced after a fault or crash\n";
-  if (started > 0)
-    std::cerr << "bot processes started: " << started << " (" << for_new_deals
-              << " because every idle instance of the bot had played the match's deals)\n";
-
-  const auto resume_hint = [&](const char* prefix) {
-    std::cerr << prefix << "Finished matches are kept in " << index_path
-              << "; continue with: referee tournament " << def.path << " --resume --out "
-              << run.out_dir << "\n";
-  };
-  if (failed) {
-    resume_hint("");
-    return 1;
-  }
-  if (const std::string never = startups.never_started(true); !never.empty() && !stop.load()) {
-    std::cerr << "referee tournament: " << never << ".\n";
-    resume_hint("");
-    return 1;
-  }
-  const auto print_peak = [&] {
-    const long own_peak_kib = peak_rss_kib();
-    std::cerr << "referee peak memory: " << std::max(own_peak_kib, worker_peak_kib)
-              << " KiB (the largest of this process and its match workers; this process "
-              << own_peak_kib << " KiB, "
-              << (worker_peak_kib > 0
-                      ? "the largest worker " + std::to_string(worker_peak_kib) + " KiB"
-                      : std::string("no worker reported"))
-              << ")\n";
-  };
-  if (stop.load()) {
-    resume_hint("stopped. ");
-    print_peak();
-    return 130;
-  }
-
-  Standings table = standings.finish();
-  table.sprt = sprt.summaries();
-  std::cout << format_standings_table(table);
-  if (!write_standings_files(run.out_dir, table, &error)) {
-    std::cerr << "referee tournament: " << error << "\n";
-    return 1;
-  }
-  if (sprt.active()) {
-    std::string report;
-    for (const SprtSummary& t : table.sprt) report += sprt_report(t);
-    if (!write_file_checked((out / "sprt.txt").string(), report, &error)) {
-      std::cerr << "referee tournament: " << error << "\n";
-      return 1;
-    }
-  }
-  std::cout << "Logs and standings: " << run.out_dir << "\n";
-  print_peak();
-  return 0;
+  std::optional<Finished> finished = read_finished(run, schedule, shard);
+  if (!finished || !write_definition_copy(run)) return 1;
+  announce(run, shard.size(), finished->mine);
+  TournamentPlay play(run, schedule, shard, std::move(*finished), stop);
+  return play.play();
 }
 
 }  // namespace allfives::referee

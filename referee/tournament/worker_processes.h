@@ -18,15 +18,40 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace allfives::referee {
 
 // What worker number `worker` (0, 1, ...) runs: read one job per line from `jobs_fd` until EOF
-// (or until `stop` is raised), write one result line per finished job to `results_fd` (nothing
-// for an abandoned one), and return the worker's exit code.
+// (or until `stop` is raised), write one record per finished job to `results_fd` (nothing for an
+// abandoned one; write_record), and return the worker's exit code. It may write other records
+// (its last report); the parent's on_result tells them apart.
 using WorkerMain = std::function<int(int worker, int jobs_fd, int results_fd)>;
+
+// The records of a worker's result pipe: each a 4-byte little-endian length, then that many
+// bytes (a serialized protobuf message: tournament/worker_messages.proto).
+inline constexpr size_t kMaxRecordBytes = size_t{16} << 20;
+// Writes one record to `fd`; false if it could not be written whole.
+bool write_record(int fd, std::string_view bytes);
+
+// Splits what a pipe delivers, in pieces of any size, into records. A length over
+// kMaxRecordBytes is an error (a corrupt stream): then error() says so and nothing more is read.
+class RecordReader {
+ public:
+  void append(std::string_view bytes) { buffer_.append(bytes); }
+  // The next whole record into *record: true; false when it is not all there yet, or on error.
+  bool next(std::string* record);
+  const std::string& error() const { return error_; }
+  // Bytes received of records not yet whole: at the end of the pipe, a record cut off.
+  size_t pending() const { return buffer_.size() - start_; }
+
+ private:
+  std::string buffer_;
+  size_t start_ = 0;  // where the next record begins in buffer_
+  std::string error_;
+};
 
 struct WorkerOutcome {
   bool ok = true;     // every worker ended normally (or was stopped)
@@ -69,13 +94,15 @@ class JobDealer {
 // Forks `workers` processes running `work` and hands out jobs 0 .. job_count - 1 (`job(i)` is
 // its line, without '\n', made when it is handed out; nothing: job i is skipped) one at a
 // time to each worker that is free, as JobDealer deals them (`lane_period` its period). Calls
-// `on_result(line)` in this process, in the order the results arrive, and stops handing out jobs
-// once it returns false or `stop` is raised (then the workers are sent SIGTERM). Waits for every
-// worker to exit before returning.
+// `on_result(record)` in this process for each record, in the order they arrive; a record
+// frees its worker for the next job. Stops handing out jobs once on_result returns false or
+// `stop` is raised (then the workers are sent SIGTERM). A worker's stream that is not records
+// (a length over the cap, a record cut off by its end) fails the run. Waits for every worker to
+// exit before returning.
 WorkerOutcome run_workers(int workers, size_t job_count, size_t lane_period,
                           const std::function<std::optional<std::string>(size_t)>& job,
                           const WorkerMain& work,
-                          const std::function<bool(const std::string&)>& on_result,
+                          const std::function<bool(const std::string& record)>& on_result,
                           const std::atomic<bool>& stop);
 
 }  // namespace allfives::referee

@@ -1,0 +1,61 @@
+// The end of a match in a person's words (explain_end) takes the match's result as it is
+// (MatchResult, a MatchEnding) and what the seat heard from the referee, where a fault's kind
+// is not told.
+#include <gtest/gtest.h>
+
+#include "match/match_result.h"
+#include "serve/human_table.h"
+
+namespace allfives::referee::serve {
+namespace {
+
+HumanTable table_of_seat_0() {
+  HumanTable t;
+  t.seat = 0;
+  t.config.format = Format::kTwoPlayers;
+  t.names = {"you", "greedy"};
+  t.move_time = std::chrono::milliseconds(5000);
+  return t;
+}
+
+TEST(HumanTable, TheResultOfTheMatchIsExplainedWithItsFaultKind) {
+  HumanTable t = table_of_seat_0();
+  MatchResult r;
+  r.reason = v1::MATCH_END_REASON_FAULT;
+  r.winner_side = 1;
+  r.scores = {10, 20};
+  r.placements = {2, 1};
+  r.fault = Fault{0, v1::FAULT_KIND_TIMEOUT, "no play within 5000 ms"};
+  explain_end(t, r);
+  EXPECT_TRUE(t.over);
+  EXPECT_EQ(t.outcome, "lost");
+  EXPECT_EQ(t.headline, "You ran out of time");
+}
+
+TEST(HumanTable, AnotherSeatsFaultOfAKindNotToldIsStillAWin) {
+  HumanTable t = table_of_seat_0();
+  MatchEnding end;
+  end.reason = v1::MATCH_END_REASON_FAULT;
+  end.winner_side = 0;
+  end.scores = {10, 20};
+  end.fault = Fault{1, v1::FAULT_KIND_UNSPECIFIED, "crashed"};
+  explain_end(t, end);
+  EXPECT_EQ(t.outcome, "won");
+  EXPECT_EQ(t.headline, "You win: greedy forfeited");
+  EXPECT_NE(t.detail.find("The referee's record: crashed."), std::string::npos) << t.detail;
+}
+
+TEST(HumanTable, AMatchWithoutAFaultIsWonOnScores) {
+  HumanTable t = table_of_seat_0();
+  t.config.target = 250;
+  MatchEnding end;
+  end.reason = v1::MATCH_END_REASON_TARGET;
+  end.winner_side = 0;
+  end.scores = {250, 120};
+  explain_end(t, end);
+  EXPECT_EQ(t.outcome, "won");
+  EXPECT_EQ(t.headline, "You won!");
+}
+
+}  // namespace
+}  // namespace allfives::referee::serve
