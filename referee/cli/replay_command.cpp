@@ -53,6 +53,105 @@ int seat_named(const Replay& r, const std::string& who, std::string* error) {
   return found;
 }
 
+// The decision filter --only-bot and --only-missed ask for; false with the reason on stderr.
+bool filter_asked(const ReplayCommandOptions& o, const Replay& replay, DecisionFilter& filter) {
+  filter.higher_only = o.only_missed;
+  if (o.only_bot.empty()) return true;
+  std::string why;
+  filter.seat = seat_named(replay, o.only_bot, &why);
+  if (filter.seat < 0) std::cerr << "referee replay: " << why << "\n";
+  return filter.seat >= 0;
+}
+
+// The frames --hand and --play pick, as [first, last]; false with the reason on stderr.
+bool range_asked(const ReplayCommandOptions& o, const std::vector<Frame>& frames, int& first,
+                 int& last) {
+  first = 0;
+  last = static_cast<int>(frames.size()) - 1;
+  if (!o.hand) return true;
+  std::string why;
+  const int at = find_frame(frames, *o.hand, o.play.value_or(0), &why);
+  if (at < 0) {
+    std::cerr << "referee replay: " << why << "\n";
+    return false;
+  }
+  first = last = at;
+  if (o.play) return true;
+  while (last + 1 < static_cast<int>(frames.size()) &&  // the whole hand
+         frames[static_cast<size_t>(last + 1)].hand == *o.hand - 1 &&
+         frames[static_cast<size_t>(last + 1)].kind != v1::LogRecord::kMatchEnd)
+    ++last;
+  return true;
+}
+
+int write_html_replay(const ReplayCommandOptions& o, const Replay& replay,
+                      const std::vector<Frame>& frames, int viewer, int first,
+                      const DecisionFilter& filter) {
+  if (o.no_decisions && o.only_missed) {
+    std::cerr << "referee replay: --only-missed picks decisions by their plays, which "
+                 "--no-decisions leaves out of the page; drop one of them\n";
+    return 2;
+  }
+  HtmlOptions h;
+  h.viewer = viewer;
+  h.start = first;
+  h.filter = filter;
+  h.decisions = !o.no_decisions;
+  h.output = !o.no_output;
+  const std::string page = render_html(replay, frames, h);
+  std::ofstream out(o.html, std::ios::binary | std::ios::trunc);
+  out << page;
+  out.close();
+  if (!out) {
+    std::cerr << "referee replay: cannot write " << o.html << "\n";
+    return 1;
+  }
+  std::cout << "Wrote " << o.html << " (" << frames.size() << " steps, "
+            << (page.size() + 1023) / 1024 << " KiB)\n";
+  return 0;
+}
+
+TerminalOptions terminal_options(const ReplayCommandOptions& o, int viewer, bool tty_out) {
+  TerminalOptions t;
+  t.viewer = viewer;
+  const char* term = std::getenv("TERM");
+  t.color = o.color == "always" || (o.color == "auto" && tty_out && !std::getenv("NO_COLOR") &&
+                                    !(term && std::string(term) == "dumb"));
+  t.width = o.width.value_or(100);
+  t.decisions = !o.no_decisions;
+  t.output = !o.no_output;
+  return t;
+}
+
+// Steps through frames [first, last] on a terminal, or prints them.
+int show_frames(const ReplayCommandOptions& o, const Replay& replay,
+                const std::vector<Frame>& frames, int first, int last, const TerminalOptions& t,
+                bool tty_out) {
+  if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
+    return run_interactive(replay, frames, first, t);
+  print_frames(replay, frames, first, last, t, std::cout);
+  return std::cout ? 0 : 1;
+}
+
+int show_in_terminal(const ReplayCommandOptions& o, const Replay& replay,
+                     const std::vector<Frame>& frames, int viewer, int first, int last,
+                     const DecisionFilter& filter) {
+  const bool tty_out = ::isatty(STDOUT_FILENO) == 1;
+  const TerminalOptions t = terminal_options(o, viewer, tty_out);
+  if (!filter.active()) return show_frames(o, replay, frames, first, last, t, tty_out);
+  std::vector<Frame> kept;  // only the decisions asked for, in [first, last]
+  for (int i = first; i <= last; ++i)
+    if (filter.keeps(frames[static_cast<size_t>(i)]))
+      kept.push_back(frames[static_cast<size_t>(i)]);
+  if (kept.empty()) {
+    std::cout << render_heading(replay, t) << "\nNo decision of this match is of the kind asked ("
+              << (filter.seat >= 0 ? "seat " + std::to_string(filter.seat) + "'s" : "any seat's")
+              << (filter.higher_only ? ", with a higher-scoring play" : "") << ").\n";
+    return 0;
+  }
+  return show_frames(o, replay, kept, 0, static_cast<int>(kept.size()) - 1, t, tty_out);
+}
+
 int run_replay(const ReplayCommandOptions& o) {
   Replay replay;
   LogError error;
@@ -73,82 +172,10 @@ int run_replay(const ReplayCommandOptions& o) {
     return 1;
   }
   DecisionFilter filter;
-  filter.higher_only = o.only_missed;
-  if (!o.only_bot.empty()) {
-    std::string why;
-    filter.seat = seat_named(replay, o.only_bot, &why);
-    if (filter.seat < 0) {
-      std::cerr << "referee replay: " << why << "\n";
-      return 2;
-    }
-  }
-  int first = 0, last = static_cast<int>(frames.size()) - 1;
-  if (o.hand) {
-    std::string why;
-    const int at = find_frame(frames, *o.hand, o.play.value_or(0), &why);
-    if (at < 0) {
-      std::cerr << "referee replay: " << why << "\n";
-      return 2;
-    }
-    first = at;
-    if (o.play) {
-      last = at;
-    } else {  // the whole hand
-      last = at;
-      while (last + 1 < static_cast<int>(frames.size()) &&
-             frames[static_cast<size_t>(last + 1)].hand == *o.hand - 1 &&
-             frames[static_cast<size_t>(last + 1)].kind != v1::LogRecord::kMatchEnd)
-        ++last;
-    }
-  }
-
-  if (!o.html.empty()) {
-    HtmlOptions h;
-    h.viewer = viewer;
-    h.start = first;
-    h.filter = filter;
-    const std::string page = render_html(replay, frames, h);
-    std::ofstream out(o.html, std::ios::binary | std::ios::trunc);
-    out << page;
-    out.close();
-    if (!out) {
-      std::cerr << "referee replay: cannot write " << o.html << "\n";
-      return 1;
-    }
-    std::cout << "Wrote " << o.html << " (" << frames.size() << " steps, "
-              << (page.size() + 1023) / 1024 << " KiB)\n";
-    return 0;
-  }
-
-  const bool tty_out = ::isatty(STDOUT_FILENO) == 1;
-  TerminalOptions t;
-  t.viewer = viewer;
-  const char* term = std::getenv("TERM");
-  t.color = o.color == "always" || (o.color == "auto" && tty_out && !std::getenv("NO_COLOR") &&
-                                    !(term && std::string(term) == "dumb"));
-  t.width = o.width.value_or(100);
-  t.decisions = !o.no_decisions;
-  t.output = !o.no_output;
-  if (filter.active()) {  // only the decisions asked for, in [first, last]
-    std::vector<Frame> kept;
-    for (int i = first; i <= last; ++i)
-      if (filter.keeps(frames[static_cast<size_t>(i)]))
-        kept.push_back(frames[static_cast<size_t>(i)]);
-    if (kept.empty()) {
-      std::cout << render_heading(replay, t) << "\nNo decision of this match is of the kind asked ("
-                << (filter.seat >= 0 ? "seat " + std::to_string(filter.seat) + "'s" : "any seat's")
-                << (filter.higher_only ? ", with a higher-scoring play" : "") << ").\n";
-      return 0;
-    }
-    if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
-      return run_interactive(replay, kept, 0, t);
-    print_frames(replay, kept, 0, static_cast<int>(kept.size()) - 1, t, std::cout);
-    return std::cout ? 0 : 1;
-  }
-  if (!o.print && tty_out && ::isatty(STDIN_FILENO) == 1)
-    return run_interactive(replay, frames, first, t);
-  print_frames(replay, frames, first, last, t, std::cout);
-  return std::cout ? 0 : 1;
+  int first = 0, last = 0;
+  if (!filter_asked(o, replay, filter) || !range_asked(o, frames, first, last)) return 2;
+  if (!o.html.empty()) return write_html_replay(o, replay, frames, viewer, first, filter);
+  return show_in_terminal(o, replay, frames, viewer, first, last, filter);
 }
 
 }  // namespace
@@ -188,10 +215,12 @@ void add_replay_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(40, 1000));
   cmd->add_flag("--no-decisions", o->no_decisions,
                 "Hide what is shown under each play: the plays the seat had with their points, "
-                "its time, its bank left, the bot's comment and what it printed");
+                "its time, its bank left, the bot's comment and what it printed (with --html: "
+                "left out of the page)");
   cmd->add_flag("--no-output", o->no_output,
                 "Hide the lines each bot printed while its decision was pending (shown under "
-                "the play, and under a fault for the decision that ended in it)");
+                "the play, and under a fault for the decision that ended in it; with --html: left "
+                "out of the page)");
   cmd->add_option("--only-bot", o->only_bot,
                   "Show only the decisions of this seat (a number) or of the bot of this name");
   cmd->add_flag("--only-missed", o->only_missed,

@@ -184,7 +184,7 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
   if (SeatProcess* p = s && s->bot ? s->bot->process() : nullptr;
       p && kind != v1::FAULT_KIND_CRASH) {
-    const std::string limit = p->limit_reached_since(s->limits_before, reason);
+    const std::string limit = p->limit_reached_since(s->limits_before);
     if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
   }
   // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.

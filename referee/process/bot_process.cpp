@@ -381,25 +381,15 @@ std::string ExitStatus::describe() const {
   return text;
 }
 
-std::string limit_reached(const ResourceLimits& limits, const std::string& said,
-                          const LimitEvidence& evidence) {
-  auto says = [&](const char* text) { return said.find(text) != std::string::npos; };
-  if (limits.memory_mib != 0 &&
-      (evidence.oom_kills != 0 || says("std::bad_alloc") || says("MemoryError") ||
-       says("Cannot allocate memory") || says("out of memory"))) {
+std::string limit_reached(const ResourceLimits& limits, const LimitEvidence& evidence) {
+  if (limits.memory_mib != 0 && evidence.oom_kills != 0)
     return "exceeded its memory limit of " + std::to_string(limits.memory_mib) + " MiB";
-  }
-  if (limits.processes != 0 &&
-      (evidence.process_limit_hits != 0 || (says("Resource temporarily unavailable") &&
-                                            (says("fork") || says("thread") || says("clone") ||
-                                             says("system_error") || says("BlockingIOError"))))) {
+  if (limits.processes != 0 && evidence.process_limit_hits != 0)
     return "reached its limit of " + std::to_string(limits.processes) + " processes and threads";
-  }
   return "";
 }
 
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
-                                      const std::string& output_tail,
                                       const LimitEvidence& evidence) {
   const std::string how = status.describe();
   if (status.signaled && status.signal == SIGXFSZ && limits.file_size_mib != 0) {
@@ -407,7 +397,7 @@ std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLi
            how + ")";
   }
   if (!status.signaled && status.code == 0) return how;  // a clean exit is not a limit's doing
-  const std::string limit = limit_reached(limits, output_tail, evidence);
+  const std::string limit = limit_reached(limits, evidence);
   return limit.empty() ? how : limit + " (" + how + ")";
 }
 
@@ -686,12 +676,7 @@ std::string BotProcess::describe_exit() {
   std::lock_guard lock(impl_->mu);
   if (!impl_->check_exited(pid_)) return "running";
   if (impl_->lost) return "exited (status unknown: reaped outside BotProcess)";
-  std::string tail;
-  {
-    std::lock_guard out_lock(impl_->out_mu);
-    tail = impl_->output.last(4096);
-  }
-  return describe_exit_with_limits(impl_->status, impl_->limits, tail, limit_evidence());
+  return describe_exit_with_limits(impl_->status, impl_->limits, limit_evidence());
 }
 
 LimitEvidence BotProcess::limit_evidence() const {
@@ -703,16 +688,11 @@ LimitEvidence BotProcess::limit_evidence() const {
   return evidence;
 }
 
-std::string BotProcess::limit_reached_since(const LimitEvidence& before, const std::string& said) {
+std::string BotProcess::limit_reached_since(const LimitEvidence& before) const {
   LimitEvidence now = limit_evidence();
   now.oom_kills -= std::min(now.oom_kills, before.oom_kills);
   now.process_limit_hits -= std::min(now.process_limit_hits, before.process_limit_hits);
-  std::string text;
-  {
-    std::lock_guard lock(impl_->out_mu);
-    text = impl_->output.last(4096);
-  }
-  return limit_reached(impl_->limits, text + "\n" + said, now);
+  return limit_reached(impl_->limits, now);
 }
 
 CappedOutput::Taken BotProcess::take_output() {

@@ -116,25 +116,21 @@ struct LimitEvidence {
   uint64_t process_limit_hits = 0;  // forks and clones refused at the process limit
 };
 
-// A bot's exit in words, naming the resource limit it ran into when its end points to one:
-// "exceeded its memory limit of 1024 MiB (killed by signal 6 (SIGABRT))". A bot that did not
-// exit cleanly is judged to have hit its memory limit when its memory cgroup counted an OOM
-// kill, its process limit when its pids cgroup refused a fork (`evidence`). The rlimits only
-// make a process fail its allocation, fork or write; which one caused its end is then
-// inferred from the signal (SIGXFSZ: the file size limit) or from the failure its own last
-// output reports (std::bad_alloc, MemoryError, "Cannot allocate memory": memory; "Resource
-// temporarily unavailable" from fork or thread creation: processes). A bot that dies silently
-// after a failed allocation is described by its exit alone.
+// A bot's exit in words, naming the resource limit it ran into when what the referee itself
+// observed points to one: "exceeded its memory limit of 1024 MiB (killed by signal 9
+// (SIGKILL))". A bot that did not exit cleanly is judged to have hit its memory limit when its
+// memory cgroup counted an OOM kill, its process limit when its pids cgroup refused a fork
+// (`evidence`), its file size limit when SIGXFSZ ended it. Never by what the bot wrote (its
+// output, its status messages): a bot could write a runtime's words for a failed allocation
+// to have a limit named that it never reached, or to hide the one it did. Under the rlimit
+// fallback (RLIMIT_AS, RLIMIT_NPROC) a failed allocation or fork is counted nowhere, so such
+// an end is described by the exit alone.
 std::string describe_exit_with_limits(const ExitStatus& status, const ResourceLimits& limits,
-                                      const std::string& output_tail,
                                       const LimitEvidence& evidence = {});
 
-// The resource limit a bot ran into, in words ("reached its limit of 64 processes and threads",
-// "exceeded its memory limit of 1024 MiB"), or "" when nothing points to one: by `evidence`
-// (its cgroups' counts), else by `said` (its output, a status message) reporting a failed
-// allocation, or a failed fork or thread creation, as describe_exit_with_limits judges.
-std::string limit_reached(const ResourceLimits& limits, const std::string& said,
-                          const LimitEvidence& evidence);
+// The resource limit a bot ran into by `evidence` (its cgroups' counts), in words ("reached
+// its limit of 64 processes and threads", "exceeded its memory limit of 1024 MiB"), or "".
+std::string limit_reached(const ResourceLimits& limits, const LimitEvidence& evidence);
 
 // The status waitpid() reported, as an ExitStatus.
 ExitStatus exit_status_of(int wait_status);
@@ -193,9 +189,9 @@ class BotProcess {
   // What the bot's cgroups have counted so far (zeros without them).
   LimitEvidence limit_evidence() const;
   // The limit the bot ran into since `before` (an earlier limit_evidence()), judged by its
-  // cgroups' counts, its output since the last take_output() and `said` (limit_reached()), or
-  // "": for a fault of a bot that did not end (a handler that failed, a turn never answered).
-  std::string limit_reached_since(const LimitEvidence& before, const std::string& said);
+  // cgroups' counts alone (limit_reached()), or "": for a fault of a bot that did not end (a
+  // handler that failed, a turn never answered).
+  std::string limit_reached_since(const LimitEvidence& before) const;
 
   // Everything the bot (and its group) wrote to stdout/stderr since the last call, capped (see
   // LaunchSpec::stderr_cap_bytes), with the count of bytes the cap dropped. Never blocks on the

@@ -70,13 +70,6 @@ CappedOutput::Taken CappedOutput::take(size_t cap) {
   return out;
 }
 
-std::string CappedOutput::last(size_t n) const {
-  std::string all = head_;
-  all.append(tail_, tail_start_);
-  all.append(tail_, 0, tail_start_);
-  return all.size() <= n ? all : all.substr(all.size() - n);
-}
-
 std::string CappedOutput::marker(uint64_t dropped) {
   return "\n[... " + std::to_string(dropped) + " bytes dropped]\n";
 }

@@ -33,8 +33,6 @@ class CappedOutput {
   Taken take(size_t cap);
 
   uint64_t dropped() const { return dropped_; }  // in the current window
-  // The last `n` bytes kept so far (without taking them), e.g. a crash message.
-  std::string last(size_t n) const;
 
   static std::string marker(uint64_t dropped);
 

@@ -140,15 +140,10 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   }
 }
 
-// The bot, between fork and exec. Async-signal-safe calls only.
-[[noreturn]] void bot_child(const Prepared& p, pid_t parent, int out_w, int status_w, int go_r,
-                            int go_w, int info_w) {
-  // Above every descriptor the bot is given (0-2, kSandboxInfoFd and the passed ones).
-  const int above = kSandboxArgsFd + 1;
-  ::close(go_w);
-  if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
-  // Into its cgroups first (while still the referee's user, who may write there): all it
-  // starts after exec is counted there.
+// The bot's child, first steps: into its cgroups (while still the referee's user, who may
+// write there: all it starts after exec is counted there), its rlimits, a user of its own,
+// the parent-death signal, and out of the referee's terminal. Async-signal-safe calls only.
+void child_confine(const Prepared& p, int status_w) {
   for (const std::string& file : p.cgroup_join) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) child_fail(status_w, Stage::kCgroup, errno);
@@ -178,9 +173,11 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
     ::ioctl(tty, TIOCNOTTY);
     ::close(tty);
   }
-  if (getppid() != parent) _exit(127);  // the referee died before prctl took effect
-  // Wait until the referee has started our guardian: if it dies before that, we read EOF and
-  // never exec, so no grandchild can exist without a guardian watching over it.
+}
+
+// Waits until the referee has started our guardian: if it dies before that, we read EOF and
+// never exec, so no grandchild can exist without a guardian watching over it.
+void child_wait_for_go(int go_r) {
   char go = 0;
   ssize_t n;
   do {
@@ -188,55 +185,85 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
   } while (n < 0 && errno == EINTR);
   if (n != 1) _exit(127);
   ::close(go_r);
+}
 
-  // Default dispositions (an ignored signal would stay ignored across exec; the referee ignores
-  // SIGPIPE, for one) and an empty mask (the launcher thread blocks everything).
+// Default dispositions (an ignored signal would stay ignored across exec; the referee ignores
+// SIGPIPE, for one) and an empty mask (the launcher thread blocks everything).
+void child_default_signals() {
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);  // KILL/STOP: EINVAL, fine
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+}
 
-  // Move our descriptors above the ones the bot gets so the dup2 calls below cannot clobber
-  // them (the referee may have closed its own stdin/stdout).
-  const int out_hi = ::fcntl(out_w, F_DUPFD_CLOEXEC, above);
-  const int status_hi = ::fcntl(status_w, F_DUPFD_CLOEXEC, above);
-  const int info_hi = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, above);
-  if (out_hi < 0 || status_hi < 0 || (info_w >= 0 && info_hi < 0))
+// The child's descriptors moved above the ones the bot gets (0-2, kSandboxInfoFd and the
+// passed ones), so the dup2 calls that give the bot its own cannot clobber them (the referee
+// may have closed its own stdin/stdout). All close on exec.
+struct ChildFds {
+  static constexpr size_t kMaxPassed = kSandboxArgsFd - kSandboxSeccompFd + 1;
+  int out = -1;
+  int status = -1;
+  int info = -1;
+  int passed[kMaxPassed] = {-1, -1};
+  size_t passed_count = 0;
+};
+
+ChildFds child_lift_fds(const Prepared& p, int out_w, int status_w, int info_w) {
+  const int above = kSandboxArgsFd + 1;
+  ChildFds fds;
+  fds.out = ::fcntl(out_w, F_DUPFD_CLOEXEC, above);
+  fds.status = ::fcntl(status_w, F_DUPFD_CLOEXEC, above);
+  fds.info = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, above);
+  if (fds.out < 0 || fds.status < 0 || (info_w >= 0 && fds.info < 0))
     child_fail(status_w, Stage::kFds, errno);
-  constexpr size_t kMaxPassed = kSandboxArgsFd - kSandboxSeccompFd + 1;
-  int passed_hi[kMaxPassed] = {-1, -1};
-  const size_t passed = std::min(p.passed.size(), kMaxPassed);
-  for (size_t i = 0; i < passed; ++i) {
+  fds.passed_count = std::min(p.passed.size(), ChildFds::kMaxPassed);
+  for (size_t i = 0; i < fds.passed_count; ++i) {
     if (p.passed[i].get() < 0) continue;  // a place kept empty
-    passed_hi[i] = ::fcntl(p.passed[i].get(), F_DUPFD_CLOEXEC, above);
-    if (passed_hi[i] < 0) child_fail(status_w, Stage::kFds, errno);
+    fds.passed[i] = ::fcntl(p.passed[i].get(), F_DUPFD_CLOEXEC, above);
+    if (fds.passed[i] < 0) child_fail(status_w, Stage::kFds, errno);
   }
-  status_w = status_hi;
+  return fds;
+}
 
-  if (!p.working_dir.empty() && ::chdir(p.working_dir.c_str()) != 0) {
-    child_fail(status_w, Stage::kChdir, errno);
-  }
-  // stdin: /dev/null. stdout and stderr: the one capture pipe.
+// The bot's own descriptors: stdin /dev/null, stdout and stderr the one capture pipe, bwrap's
+// report pipe, filter and arguments at their places; nothing else crosses the exec.
+void child_give_fds(const Prepared& p, const ChildFds& fds) {
   const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd < 0) child_fail(status_w, Stage::kFds, errno);
+  if (null_fd < 0) child_fail(fds.status, Stage::kFds, errno);
   if (null_fd != 0) {
-    if (::dup2(null_fd, 0) < 0) child_fail(status_w, Stage::kFds, errno);
+    if (::dup2(null_fd, 0) < 0) child_fail(fds.status, Stage::kFds, errno);
   }
-  if (::dup2(out_hi, 1) < 0 || ::dup2(out_hi, 2) < 0) child_fail(status_w, Stage::kFds, errno);
-  // Nothing else crosses the exec: not the referee's sockets, nor other bots' or guardians' pipe
-  // ends (which would keep those guardians from ever seeing EOF).
+  if (::dup2(fds.out, 1) < 0 || ::dup2(fds.out, 2) < 0) child_fail(fds.status, Stage::kFds, errno);
+  // Not the referee's sockets, nor other bots' or guardians' pipe ends (which would keep those
+  // guardians from ever seeing EOF).
   close_from(3, -1, /*cloexec=*/true, p.max_fd);
   // But for bwrap's report of the sandbox's pid, its filter and its arguments (dup2 leaves the
   // new descriptor open on exec).
-  if (info_hi >= 0 && ::dup2(info_hi, kSandboxInfoFd) < 0) child_fail(status_w, Stage::kFds, errno);
-  for (size_t i = 0; i < passed; ++i)
-    if (passed_hi[i] >= 0 && ::dup2(passed_hi[i], kSandboxSeccompFd + static_cast<int>(i)) < 0)
-      child_fail(status_w, Stage::kFds, errno);
+  if (fds.info >= 0 && ::dup2(fds.info, kSandboxInfoFd) < 0)
+    child_fail(fds.status, Stage::kFds, errno);
+  for (size_t i = 0; i < fds.passed_count; ++i)
+    if (fds.passed[i] >= 0 && ::dup2(fds.passed[i], kSandboxSeccompFd + static_cast<int>(i)) < 0)
+      child_fail(fds.status, Stage::kFds, errno);
+}
 
+// The bot, between fork and exec. Async-signal-safe calls only.
+[[noreturn]] void bot_child(const Prepared& p, pid_t parent, int out_w, int status_w, int go_r,
+                            int go_w, int info_w) {
+  ::close(go_w);
+  if (setpgid(0, 0) != 0) child_fail(status_w, Stage::kSetpgid, errno);
+  child_confine(p, status_w);
+  if (getppid() != parent) _exit(127);  // the referee died before prctl took effect
+  child_wait_for_go(go_r);
+  child_default_signals();
+  const ChildFds fds = child_lift_fds(p, out_w, status_w, info_w);
+  if (!p.working_dir.empty() && ::chdir(p.working_dir.c_str()) != 0) {
+    child_fail(fds.status, Stage::kChdir, errno);
+  }
+  child_give_fds(p, fds);
   ::execve(p.exec_path.c_str(), p.argv.data(), p.envp.data());
-  child_fail(status_w, Stage::kExec, errno);
+  child_fail(fds.status, Stage::kExec, errno);
 }
 
 // The guardian, forked and never exec'd. Async-signal-safe calls only. Every signal stays
@@ -345,107 +372,122 @@ std::string describe_failure(const ChildFailure& f, const Prepared& p) {
   return "the bot failed before exec: " + errno_text(f.err);
 }
 
-// Runs on the launcher thread: forks the bot and its guardian and waits for the bot's exec.
-Spawned spawn(const Prepared& p) {
-  Spawned result;
-  int out[2] = {-1, -1};
-  int status[2] = {-1, -1};
-  int go[2] = {-1, -1};
-  int guard[2] = {-1, -1};
-  int info[2] = {-1, -1};
-  auto close_all = [&] {
+// The pipes between the referee and a bot it starts; whatever is still open when it goes out
+// of scope is closed.
+struct SpawnPipes {
+  int out[2] = {-1, -1};     // the bot's stdout and stderr
+  int status[2] = {-1, -1};  // a ChildFailure before exec, EOF at exec
+  int go[2] = {-1, -1};      // releases the bot once its guardian runs
+  int guard[2] = {-1, -1};   // the guardian's watch on the referee
+  int info[2] = {-1, -1};    // bwrap's report of the sandbox's pid
+  ~SpawnPipes() {
     for (int* pair : {out, status, go, guard, info}) {
       close_fd(pair[0]);
       close_fd(pair[1]);
     }
-  };
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(status, O_CLOEXEC) != 0 ||
-      ::pipe2(go, O_CLOEXEC) != 0 || (p.info_pipe && ::pipe2(info, O_CLOEXEC) != 0)) {
-    result.error = "cannot create pipes: " + errno_text(errno);
-    close_all();
-    return result;
   }
-  const pid_t parent = ::getpid();
-  const pid_t pid = _Fork();
-  if (pid == 0) bot_child(p, parent, out[1], status[1], go[0], go[1], info[1]);
-  if (pid < 0) {
-    result.error = "cannot fork: " + errno_text(errno);
-    close_all();
-    return result;
-  }
-  close_fd(out[1]);
-  close_fd(status[1]);
-  close_fd(go[0]);
-  close_fd(info[1]);
-  // Also from here, so the group exists before anyone signals it (the child does the same; one
-  // of the two calls wins, both have the same effect).
-  ::setpgid(pid, pid);
-  // (Its socket folder needs no owner: in the sandbox it is a tmpfs bwrap makes as the bot.)
-  if (p.uid_base != 0) result.uid = p.uid_base + static_cast<uint32_t>(pid);
+};
 
-  auto abandon = [&](std::string error) {
-    close_fd(go[1]);  // the child reads EOF (if it still waits) and exits without exec
-    ::kill(pid, SIGKILL);
-    reap_bounded(pid);
-    close_all();
-    result = Spawned{};
-    result.error = std::move(error);
-    return result;
-  };
-
-  if (::pipe2(guard, O_CLOEXEC) != 0) return abandon("cannot create pipes: " + errno_text(errno));
-  const pid_t guardian = _Fork();
-  if (guardian == 0) guardian_child(guard[0], pid, p);
-  if (guardian < 0) return abandon("cannot fork the guardian: " + errno_text(errno));
-  // Out of the referee's group from here too, at once (the guardian does the same): a SIGKILL
-  // to the referee's group must not catch it before it has, or nothing would end the bot.
-  ::setpgid(guardian, guardian);
-  close_fd(guard[0]);
-  result.guardian = guardian;
-
-  auto abandon_both = [&](std::string error) {
-    ::kill(guardian, SIGKILL);
-    reap_bounded(guardian);
-    return abandon(std::move(error));
-  };
-
-  // Release the bot. (If it already died, write fails with EPIPE; SIGPIPE stays blocked and
-  // pending on this thread, and the status pipe below tells us what happened.)
-  const char go_byte = 1;
-  if (::write(go[1], &go_byte, 1) != 1) {
-    return abandon_both("the bot process died before exec: " + errno_text(errno));
-  }
-  close_fd(go[1]);
-
-  // EOF on the status pipe means the exec succeeded (the pipe is O_CLOEXEC); a ChildFailure
-  // record means it did not.
+// Reads the bot's status pipe until its exec: "" once it has exec'd (EOF: the pipe is
+// O_CLOEXEC), else why it did not.
+std::string wait_for_exec(int status_r, const Prepared& p) {
   ChildFailure failure{};
   size_t got = 0;
   const auto deadline = Clock::now() + kExecTimeout;
   while (got < sizeof failure) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) return abandon_both("the bot process did not exec within 10 s");
-    pollfd pfd{status[0], POLLIN, 0};
+    if (left <= 0) return "the bot process did not exec within 10 s";
+    pollfd pfd{status_r, POLLIN, 0};
     const int ready = ::poll(&pfd, 1, static_cast<int>(left));
-    if (ready < 0 && errno != EINTR) return abandon_both("poll: " + errno_text(errno));
+    if (ready < 0 && errno != EINTR) return "poll: " + errno_text(errno);
     if (ready <= 0) continue;
     const ssize_t n =
-        ::read(status[0], reinterpret_cast<char*>(&failure) + got, sizeof failure - got);
+        ::read(status_r, reinterpret_cast<char*>(&failure) + got, sizeof failure - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
   }
-  if (got == sizeof failure) return abandon_both(describe_failure(failure, p));
-  if (got != 0) return abandon_both("the bot process failed before exec");
+  if (got == sizeof failure) return describe_failure(failure, p);
+  return got != 0 ? "the bot process failed before exec" : "";
+}
+
+// Forks the guardian of the bot `pid`: -1 with the reason in `error` when it cannot.
+pid_t start_guardian(SpawnPipes& pipes, pid_t pid, const Prepared& p, std::string& error) {
+  if (::pipe2(pipes.guard, O_CLOEXEC) != 0) {
+    error = "cannot create pipes: " + errno_text(errno);
+    return -1;
+  }
+  const pid_t guardian = _Fork();
+  if (guardian == 0) guardian_child(pipes.guard[0], pid, p);
+  if (guardian < 0) {
+    error = "cannot fork the guardian: " + errno_text(errno);
+    return -1;
+  }
+  // Out of the referee's group from here too, at once (the guardian does the same): a SIGKILL
+  // to the referee's group must not catch it before it has, or nothing would end the bot.
+  ::setpgid(guardian, guardian);
+  close_fd(pipes.guard[0]);
+  return guardian;
+}
+
+// A bot child (and its guardian, if > 0) that will not become the bot: killed and reaped.
+Spawned abandon(SpawnPipes& pipes, pid_t pid, pid_t guardian, std::string error) {
+  if (guardian > 0) {
+    ::kill(guardian, SIGKILL);
+    reap_bounded(guardian);
+  }
+  close_fd(pipes.go[1]);  // the child reads EOF (if it still waits) and exits without exec
+  ::kill(pid, SIGKILL);
+  reap_bounded(pid);
+  Spawned result;
+  result.error = std::move(error);
+  return result;
+}
+
+// Runs on the launcher thread: forks the bot and its guardian and waits for the bot's exec.
+Spawned spawn(const Prepared& p) {
+  Spawned result;
+  SpawnPipes pipes;
+  if (::pipe2(pipes.out, O_CLOEXEC) != 0 || ::pipe2(pipes.status, O_CLOEXEC) != 0 ||
+      ::pipe2(pipes.go, O_CLOEXEC) != 0 || (p.info_pipe && ::pipe2(pipes.info, O_CLOEXEC) != 0)) {
+    result.error = "cannot create pipes: " + errno_text(errno);
+    return result;
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = _Fork();
+  if (pid == 0)
+    bot_child(p, parent, pipes.out[1], pipes.status[1], pipes.go[0], pipes.go[1], pipes.info[1]);
+  if (pid < 0) {
+    result.error = "cannot fork: " + errno_text(errno);
+    return result;
+  }
+  close_fd(pipes.out[1]);
+  close_fd(pipes.status[1]);
+  close_fd(pipes.go[0]);
+  close_fd(pipes.info[1]);
+  // Also from here, so the group exists before anyone signals it (the child does the same; one
+  // of the two calls wins, both have the same effect).
+  ::setpgid(pid, pid);
+
+  std::string error;
+  const pid_t guardian = start_guardian(pipes, pid, p, error);
+  if (guardian < 0) return abandon(pipes, pid, -1, std::move(error));
+  // Release the bot. (If it already died, write fails with EPIPE; SIGPIPE stays blocked and
+  // pending on this thread, and the status pipe below tells us what happened.)
+  const char go_byte = 1;
+  if (::write(pipes.go[1], &go_byte, 1) != 1)
+    return abandon(pipes, pid, guardian, "the bot process died before exec: " + errno_text(errno));
+  close_fd(pipes.go[1]);
+  error = wait_for_exec(pipes.status[0], p);
+  if (!error.empty()) return abandon(pipes, pid, guardian, std::move(error));
 
   result.pid = pid;
-  result.out_r = out[0];
-  out[0] = -1;
-  result.guard_w = guard[1];
-  guard[1] = -1;
-  result.info_r = info[0];
-  info[0] = -1;
-  close_all();
+  result.guardian = guardian;
+  // (Its socket folder needs no owner: in the sandbox it is a tmpfs bwrap makes as the bot.)
+  if (p.uid_base != 0) result.uid = p.uid_base + static_cast<uint32_t>(pid);
+  std::swap(result.out_r, pipes.out[0]);
+  std::swap(result.guard_w, pipes.guard[1]);
+  std::swap(result.info_r, pipes.info[0]);
   return result;
 }
 

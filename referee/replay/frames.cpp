@@ -44,8 +44,17 @@ std::string tiles_in_order(const google::protobuf::RepeatedPtrField<v1::Tile>& t
   return out;
 }
 
-std::string points_text(int points) {
-  return points > 0 ? "scores " + std::to_string(points) : std::string("no score");
+// A seat's label, marked as naming it.
+MarkedText seat_words(const Replay& r, int seat) {
+  MarkedText t;
+  return t.add_seat(seat_label(r, seat), seat);
+}
+
+void add_points_text(MarkedText& text, int points) {
+  if (points > 0)
+    text.add_points("scores " + std::to_string(points));
+  else
+    text += "no score";
 }
 
 // Whether the core's state after a step is the table the records describe (it is not after
@@ -65,7 +74,8 @@ void describe_hand_start(const Replay& r, const v1::LogHandStart& hs, int viewer
   const int opener = static_cast<int>(hs.opener_seat());
   const bool sees_tile = viewer < 0 || viewer == opener;
   const std::string tile = hs.has_open_with() ? to_string(tile_of(hs.open_with())) : "";
-  f.text = "Hand " + std::to_string(hs.hand_index() + 1) + ": " + seat_label(r, opener) + " opens";
+  f.text = "Hand " + std::to_string(hs.hand_index() + 1) + ": ";
+  f.text.add_seat(seat_label(r, opener), opener) += " opens";
   switch (hs.open_rule()) {
     case v1::OPEN_RULE_HIGHEST_DOUBLE:
       f.text += " with the highest double" + (sees_tile ? " " + tile : std::string());
@@ -93,16 +103,17 @@ void describe_hand_end(const Replay& r, const v1::LogHandEnd& he, Frame& f) {
   };
   auto holds = [&](int seat) {
     const TileSet t = f.hands[static_cast<size_t>(seat)];
-    return seat_label(r, seat) + (t.empty() ? " holds nothing" : " holds " + tiles_text(t)) + ": " +
-           plural(pips(seat), "pip", "pips");
+    return seat_words(r, seat) += (t.empty() ? " holds nothing" : " holds " + tiles_text(t)) +
+                                  ": " + plural(pips(seat), "pip", "pips");
   };
   if (he.kind() == v1::HAND_END_KIND_DOMINO) {
     const int out = he.domino_seat();
-    f.text += " ends: " + seat_label(r, out) + " went out (domino)";
+    f.text += " ends: ";
+    f.text.add_seat(seat_label(r, out), out) += " went out (domino)";
     std::string sum;
     for (int seat = 0; seat < n; ++seat) {
       if (side_of(format, seat) == side_of(format, out)) continue;
-      f.notes.push_back(holds(seat) + " → " + std::to_string(round5(pips(seat))));
+      f.notes.push_back(holds(seat) += " → " + std::to_string(round5(pips(seat))));
       sum += (sum.empty() ? "" : " + ") + std::to_string(round5(pips(seat)));
     }
     f.notes.push_back(
@@ -155,8 +166,8 @@ void describe_match_end(const Replay& r, const v1::LogMatchEnd& me, Frame& f) {
     f.notes.push_back(me.winner_side() >= 0 ? "winner: " + side_label(r, me.winner_side())
                                             : std::string("a draw"));
   if (me.fault_seat() >= 0)
-    f.notes.push_back(seat_label(r, me.fault_seat()) + " forfeited (" + describe(me.fault_kind()) +
-                      ")");
+    f.notes.push_back(seat_words(r, me.fault_seat()) +=
+                      " forfeited (" + describe(me.fault_kind()) + ")");
 }
 
 Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
@@ -183,7 +194,129 @@ Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
   return d;
 }
 
+void describe_play(const Replay& r, const ReplayStep& step, int viewer, Frame& f) {
+  const v1::LogPlay& p = step.record.play();
+  const Line& line = step.table.line;
+  const int seat = static_cast<int>(p.seat());
+  const Tile t = tile_of(p.play().tile());
+  const bool opening = line.size() == 1;
+  const bool left = opening || p.play().end() != v1::END_RIGHT;
+  f.seat = seat;
+  f.placed = left ? 0 : line.size() - 1;
+  f.count = static_cast<int>(p.count());
+  f.points = static_cast<int>(p.points());
+  f.side = static_cast<int>(p.side());
+  f.text = seat_words(r, seat);
+  f.text += (opening ? " opens with " + to_string(t)
+                     : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
+            ": count " + std::to_string(f.count) + ", ";
+  add_points_text(f.text, f.points);
+  if (seat >= 0 && seat < num_players(r.config.format) &&
+      step.table.hands[static_cast<size_t>(seat)].empty())
+    f.text += ", and has no tiles left";
+  f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
+  f.decision = decision_of(r, p, viewer);
+}
+
+void describe_draw(const Replay& r, const v1::LogDraw& d, int viewer, Frame& f) {
+  f.seat = static_cast<int>(d.seat());
+  f.text = seat_words(r, f.seat) += " draws " + plural(d.tiles_size(), "tile", "tiles");
+  if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
+}
+
+void describe_fault(const Replay& r, const v1::LogFault& fa, int viewer, Frame& f) {
+  f.seat = static_cast<int>(fa.seat());
+  f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
+  // The reason may name the faulting seat's tiles (an illegal play lists its hand).
+  if (viewer < 0 || viewer == f.seat) {
+    f.text += ": " + fa.reason();
+    f.decision.shown = true;
+    f.decision.output = fa.output().text();
+    f.decision.output_dropped = fa.output().dropped_bytes();
+  }
+}
+
+// The frame's seat, words and decision, from the step's record.
+void describe_record(const Replay& r, const ReplayStep& step, int viewer, Frame& f) {
+  const v1::LogRecord& rec = step.record;
+  switch (rec.kind_case()) {
+    case v1::LogRecord::kHandStart:
+      f.seat = static_cast<int>(rec.hand_start().opener_seat());
+      describe_hand_start(r, rec.hand_start(), viewer, f);
+      break;
+    case v1::LogRecord::kPlay:
+      describe_play(r, step, viewer, f);
+      break;
+    case v1::LogRecord::kDraw:
+      describe_draw(r, rec.draw(), viewer, f);
+      break;
+    case v1::LogRecord::kPass:
+      f.seat = static_cast<int>(rec.pass().seat());
+      f.text = seat_words(r, f.seat) += " passes: no playable tile and the boneyard is empty";
+      break;
+    case v1::LogRecord::kHandEnd: {
+      const auto& he = rec.hand_end();
+      f.seat = he.domino_seat();
+      for (const auto& st : he.hands())
+        if (st.seat() < static_cast<uint32_t>(num_players(r.config.format)))
+          f.hands[st.seat()] = set_of(st.tiles());
+      describe_hand_end(r, he, f);
+      break;
+    }
+    case v1::LogRecord::kFault:
+      describe_fault(r, rec.fault(), viewer, f);
+      break;
+    case v1::LogRecord::kMatchEnd:
+      describe_match_end(r, rec.match_end(), f);
+      break;
+    default:
+      break;
+  }
+}
+
+// The hands, their sizes, the line and the boneyard as `viewer` sees them after the step.
+void show_table(const Replay& r, const ReplayStep& step, int viewer, bool revealed, Frame& f) {
+  const int n = num_players(r.config.format);
+  const ReplayTable& table = step.table;
+  for (int seat = 0; seat < n; ++seat) {
+    const auto s = static_cast<size_t>(seat);
+    f.hand_sizes[s] = table.hands[s].size();
+    f.shown[s] = viewer < 0 || viewer == seat || revealed;
+    f.hands[s] = f.shown[s] ? table.hands[s] : TileSet{};
+  }
+  // One seat's view comes from the rules core's View of the step's state, which carries
+  // nothing that seat may not see. The core's state exists only where a seat must decide;
+  // for a record in the middle of one of its steps (see ReplayTable) the table above,
+  // filtered to what the seat sees, stands in.
+  if (viewer < 0 || viewer >= n || revealed ||
+      !state_is_table(step.state, table.hand_index, table.line, table.hands, table.boneyard_size,
+                      n))
+    return;
+  const View v = step.state.view(viewer);
+  f.line = v.line();
+  f.boneyard = v.boneyard_size();
+  f.hands[static_cast<size_t>(viewer)] = v.hand();
+  for (int seat = 0; seat < n; ++seat) f.hand_sizes[static_cast<size_t>(seat)] = v.hand_size(seat);
+}
+
 }  // namespace
+
+MarkedText& MarkedText::operator+=(std::string_view plain) {
+  words += plain;
+  return *this;
+}
+
+MarkedText& MarkedText::add_seat(const std::string& label, int seat) {
+  marks.push_back({words.size(), label.size(), seat});
+  words += label;
+  return *this;
+}
+
+MarkedText& MarkedText::add_points(const std::string& run) {
+  marks.push_back({words.size(), run.size(), -1});
+  words += run;
+  return *this;
+}
 
 std::string decision_time_text(uint32_t us) {
   return decision_text(us);
@@ -279,111 +412,25 @@ std::vector<LaidTile> line_layout(const Line& line) {
 }
 
 std::vector<Frame> build_frames(const Replay& r, int viewer) {
-  const int n = num_players(r.config.format);
   std::vector<Frame> frames;
   frames.reserve(r.steps.size());
   bool revealed = false;  // between a hand's end and the next deal every hand is public
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const ReplayStep& step = r.steps[i];
     const ReplayTable& table = step.table;  // the table right after the record
-    const v1::LogRecord& rec = step.record;
     Frame f;
     f.step = static_cast<int>(i);
     f.log_line = step.line;
-    f.kind = rec.kind_case();
+    f.kind = step.record.kind_case();
     f.scores = step.scores;
     f.hand = table.hand_index;
     f.line = table.line;
     f.boneyard = table.boneyard_size;
-    switch (rec.kind_case()) {
-      case v1::LogRecord::kHandStart: {
-        const auto& hs = rec.hand_start();
-        revealed = false;
-        f.seat = static_cast<int>(hs.opener_seat());
-        describe_hand_start(r, hs, viewer, f);
-        break;
-      }
-      case v1::LogRecord::kPlay: {
-        const auto& p = rec.play();
-        const int seat = static_cast<int>(p.seat());
-        const Tile t = tile_of(p.play().tile());
-        const bool opening = table.line.size() == 1;
-        const bool left = opening || p.play().end() != v1::END_RIGHT;
-        f.seat = seat;
-        f.placed = left ? 0 : table.line.size() - 1;
-        f.count = static_cast<int>(p.count());
-        f.points = static_cast<int>(p.points());
-        f.side = static_cast<int>(p.side());
-        f.text = seat_label(r, seat) +
-                 (opening ? " opens with " + to_string(t)
-                          : " plays " + to_string(t) + (left ? " on the left" : " on the right")) +
-                 ": count " + std::to_string(f.count) + ", " + points_text(f.points);
-        if (seat >= 0 && seat < n && table.hands[static_cast<size_t>(seat)].empty())
-          f.text += ", and has no tiles left";
-        f.text += " (decided in " + decision_text(p.decision_time_us()) + ")";
-        f.decision = decision_of(r, p, viewer);
-        break;
-      }
-      case v1::LogRecord::kDraw: {
-        const auto& d = rec.draw();
-        f.seat = static_cast<int>(d.seat());
-        f.text = seat_label(r, f.seat) + " draws " + plural(d.tiles_size(), "tile", "tiles");
-        if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
-        break;
-      }
-      case v1::LogRecord::kPass:
-        f.seat = static_cast<int>(rec.pass().seat());
-        f.text = seat_label(r, f.seat) + " passes: no playable tile and the boneyard is empty";
-        break;
-      case v1::LogRecord::kHandEnd: {
-        const auto& he = rec.hand_end();
-        revealed = true;
-        f.seat = he.domino_seat();
-        for (const auto& st : he.hands())
-          if (st.seat() < static_cast<uint32_t>(n)) f.hands[st.seat()] = set_of(st.tiles());
-        describe_hand_end(r, he, f);
-        break;
-      }
-      case v1::LogRecord::kFault: {
-        const auto& fa = rec.fault();
-        f.seat = static_cast<int>(fa.seat());
-        f.text = seat_label(r, f.seat) + " commits a fault (" + describe(fa.kind()) + ")";
-        // The reason may name the faulting seat's tiles (an illegal play lists its hand).
-        if (viewer < 0 || viewer == f.seat) {
-          f.text += ": " + fa.reason();
-          f.decision.shown = true;
-          f.decision.output = fa.output().text();
-          f.decision.output_dropped = fa.output().dropped_bytes();
-        }
-        break;
-      }
-      case v1::LogRecord::kMatchEnd:
-        describe_match_end(r, rec.match_end(), f);
-        break;
-      default:
-        break;
-    }
+    if (f.kind == v1::LogRecord::kHandStart) revealed = false;
+    if (f.kind == v1::LogRecord::kHandEnd) revealed = true;
+    describe_record(r, step, viewer, f);
     f.play = static_cast<int>(std::max(0, f.line.size()));
-    for (int seat = 0; seat < n; ++seat) {
-      const auto s = static_cast<size_t>(seat);
-      f.hand_sizes[s] = table.hands[s].size();
-      f.shown[s] = viewer < 0 || viewer == seat || revealed;
-      f.hands[s] = f.shown[s] ? table.hands[s] : TileSet{};
-    }
-    // One seat's view comes from the rules core's View of the step's state, which carries
-    // nothing that seat may not see. The core's state exists only where a seat must decide;
-    // for a record in the middle of one of its steps (see ReplayTable) the table above,
-    // filtered to what the seat sees, stands in.
-    if (viewer >= 0 && viewer < n && !revealed &&
-        state_is_table(step.state, table.hand_index, table.line, table.hands, table.boneyard_size,
-                       n)) {
-      const View v = step.state.view(viewer);
-      f.line = v.line();
-      f.boneyard = v.boneyard_size();
-      f.hands[static_cast<size_t>(viewer)] = v.hand();
-      for (int seat = 0; seat < n; ++seat)
-        f.hand_sizes[static_cast<size_t>(seat)] = v.hand_size(seat);
-    }
+    show_table(r, step, viewer, revealed, f);
     frames.push_back(std::move(f));
   }
   return frames;

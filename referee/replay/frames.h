@@ -5,6 +5,7 @@
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allfives/core/line.h"
@@ -41,6 +42,27 @@ struct Decision {
   std::vector<DecisionOption> ranked() const;
 };
 
+// Words of a frame with the runs that name a seat, or the points a play scored, marked as
+// they are written, so that a view colours them from these values instead of searching the
+// words (a bot's name or a fault's reason may read like either).
+struct TextMark {
+  size_t begin = 0;  // byte offset into the words
+  size_t size = 0;
+  int seat = -1;  // the seat this run names; -1: the run is the points a play scored
+};
+struct MarkedText {
+  std::string words;
+  std::vector<TextMark> marks;  // in order, none overlapping
+
+  MarkedText() = default;
+  // Plain words convert: most of a frame's text names nothing.
+  MarkedText(std::string plain) : words(std::move(plain)) {}  // NOLINT(google-explicit-constructor)
+  MarkedText(const char* plain) : words(plain) {}             // NOLINT(google-explicit-constructor)
+  MarkedText& operator+=(std::string_view plain);
+  MarkedText& add_seat(const std::string& label, int seat);
+  MarkedText& add_points(const std::string& run);
+};
+
 // The table right after one step of a replay, as one viewer may see it.
 struct Frame {
   int step = 0;      // index into Replay::steps
@@ -55,14 +77,14 @@ struct Frame {
   std::array<TileSet, kMaxPlayers> hands{};  // each hand, where the viewer may see it
   std::array<bool, kMaxPlayers> shown{};     // whether the viewer sees hands[seat]
   std::array<int, kMaxPlayers> hand_sizes{};
-  int boneyard = 0;                // tiles left in the boneyard
-  std::vector<int> scores;         // every side's score after the step
-  int count = 0;                   // play: the end count it made
-  int points = 0;                  // play / hand_end: the points it scored
-  int side = -1;                   // play / hand_end: the side credited (-1: nobody)
-  std::string text;                // what happened, in plain words
-  std::vector<std::string> notes;  // further lines: a hand's scoring, the match result
-  Decision decision;               // play: the decision behind it, where the viewer may see it
+  int boneyard = 0;               // tiles left in the boneyard
+  std::vector<int> scores;        // every side's score after the step
+  int count = 0;                  // play: the end count it made
+  int points = 0;                 // play / hand_end: the points it scored
+  int side = -1;                  // play / hand_end: the side credited (-1: nobody)
+  MarkedText text;                // what happened, in plain words
+  std::vector<MarkedText> notes;  // further lines: a hand's scoring, the match result
+  Decision decision;              // play: the decision behind it, where the viewer may see it
 };
 
 // Every frame of `replay` in step order, as everyone sees them (viewer -1: all hands) or as

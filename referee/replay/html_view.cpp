@@ -65,7 +65,7 @@ std::string hand_result(const Replay& r, const Frame& end) {
 // A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
 // "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped,
 // "w":what the bot printed meanwhile, "x":bytes of it dropped}; a fault's: only "w" and "x".
-// Only what the viewer may see (frames.h: Decision::shown).
+// Only what the viewer may see (frames.h: Decision::shown), and what HtmlOptions keeps.
 void append_output_json(std::string& out, const Decision& d) {
   out += "\"w\":";
   append_json_string(out, d.output);
@@ -73,10 +73,37 @@ void append_output_json(std::string& out, const Decision& d) {
   out += std::to_string(d.output_dropped);
 }
 
-void append_decision_json(std::string& out, const Frame& f) {
+// Where `text`'s seat labels are, as the page's JavaScript counts (UTF-16 units):
+// [[begin,length,seat],...], so the page colours them without searching the words.
+void append_seat_marks_json(std::string& out, const MarkedText& text) {
+  const auto units = [&](size_t from, size_t to) {
+    size_t n = 0;
+    for (size_t i = from; i < to && i < text.words.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text.words[i]);
+      if ((c & 0xC0) != 0x80) n += c >= 0xF0 ? 2 : 1;
+    }
+    return n;
+  };
+  out += '[';
+  bool first = true;
+  for (const TextMark& m : text.marks) {
+    if (m.seat < 0) continue;
+    out += first ? "[" : ",[";
+    first = false;
+    out += std::to_string(units(0, m.begin));
+    out += ',';
+    out += std::to_string(units(m.begin, m.begin + m.size));
+    out += ',';
+    out += std::to_string(m.seat);
+    out += ']';
+  }
+  out += ']';
+}
+
+void append_decision_json(std::string& out, const Frame& f, bool output) {
   const Decision& d = f.decision;
   if (f.kind == v1::LogRecord::kFault) {
-    if (d.output.empty() && d.output_dropped == 0) return;
+    if (!output || (d.output.empty() && d.output_dropped == 0)) return;
     out += ",\"y\":{";
     append_output_json(out, d);
     out += '}';
@@ -104,8 +131,10 @@ void append_decision_json(std::string& out, const Frame& f) {
   append_json_string(out, d.comment);
   out += ",\"z\":";
   out += std::to_string(d.comment_dropped);
-  out += ',';
-  append_output_json(out, d);
+  if (output) {
+    out += ',';
+    append_output_json(out, d);
+  }
   out += '}';
 }
 
@@ -158,7 +187,7 @@ std::string html_hands_json(const Replay& r, const std::vector<Frame>& frames) {
   return out;
 }
 
-std::string html_step_json(const Replay& r, const Frame& f) {
+std::string html_step_json(const Replay& r, const Frame& f, const HtmlOptions& o) {
   const int n = num_players(r.config.format);
   std::string out;
   out += "{\"k\":\"";
@@ -187,15 +216,22 @@ std::string html_step_json(const Replay& r, const Frame& f) {
            ",\"q\":" + std::to_string(f.side);
   if (f.kind == v1::LogRecord::kHandEnd)
     out += ",\"p\":" + std::to_string(f.points) + ",\"q\":" + std::to_string(f.side);
-  if (f.kind == v1::LogRecord::kPlay || f.kind == v1::LogRecord::kFault)
-    append_decision_json(out, f);
+  if (o.decisions && (f.kind == v1::LogRecord::kPlay || f.kind == v1::LogRecord::kFault))
+    append_decision_json(out, f, o.output);
   out += ",\"t\":";
-  append_json_string(out, f.text);
+  append_json_string(out, f.text.words);
+  out += ",\"tm\":";
+  append_seat_marks_json(out, f.text);
   if (!f.notes.empty()) {
     out += ",\"o\":[";
     for (size_t j = 0; j < f.notes.size(); ++j) {
       if (j) out += ',';
-      append_json_string(out, f.notes[j]);
+      append_json_string(out, f.notes[j].words);
+    }
+    out += "],\"om\":[";
+    for (size_t j = 0; j < f.notes.size(); ++j) {
+      if (j) out += ',';
+      append_seat_marks_json(out, f.notes[j]);
     }
     out += ']';
   }
@@ -223,6 +259,7 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"finished\":" + std::string(r.finished ? "true" : "false");
   out += ",\"onlySeat\":" + std::to_string(o.filter.seat);
   out += ",\"onlyMissed\":" + std::string(o.filter.higher_only ? "true" : "false");
+  out += ",\"decisions\":" + std::string(o.decisions ? "true" : "false");
   if (!o.live_url.empty()) {
     out += ",\"live\":";
     append_json_string(out, o.live_url);
@@ -248,7 +285,7 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"steps\":[";
   for (size_t i = 0; i < frames.size(); ++i) {
     if (i) out += ",\n";
-    out += html_step_json(r, frames[i]);
+    out += html_step_json(r, frames[i], o);
   }
   out += "]}";
   return out;

@@ -30,6 +30,11 @@ struct HtmlOptions {
   std::string live_url;
   // The page's decision filters as it opens (its controls change them).
   DecisionFilter filter;
+  // What the page carries of each decision, as TerminalOptions: without `decisions` nothing
+  // (no options, time, comment or output, and no decision panel); without `output` all but
+  // what the bot printed. Left out of the page's data, not only hidden.
+  bool decisions = true;
+  bool output = true;
 };
 
 // Tiles as digit pairs, the pages' compact encoding: "6663" is 6-6 and 6-3 (a set, heaviest
@@ -44,7 +49,8 @@ std::string html_data_json(const Replay& replay, const std::vector<Frame>& frame
 // The parts of that data that grow with the log: the "hands" array and one element of
 // "steps", for a page that follows a live log.
 std::string html_hands_json(const Replay& replay, const std::vector<Frame>& frames);
-std::string html_step_json(const Replay& replay, const Frame& frame);
+std::string html_step_json(const Replay& replay, const Frame& frame,
+                           const HtmlOptions& options = {});
 
 // The whole page.
 std::string render_html(const Replay& replay, const std::vector<Frame>& frames,

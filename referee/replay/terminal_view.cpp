@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 
@@ -29,25 +30,21 @@ struct Painter {
   }
 };
 
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  if (from.empty()) return;
-  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size()))
-    s.replace(pos, from.size(), to);
-}
-
-// Seat labels in their seat's colour, points scored in bold green.
-std::string highlight(const Replay& r, const std::string& text, const Painter& paint) {
-  if (!paint.on) return text;
-  std::string out = text;
-  const int n = num_players(r.config.format);
-  for (int seat = n - 1; seat >= 0; --seat)
-    replace_all(out, seat_label(r, seat), paint(seat_label(r, seat), kSeatColours[seat]));
-  const size_t pos = out.find(", scores ");
-  if (pos != std::string::npos) {
-    size_t end = pos + 9;
-    while (end < out.size() && std::isdigit(static_cast<unsigned char>(out[end]))) ++end;
-    out.replace(pos + 2, end - pos - 2, paint(out.substr(pos + 2, end - pos - 2), "1;32"));
+// Seat labels in their seat's colour, points scored in bold green: the runs the frame marked
+// as it wrote them.
+std::string highlight(const MarkedText& text, const Painter& paint) {
+  if (!paint.on) return text.words;
+  std::string out;
+  size_t at = 0;
+  for (const TextMark& m : text.marks) {
+    if (m.begin < at || m.begin + m.size > text.words.size()) continue;
+    out.append(text.words, at, m.begin - at);
+    const std::string run = text.words.substr(m.begin, m.size);
+    const bool seat = m.seat >= 0 && m.seat < static_cast<int>(std::size(kSeatColours));
+    out += m.seat < 0 ? paint(run, "1;32") : seat ? paint(run, kSeatColours[m.seat]) : run;
+    at = m.begin + m.size;
   }
+  out.append(text.words, at);
   return out;
 }
 
@@ -228,8 +225,8 @@ std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions&
   std::string rule = left;
   for (int i = 0; i < fill; ++i) rule += "─";
   out << paint(rule + right, "1") << "\n";
-  out << highlight(r, f.text, paint) << "\n";
-  for (const std::string& note : f.notes) out << "  " << highlight(r, note, paint) << "\n";
+  out << highlight(f.text, paint) << "\n";
+  for (const MarkedText& note : f.notes) out << "  " << highlight(note, paint) << "\n";
   if (o.decisions)
     for (const std::string& line : decision_lines(f, o.output))
       out << "  " << paint(line, "36") << "\n";
@@ -430,7 +427,7 @@ std::string screen(const Replay& r, const std::vector<Frame>& frames, int at, Te
   for (int i = at - 1; i >= 0 && static_cast<int>(earlier.size()) < room; --i) {
     const Frame& e = frames[static_cast<size_t>(i)];
     if (e.hand != frames[static_cast<size_t>(at)].hand) break;
-    earlier.push_back("  " + highlight(r, e.text, paint));
+    earlier.push_back("  " + highlight(e.text, paint));
     if (e.kind == v1::LogRecord::kHandStart) break;
   }
   if (!earlier.empty()) {

@@ -1,6 +1,8 @@
 #include "serve/arena_site.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/asio/steady_timer.hpp>
@@ -181,21 +183,42 @@ uint64_t log_name_hash(std::string_view name) {
 
 // A folder's index.jsonl read as a stream and its standings computed once per version of the
 // file (its size and modification time): pages of a tournament are asked for far more often
-// than it changes, and reading an index is most of a page's cost. With the index, the folder's
-// tournament.txtpb, for its SPRT. What is kept is the standings (per bot and pairing) and a
-// hash of each finished match's log name (to tell the logs the index does not hold), never the
-// entries: a page's matches are read again, a page at a time (page_rows).
+// than it changes, and reading an index is most of a page's cost. An index only grows (lines
+// appended), so a new version of one already read is read from where that reading stopped,
+// the new lines alone. With the index, the folder's tournament.txtpb, for its SPRT. What is kept is
+// the standings (per bot and pairing), a hash of each finished match's log name (to tell the logs
+// the index does not hold) and what the match list's filters look at, never the entries: a page's
+// matches are read again, its own lines alone, found by where each line starts (page_rows),
+// filtered or not.
 struct ArenaSite::Indexes {
   struct Entry {
     off_t size = -1;
     struct timespec mtime {};
+    ino_t inode = 0;
     bool ok = false;
     std::string error;
     size_t finished = 0;                 // lines of the index
+    IndexReadPosition read_to;           // where the reading stopped
     std::vector<uint64_t> indexed_logs;  // log_name_hash of each line's log_file, sorted
-    std::vector<uint64_t> page_starts;   // where lines 0, kMatchesPerPage, ... start
-    std::set<std::string> bots;          // every seat's bot, and
-    std::set<v1::FaultKind> kinds;       // every fault kind: the filters' choices
+    std::vector<uint64_t> starts;        // where each line starts
+    // Per line, what MatchFilter::shows looks at: its seats' bots (indices into bot_names,
+    // seat_bots[first_bot..]) and its fault.
+    struct Filtered {
+      uint32_t first_bot = 0;
+      uint32_t num_bots = 0;
+      int fault_seat = -1;
+      v1::FaultKind fault_kind = v1::FAULT_KIND_UNSPECIFIED;
+    };
+    std::vector<Filtered> filtered;
+    std::vector<uint32_t> seat_bots;
+    std::vector<std::string> bot_names;
+    std::map<std::string, uint32_t> bot_ids;  // bot_names' indices
+    std::set<std::string> bots;               // every seat's bot, and
+    std::set<v1::FaultKind> kinds;            // every fault kind: the filters' choices
+    // The sums so far, which the next lines are added to, and the standings they give.
+    StandingsAccumulator sums;
+    std::vector<SprtMonitor> monitors;
+    std::string no_sprt;  // why there are none
     Standings standings;
     bool holds(const std::string& log_file) const {
       return std::binary_search(indexed_logs.begin(), indexed_logs.end(), log_name_hash(log_file));
@@ -203,7 +226,7 @@ struct ArenaSite::Indexes {
   };
   static constexpr size_t kMaxFolders = 256;
   std::map<std::string, std::shared_ptr<const Entry>> by_path;
-  static bool fold_index(const std::string& index, const std::string& tournament_file, Entry& e);
+  static bool fold_index(const std::string& index, Entry& e);
 
   // The same for logs the index does not hold (a folder of `referee match` logs, a match
   // being played): each is summarised once per version.
@@ -234,6 +257,29 @@ struct ArenaSite::Indexes {
     return s.summary;
   }
 
+  // Whether `st` is the index `e` was read from with lines added: the same file, longer, a
+  // line's end where the reading stopped.
+  static bool grown(const Entry& e, const std::string& index, const struct stat& st) {
+    if (!e.ok || e.inode != st.st_ino || st.st_size <= e.size) return false;
+    if (e.read_to.offset == 0) return true;
+    const int fd = ::open(index.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char before = 0;
+    const bool read = ::pread(fd, &before, 1, static_cast<off_t>(e.read_to.offset - 1)) == 1;
+    ::close(fd);
+    return read && before == '\n';
+  }
+
+  // The SPRTs of the folder's definition, or why there are none ("" without a definition).
+  static std::vector<SprtMonitor> sprt_monitors(const std::string& tournament_file,
+                                                std::string& why) {
+    TournamentDef def;
+    if (tournament_file.empty() ||
+        !load_tournament(tournament_file, def, &why, {}, LoadOptions{.check_programs = false}))
+      return {};
+    return make_sprt_monitors(def);
+  }
+
   // `index` is a real path inside a served folder, or "" (no index: no entries).
   std::shared_ptr<const Entry> get(const std::string& index, const std::string& tournament_file) {
     struct stat st {
@@ -250,9 +296,14 @@ struct ArenaSite::Indexes {
     auto e = std::make_shared<Entry>();
     e->ok = true;
     if (exists) {
+      if (it != by_path.end() && grown(*it->second, index, st))
+        *e = *it->second;  // the lines read stay; the new ones are added
+      else
+        e->monitors = sprt_monitors(has_file ? tournament_file : "", e->no_sprt);
       e->size = st.st_size;
       e->mtime = st.st_mtim;
-      e->ok = fold_index(index, has_file ? tournament_file : "", *e);
+      e->inode = st.st_ino;
+      e->ok = fold_index(index, *e);
     }
     if (by_path.size() >= kMaxFolders) by_path.clear();
     if (exists) by_path[key] = e;
@@ -260,45 +311,43 @@ struct ArenaSite::Indexes {
   }
 };
 
-namespace {
-
-// The SPRTs of the folder's definition, or why there are none ("" without a definition).
-std::vector<SprtMonitor> sprt_monitors(const std::string& tournament_file, std::string& why) {
-  TournamentDef def;
-  if (tournament_file.empty() ||
-      !load_tournament(tournament_file, def, &why, {}, LoadOptions{.check_programs = false}))
-    return {};
-  return make_sprt_monitors(def);
-}
-
-}  // namespace
-
-// The index folded into `e` line by line: the standings, the SPRTs' state (standings.json's
-// "sprt") and the hashes of the logs it names.
-bool ArenaSite::Indexes::fold_index(const std::string& index, const std::string& tournament_file,
-                                    Entry& e) {
-  std::string why;
-  std::vector<SprtMonitor> monitors = sprt_monitors(tournament_file, why);
-  StandingsAccumulator standings;
+// The index's lines from where `e`'s reading stopped folded into it: the standings, the SPRTs'
+// state (standings.json's "sprt"), the hashes of the logs it names and what the filters look
+// at.
+bool ArenaSite::Indexes::fold_index(const std::string& index, Entry& e) {
   std::vector<std::string> notes;
-  const bool ok = read_index_stream(
-      index, false,
-      [&](v1::IndexEntry&& entry) {
+  const size_t sorted = e.indexed_logs.size();
+  const bool ok = read_index_stream_from(
+      index, e.read_to,
+      [&](v1::IndexEntry&& entry, uint64_t start) {
         ++e.finished;
+        e.starts.push_back(start);
         e.indexed_logs.push_back(log_name_hash(entry.log_file()));
         e.bots.insert(entry.match().seat_bots().begin(), entry.match().seat_bots().end());
         if (entry.fault_seat() >= 0) e.kinds.insert(entry.fault_kind());
-        standings.add(entry);
-        for (SprtMonitor& m : monitors) m.add(entry);
+        Entry::Filtered f{static_cast<uint32_t>(e.seat_bots.size()),
+                          static_cast<uint32_t>(entry.match().seat_bots_size()), entry.fault_seat(),
+                          entry.fault_kind()};
+        for (const std::string& bot : entry.match().seat_bots()) {
+          const auto [it, added] =
+              e.bot_ids.emplace(bot, static_cast<uint32_t>(e.bot_names.size()));
+          if (added) e.bot_names.push_back(bot);
+          e.seat_bots.push_back(it->second);
+        }
+        e.filtered.push_back(f);
+        e.sums.add(entry);
+        for (SprtMonitor& m : e.monitors) m.add(entry);
       },
       notes, &e.error);
   if (!ok) return false;
-  std::sort(e.indexed_logs.begin(), e.indexed_logs.end());
-  e.page_starts = line_starts(index, kMatchesPerPage);
-  e.standings = standings.finish();
+  std::sort(e.indexed_logs.begin() + static_cast<std::ptrdiff_t>(sorted), e.indexed_logs.end());
+  std::inplace_merge(e.indexed_logs.begin(),
+                     e.indexed_logs.begin() + static_cast<std::ptrdiff_t>(sorted),
+                     e.indexed_logs.end());
+  e.standings = e.sums.finish();
   for (const std::string& n : notes) e.standings.notes.push_back(n);
-  for (const SprtMonitor& m : monitors) e.standings.sprt.push_back(m.summary());
-  if (!why.empty()) e.standings.notes.push_back("no SPRT state: " + why);
+  for (const SprtMonitor& m : e.monitors) e.standings.sprt.push_back(m.summary());
+  if (!e.no_sprt.empty()) e.standings.notes.push_back("no SPRT state: " + e.no_sprt);
   return true;
 }
 
@@ -526,25 +575,46 @@ MatchRow index_row(const ServedRoot& r, int root, const Folder& f, const v1::Ind
   return m;
 }
 
-// Without a filter a page's index lines are read from where the page starts (their offsets
-// were found with the standings), lines [from, to) of the index.
+// Lines [from, to) of the index as rows, read from where line `from` starts (the offsets were
+// found with the standings).
 bool index_page(const ServedRoot& r, int root, const Folder& f,
                 const ArenaSite::Indexes::Entry& index, size_t from, size_t to, TournamentPage& p) {
   to = std::min(to, index.finished);
-  if (from >= to) return true;
-  const size_t k = from / kMatchesPerPage;
-  if (k >= index.page_starts.size()) return true;
-  return read_lines(f.index, index.page_starts[k], from % kMatchesPerPage, to - from,
-                    kMaxIndexLineBytes, [&](const std::string& line) {
+  if (from >= to || from >= index.starts.size()) return true;
+  return read_lines(f.index, index.starts[from], 0, to - from, kMaxIndexLineBytes,
+                    [&](const std::string& line) {
                       v1::IndexEntry e;
                       if (from_json_line(line, &e, nullptr))
                         p.matches.push_back(index_row(r, root, f, e));
                     });
 }
 
+// With a filter: every line the index held at its version is counted from what the filter
+// looks at (kept with the standings), and only the lines that fall on the page are read.
+bool filtered_index_page(const ServedRoot& r, int root, const Folder& f,
+                         const ArenaSite::Indexes::Entry& index, size_t first, TournamentPage& p) {
+  std::vector<size_t> on_page;
+  MatchRow m;
+  for (size_t k = 0; k < index.filtered.size(); ++k) {
+    const ArenaSite::Indexes::Entry::Filtered& line = index.filtered[k];
+    m.seats.clear();
+    for (uint32_t j = 0; j < line.num_bots; ++j)
+      m.seats.push_back(index.bot_names[index.seat_bots[line.first_bot + j]]);
+    m.fault_seat = line.fault_seat;
+    m.fault_kind = line.fault_kind;
+    ++p.listed;
+    if (!p.filter.shows(m)) continue;
+    if (p.shown >= first && p.shown < first + kMatchesPerPage) on_page.push_back(k);
+    ++p.shown;
+  }
+  for (const size_t k : on_page)
+    if (!index_page(r, root, f, index, k, k + 1, p)) return false;
+  return true;
+}
+
 // The page's rows: the logs the index does not hold, then the index's matches. With a filter
-// every row is counted if the filter shows it and kept only if it falls on the page, the
-// index read as a stream; without one the page's lines alone are read.
+// every row is counted if the filter shows it and kept only if it falls on the page (the
+// index's rows from what the fold kept); filtered or not, the page's lines alone are read.
 bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexes& indexes,
                const ArenaSite::Indexes::Entry& index, TournamentPage& p, std::string* error) {
   const size_t first = (p.page - 1) * kMatchesPerPage;
@@ -571,21 +641,14 @@ bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexe
     const size_t unindexed = p.listed;
     p.listed += index.finished;
     p.shown = p.listed;
-    return index_page(r, root, f, index, first - std::min(first, unindexed),
-                      first + kMatchesPerPage - std::min(first + kMatchesPerPage, unindexed), p);
+    if (index_page(r, root, f, index, first - std::min(first, unindexed),
+                   first + kMatchesPerPage - std::min(first + kMatchesPerPage, unindexed), p))
+      return true;
+  } else if (filtered_index_page(r, root, f, index, first, p)) {
+    return true;
   }
-  std::vector<std::string> notes;
-  return read_index_stream(
-      f.index, false,
-      [&](v1::IndexEntry&& e) {
-        ++p.listed;
-        MatchRow m = row_of(e);
-        if (!p.filter.shows(m)) return;
-        if (p.shown >= first && p.shown < first + kMatchesPerPage)
-          p.matches.push_back(index_row(r, root, f, e));
-        ++p.shown;
-      },
-      notes, error);
+  *error = "cannot read the page's lines of " + f.index;
+  return false;
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ std::string TerminalSeat::draw(const View& view, bool color) {
   if (shown_ == 0 && !frames.empty()) out += heading(replay, view.seat());
   // What happened since the last decision, a line each, then the table now.
   for (int i = shown_; i + 1 < static_cast<int>(frames.size()); ++i)
-    out += "  " + frames[static_cast<size_t>(i)].text + "\n";
+    out += "  " + frames[static_cast<size_t>(i)].text.words + "\n";
   if (!frames.empty()) out += render_frame(replay, frames.back(), topt);
   shown_ = static_cast<int>(frames.size());
   return out;

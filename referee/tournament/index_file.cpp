@@ -64,9 +64,12 @@ bool append_index(const std::string& path, const v1::IndexEntry& entry, std::str
   return ok;
 }
 
-bool read_index_stream(const std::string& path, bool repair,
-                       const std::function<void(v1::IndexEntry&&)>& on_entry,
-                       std::vector<std::string>& notes, std::string* error) {
+namespace {
+
+// read_index_stream and read_index_stream_from: from `at` on.
+bool read_index_at(const std::string& path, bool repair, IndexReadPosition& at,
+                   const std::function<void(v1::IndexEntry&&, uint64_t)>& on_entry,
+                   std::vector<std::string>& notes, std::string* error) {
   std::string why;
   const int fd = open_regular_file(path, repair ? O_RDWR : O_RDONLY, &why);
   if (fd < 0) {
@@ -79,15 +82,17 @@ bool read_index_stream(const std::string& path, bool repair,
     ::close(fd);
     return false;
   };
+  if (at.offset > 0 && ::lseek(fd, static_cast<off_t>(at.offset), SEEK_SET) < 0)
+    return fail("cannot read " + path + ": " + std::strerror(errno));
   // Complete lines end with '\n'; whatever follows the last one is a torn line (a kill or crash
   // mid-write), the only thing ever dropped. A complete line that does not parse is an error,
   // wherever it is: it may be a result (of a newer referee, say), and dropping it would lose it.
-  uint64_t offset = 0;    // bytes read so far
-  uint64_t good_end = 0;  // the byte after the last complete line
-  uint64_t entries = 0;
-  int line_number = 0;  // complete lines seen
-  std::string line;     // the line being read
-  std::string stop;     // why the reading stopped before the end, if it did
+  uint64_t offset = at.offset;    // bytes read so far
+  uint64_t good_end = at.offset;  // the byte after the last complete line
+  uint64_t entries = at.entries;
+  int line_number = at.lines;  // complete lines seen
+  std::string line;            // the line being read
+  std::string stop;            // why the reading stopped before the end, if it did
   const int err = read_chunks(fd, [&](std::string_view chunk) {
     for (size_t pos = 0; pos < chunk.size();) {
       const size_t nl = chunk.find('\n', pos);
@@ -118,8 +123,9 @@ bool read_index_stream(const std::string& path, bool repair,
                " entries; no tournament has that many matches";
         return false;
       }
+      const uint64_t line_start = good_end;
       good_end = offset;
-      on_entry(std::move(e));
+      on_entry(std::move(e), line_start);
       line.clear();
     }
     return true;
@@ -143,7 +149,25 @@ bool read_index_stream(const std::string& path, bool repair,
     }
   }
   ::close(fd);
+  at = IndexReadPosition{good_end, line_number, entries};
   return true;
+}
+
+}  // namespace
+
+bool read_index_stream(const std::string& path, bool repair,
+                       const std::function<void(v1::IndexEntry&&)>& on_entry,
+                       std::vector<std::string>& notes, std::string* error) {
+  IndexReadPosition at;
+  return read_index_at(
+      path, repair, at, [&](v1::IndexEntry&& e, uint64_t) { on_entry(std::move(e)); }, notes,
+      error);
+}
+
+bool read_index_stream_from(const std::string& path, IndexReadPosition& at,
+                            const std::function<void(v1::IndexEntry&&, uint64_t)>& on_entry,
+                            std::vector<std::string>& notes, std::string* error) {
+  return read_index_at(path, false, at, on_entry, notes, error);
 }
 
 bool read_index(const std::string& path, bool repair, std::vector<v1::IndexEntry>& entries,

@@ -43,6 +43,21 @@ bool read_index_stream(const std::string& path, bool repair,
                        const std::function<void(v1::IndexEntry&&)>& on_entry,
                        std::vector<std::string>& notes, std::string* error);
 
+// How far a reading of an index got: the byte after its last complete line, the complete
+// lines and the entries read up to there.
+struct IndexReadPosition {
+  uint64_t offset = 0;
+  int lines = 0;
+  uint64_t entries = 0;
+};
+// read_index_stream (without repair) from `at` on, which an earlier reading of the same file
+// reached: an index is only appended to (a repair truncates no more than a torn last line,
+// which no reading counts), so its lines up to there are unchanged. `at` moves on to the end
+// of the last complete line; `on_entry` also gets where each entry's line starts.
+bool read_index_stream_from(const std::string& path, IndexReadPosition& at,
+                            const std::function<void(v1::IndexEntry&&, uint64_t)>& on_entry,
+                            std::vector<std::string>& notes, std::string* error);
+
 // Reads every line of the index strictly (from_json_line). A missing file is an empty index.
 // Only bytes after the last newline are a torn line (a kill or a crash mid-write): they are
 // dropped (the match simply counts as not played) and a note says so. With `repair` the file is

@@ -24,6 +24,14 @@
 //   eat-memory     allocate and touch 64 MiB blocks on a thread until allocation fails (at
 //                  most --max-mib), then let std::bad_alloc end the process
 //   eat-memory-in-handler  the same in choose_play itself, so the SDK sees the std::bad_alloc
+//   forge-limit    write to stderr and stdout the words runtimes write when an allocation or a
+//                  fork fails at a limit (std::bad_alloc, MemoryError, "Cannot allocate
+//                  memory", "fork: Resource temporarily unavailable"...), far from any limit,
+//                  then abort: a referee that read them would name a limit never reached
+//   forge-limit-illegal  the same words, then answer with a tile it does not hold (a fault that
+//                  is not a crash, whose reason a referee reading them would extend)
+//   forge-limit-fork-bomb  the words of a failed allocation, then fork-bomb: a referee that read
+//                  them would name the memory limit and hide the process limit reached
 //   connect        connect to each --target: host:port (TCP) or a Unix socket path, or send a
 //                  datagram to dgram:PATH (a Unix datagram socket, reached without connect)
 //   write-files    create a file in each --target folder, then one in /tmp
@@ -259,6 +267,32 @@ void escape(const char* self) {
   }
   report(true, "fork bomb", std::to_string(forked) + " processes forked without a limit");
   std::abort();
+}
+
+void forge_limit_words() {
+  const char* words =
+      "terminate called after throwing an instance of 'std::bad_alloc'\n"
+      "  what():  std::bad_alloc\n"
+      "MemoryError\n"
+      "Cannot allocate memory\n"
+      "out of memory\n"
+      "fork: Resource temporarily unavailable\n"
+      "BlockingIOError: [Errno 11] Resource temporarily unavailable (thread, clone, "
+      "system_error)\n";
+  std::fputs(words, stderr);
+  std::fflush(stderr);
+  std::fputs(words, stdout);
+  std::fflush(stdout);
+  report(true, "forged limit words", "written");
+}
+
+// A tile the seat does not hold.
+allfives::Play not_held(const allfives::View& view) {
+  for (int i = 0; i < allfives::kNumTiles; ++i) {
+    const allfives::Tile t = allfives::Tile::from_index(i);
+    if (!view.hand().contains(t)) return allfives::Play{t, allfives::End::kRight};
+  }
+  return view.legal_plays()[0];
 }
 
 // On a thread of its own (eat-memory), as in a bot's own worker thread, the std::bad_alloc at
@@ -515,6 +549,10 @@ class Hostile final : public allfives::bot::Bot {
       if (m == "kill-others") kill_others();
       if (m == "escape") escape(g_self.c_str());
       if (m == "fork-bomb") fork_bomb();
+      if (m.starts_with("forge-limit")) forge_limit_words();
+      if (m == "forge-limit") std::abort();
+      if (m == "forge-limit-illegal") return not_held(view);
+      if (m == "forge-limit-fork-bomb") fork_bomb();
       if (m == "eat-memory") std::thread(eat_memory_now).join();
       if (m == "eat-memory-in-handler") eat_memory_now();
       if (m == "connect")

@@ -508,8 +508,14 @@ TEST(Sandbox, AForkBombIsTheBotsOwnProcessLimitFault) {
   EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
   const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
-  EXPECT_TRUE(contains(fault.reason(), "reached its limit of 32 processes and threads"))
-      << fault.reason();
+  // Named where the pids cgroup counted the refused forks; under RLIMIT_NPROC nothing counts
+  // them and the crash is described by its end.
+  if (hostile_confinement(m).processes_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+    EXPECT_TRUE(contains(fault.reason(), "reached its limit of 32 processes and threads"))
+        << fault.reason();
+  } else {
+    EXPECT_TRUE(contains(fault.reason(), "killed by signal 6 (SIGABRT)")) << fault.reason();
+  }
   EXPECT_TRUE(contains(m.hostile_output, "BLOCKED fork bomb")) << m.hostile_output;
   expect_limit_by(hostile_confinement(m).processes_limit_by(), true);
   expect_cgroups_removed(hostile_confinement(m));
@@ -521,10 +527,10 @@ TEST(Sandbox, EatingMemoryIsAMemoryLimitFault) {
   EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
   const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
-  EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
   EXPECT_FALSE(contains(m.hostile_output, "without a limit")) << m.hostile_output;
   expect_limit_by(hostile_confinement(m).memory_limit_by(), true);
   if (hostile_confinement(m).memory_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+    EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
     // Killed by the kernel at the cgroup's limit: no word of its own tells, the cgroup's count
     // does.
     EXPECT_TRUE(contains(fault.reason(), "(killed by signal 9 (SIGKILL))")) << fault.reason();
@@ -533,22 +539,26 @@ TEST(Sandbox, EatingMemoryIsAMemoryLimitFault) {
   expect_cgroups_removed(hostile_confinement(m));
 }
 
-TEST(Sandbox, EatingMemoryUnderTheAddressSpaceLimitIsAMemoryLimitFault) {
+// Under the address-space limit a failed allocation is counted nowhere the referee can read:
+// the crash is described by its end (std::bad_alloc aborts), the bot's words stay its output.
+TEST(Sandbox, EatingMemoryUnderTheAddressSpaceLimitIsACrashDescribedByItsEnd) {
   const Match m = play("eat-memory-rlimit", "--mode eat-memory --max-mib 2048",
                        {"--memory-mib", "512", "--no-cgroups"});
   EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
   EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
   const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
-  EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
+  EXPECT_TRUE(contains(fault.reason(), "killed by signal 6 (SIGABRT)")) << fault.reason();
+  EXPECT_FALSE(contains(fault.reason(), "limit")) << fault.reason();
+  EXPECT_TRUE(contains(m.hostile_output, "bad_alloc")) << m.hostile_output;
+  EXPECT_FALSE(contains(m.hostile_output, "without a limit")) << m.hostile_output;
   expect_limit_by(hostile_confinement(m).memory_limit_by(), false);
   EXPECT_TRUE(hostile_confinement(m).cgroups().empty());
 }
 
-// A C++ bot whose choose_play itself runs out of memory: the SDK ends the process rather than
-// answer with a handler error (a disconnect that would not name the limit), under either
-// mechanism.
-TEST(Sandbox, AnSdkBotOutOfMemoryInItsHandlerIsAMemoryLimitFault) {
+// A C++ bot whose choose_play itself runs out of memory: a crash, not a handler error (a
+// disconnect), under either mechanism; the memory cgroup's count names the limit.
+TEST(Sandbox, AnSdkBotOutOfMemoryInItsHandlerIsACrash) {
   for (const bool cgroups : {true, false}) {
     std::vector<std::string> flags = {"--memory-mib", "512"};
     if (!cgroups) flags.push_back("--no-cgroups");
@@ -559,14 +569,52 @@ TEST(Sandbox, AnSdkBotOutOfMemoryInItsHandlerIsAMemoryLimitFault) {
     EXPECT_EQ(match_end(m).fault_seat(), 0) << m.run.output;
     EXPECT_EQ(match_end(m).fault_kind(), v1::FAULT_KIND_CRASH);
     const auto& fault = only(m.log, v1::LogRecord::kFault).fault();
-    EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB")) << fault.reason();
     expect_limit_by(hostile_confinement(m).memory_limit_by(), cgroups);
-    if (hostile_confinement(m).memory_limit_by() == v1::LIMIT_MECHANISM_RLIMIT) {
+    if (hostile_confinement(m).memory_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+      EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 512 MiB"))
+          << fault.reason();
+    } else {
+      EXPECT_TRUE(contains(fault.reason(), "killed by signal 6 (SIGABRT)")) << fault.reason();
       EXPECT_TRUE(
           contains(m.hostile_output, "the bot ran out of memory (std::bad_alloc) in choose_play"))
           << m.hostile_output;
     }
   }
+}
+
+// A bot that writes the words runtimes write at a failed allocation or fork (std::bad_alloc,
+// MemoryError, "fork: Resource temporarily unavailable"...) far from any limit, then aborts,
+// or plays a tile it does not hold: its fault is described by what the referee saw (the
+// signal, the illegal play), naming no limit. A fork bomb that writes the words of a failed
+// allocation first is named by its pids cgroup's count, not as the memory limit.
+TEST(Sandbox, ABotsOwnWordsNeverNameALimit) {
+  const Match crash = play("forge-limit", "--mode forge-limit", {"--memory-mib", "512"});
+  EXPECT_EQ(crash.run.exit_code, 0) << crash.run.output;
+  ASSERT_TRUE(contains(crash.hostile_output, "GOT forged limit words")) << crash.hostile_output;
+  EXPECT_TRUE(contains(crash.hostile_output, "std::bad_alloc")) << crash.hostile_output;
+  EXPECT_EQ(match_end(crash).fault_kind(), v1::FAULT_KIND_CRASH);
+  const std::string crashed = only(crash.log, v1::LogRecord::kFault).fault().reason();
+  EXPECT_TRUE(contains(crashed, "killed by signal 6 (SIGABRT)")) << crashed;
+  EXPECT_FALSE(contains(crashed, "limit")) << crashed;
+
+  const Match illegal = play("forge-limit-illegal", "--mode forge-limit-illegal");
+  EXPECT_EQ(illegal.run.exit_code, 0) << illegal.run.output;
+  ASSERT_TRUE(contains(illegal.hostile_output, "GOT forged limit words")) << illegal.hostile_output;
+  EXPECT_EQ(match_end(illegal).fault_kind(), v1::FAULT_KIND_ILLEGAL_PLAY);
+  const std::string played = only(illegal.log, v1::LogRecord::kFault).fault().reason();
+  EXPECT_FALSE(contains(played, "limit")) << played;
+
+  if (getuid() != 0 && !referee::testing::machine_offers_v1_cgroups()) return;
+  const Match bomb = play("forge-limit-fork-bomb", "--mode forge-limit-fork-bomb --max-forks 200",
+                          {"--max-processes", "32"});
+  EXPECT_EQ(bomb.run.exit_code, 0) << bomb.run.output;
+  EXPECT_TRUE(contains(bomb.hostile_output, "BLOCKED fork bomb")) << bomb.hostile_output;
+  const std::string bombed = only(bomb.log, v1::LogRecord::kFault).fault().reason();
+  EXPECT_FALSE(contains(bombed, "memory limit")) << bombed;
+  if (hostile_confinement(bomb).processes_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+    EXPECT_TRUE(contains(bombed, "reached its limit of 32 processes and threads")) << bombed;
+  }
+  expect_cgroups_removed(hostile_confinement(bomb));
 }
 
 // --- Network and sockets --------------------------------------------------------------------
@@ -879,7 +927,11 @@ TEST(Sandbox, ATournamentLeavesNoCgroupBehind) {
       expect_cgroups_removed(bot.confinement());
     }
     const auto& fault = only(log, v1::LogRecord::kFault).fault();
-    EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 256 MiB")) << fault.reason();
+    const auto& faulted = header.bots(static_cast<int>(fault.seat())).confinement();
+    if (faulted.memory_limit_by() != v1::LIMIT_MECHANISM_RLIMIT) {
+      EXPECT_TRUE(contains(fault.reason(), "exceeded its memory limit of 256 MiB"))
+          << fault.reason();
+    }
   }
   EXPECT_EQ(logs, 4);
   if (referee::testing::machine_offers_v1_cgroups()) {

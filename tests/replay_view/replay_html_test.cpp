@@ -1,5 +1,6 @@
 // End-to-end tests of `referee replay --html`: the page's embedded data, and the page loaded in
 // headless Chromium, checked step by step against the log's own records.
+#include "log/match_log.h"
 #include "replay_view/replay_view_util.h"
 
 namespace allfives::e2e::replay_view {
@@ -45,6 +46,51 @@ TEST(ReplayHtml, OneSelfContainedCompactFile) {
   // Compact: the steps cost a few hundred bytes each.
   EXPECT_LT(html.size(), 40000 + 600 * static_cast<size_t>(page_steps.values_size()))
       << html.size();
+}
+
+// --no-output and --no-decisions leave out of the page what they hide in the terminal: what
+// each bot printed (under its plays and under a fault), and with --no-decisions the decisions
+// themselves; the steps stay.
+TEST(ReplayHtml, NoOutputAndNoDecisionsLeaveThemOutOfThePage) {
+  const std::string dir = temp_dir("html-no-output");
+  for (const std::string mode : {"chatty", "crash"}) {
+    SCOPED_TRACE(mode);
+    Logged l;
+    l.path = dir + "/" + mode + ".jsonl";
+    const RunResult m = run({kReferee, "match", "--seed", "5", "--max-hands", "2", "--log", l.path,
+                             kBadBot + " --mode " + mode + " --at 3", kRandom});
+    ASSERT_EQ(m.exit_code, 0) << m.output;
+    const std::string printed =
+        mode == "chatty" ? "chatty: thinking about decision 1" : "crash: giving up at decision 3";
+    const std::string all = read_file(write_html(l, mode + "-all"));
+    ASSERT_NE(all.find(printed), std::string::npos);
+    const std::string no_output = read_file(write_html(l, mode + "-no-output", {"--no-output"}));
+    EXPECT_EQ(no_output.find(printed), std::string::npos);
+    const std::string no_decisions =
+        read_file(write_html(l, mode + "-no-decisions", {"--no-decisions"}));
+    EXPECT_EQ(no_decisions.find(printed), std::string::npos);
+    const auto data = page_data(no_decisions);
+    EXPECT_FALSE(data.fields().at("match").struct_value().fields().at("decisions").bool_value());
+    const auto& steps = data.fields().at("steps").list_value();
+    const auto kept_data = page_data(no_output);
+    const auto& kept = kept_data.fields().at("steps").list_value();
+    ASSERT_EQ(steps.values_size(), kept.values_size());
+    int plays = 0;
+    for (int i = 0; i < steps.values_size(); ++i) {
+      const auto& step = steps.values(i).struct_value().fields();
+      EXPECT_EQ(step.count("y"), 0u) << "step " << i;
+      if (step.at("k").string_value() != "p") continue;
+      ++plays;
+      const auto& y = kept.values(i).struct_value().fields().at("y").struct_value().fields();
+      EXPECT_EQ(y.count("w"), 0u) << "step " << i;
+      EXPECT_EQ(y.count("o"), 1u) << "step " << i;  // --no-output keeps the rest
+    }
+    EXPECT_GT(plays, 0);
+  }
+  const RunResult both = run({kReferee, "replay", dir + "/chatty.jsonl", "--html", dir + "/x.html",
+                              "--no-decisions", "--only-missed"});
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_NE(both.output.find("--only-missed"), std::string::npos) << both.output;
 }
 
 TEST(ReplayHtml, SeatViewCarriesNoHiddenHand) {
@@ -236,6 +282,35 @@ TEST(ReplayBrowser, StateAfterGivenStepsMatchesTheLog) {
       expect_state_matches(page_state(dom), steps, k);
     }
   }
+}
+
+// The page colours the seat labels the referee marked, never words that read like one: a
+// fault's reason (which may quote a bot) naming another seat's label stays plain.
+TEST(ReplayBrowser, SeatColoursComeFromTheMarksNotFromTheWords) {
+  REQUIRE_CHROMIUM(browser);
+  const Logged& fault = logged("fault");
+  Logged l;
+  l.path = temp_dir("marks-log") + "/m.jsonl";
+  std::string text;
+  int at = -1;
+  for (size_t i = 0; i < fault.records.size(); ++i) {
+    v1::LogRecord r = fault.records[i];
+    if (r.has_fault()) {
+      r.mutable_fault()->set_reason(r.fault().reason() + " (as seat 1 (random) said)");
+      at = static_cast<int>(i) - 1;  // the header is no step
+    }
+    text += allfives::referee::to_json_line(r) + "\n";
+  }
+  ASSERT_GE(at, 0);
+  std::ofstream(l.path, std::ios::binary) << text;
+  const std::string url = "file://" + write_html(l, "marks") + "?step=" + std::to_string(at);
+  const std::string dom = chromium(browser, url, {"--dump-dom"});
+  ASSERT_NE(dom.find("data-ready=\"1\""), std::string::npos) << "the page's script did not finish";
+  const std::string event = dom.substr(dom.find("id=\"event\""), 2000);
+  EXPECT_NE(event.find("<span class=\"s0\">seat 0 (bad)</span> commits a fault"), std::string::npos)
+      << event;
+  EXPECT_NE(event.find("(as seat 1 (random) said)"), std::string::npos) << event;
+  EXPECT_EQ(event.find("<span class=\"s1\">"), std::string::npos) << event;
 }
 
 TEST(ReplayBrowser, ButtonsAndKeysStepThroughThePage) {

@@ -280,8 +280,8 @@ TEST(SdkServer, ThrowingBotGetsAnErrorStatusAndTheServerPlaysOn) {
   for (const grpc::Status& st : m.statuses) EXPECT_TRUE(st.ok()) << st.error_message();
 }
 
-// Out of memory is the exception to the above: the process ends, saying so on stderr, which
-// the referee reads to name the memory limit (a handler error would be a disconnect).
+// Out of memory is the exception to the above: the process ends, saying so on stderr, so the
+// referee records a crash (a handler error would be a disconnect).
 TEST(SdkServer, BadAllocInTheBotEndsTheProcessSayingSo) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");  // gRPC's threads: re-run the test in a child
   class Hungry final : public Bot {

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -100,8 +102,8 @@ TEST(ServeTest, TournamentPageShowsTheSameStandingsAsTheStandingsCommand) {
   EXPECT_NE(listing.body.find("href=\"/t/0/\""), std::string::npos) << listing.body;
 }
 
-// A folder of many matches is listed a page at a time (the index read as a stream for each
-// page): the logs the index lacks first, then the index's matches in its order; an index line
+// A folder of many matches is listed a page at a time (each page reads its own lines of the
+// index): the logs the index lacks first, then the index's matches in its order; an index line
 // whose log is not there is listed without links.
 TEST(ServeTest, TheMatchListIsPaged) {
   const std::string dir = temp_dir("serve-paged") + "/out";
@@ -162,6 +164,55 @@ TEST(ServeTest, TheMatchListIsPaged) {
   EXPECT_NE(greedy.body.find("href=\"?page=1&amp;bot=greedy\""), std::string::npos);
   EXPECT_EQ(http_get(s.port, "/t/0/?page=0").status, 400);
   EXPECT_EQ(http_get(s.port, "/t/0/?page=x").status, 400);
+}
+
+// A filtered page counts the index's lines from what was kept when that version of the index
+// (its size and modification time) was first read, and reads only its own lines: the index is
+// rewritten in place here, the same size, its time put back, with no line naming greedy any
+// more; the count still comes from the version first read, while the rows shown are read anew.
+// Lines appended make a new version of which only those lines are read; another file put in
+// its place is read whole.
+TEST(ServeTest, AFilteredPageReadsOnlyItsOwnLinesAndANewVersionOnlyItsNewLines) {
+  const std::string dir = temp_dir("serve-filtered") + "/out";
+  std::filesystem::copy(tournament_dir(), dir, std::filesystem::copy_options::recursive);
+  const std::string index = dir + "/index.jsonl";
+  ServeProcess s = serve({dir});
+  const auto shown = [&](const std::string& target) {
+    const HttpReply page = http_get(s.port, target);
+    EXPECT_EQ(page.status, 200) << page.body;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(page.body, m, std::regex("Showing (\\d+) of \\d+ matches")))
+        << page.body;
+    return m.size() > 1 ? std::stoi(m[1]) : -1;
+  };
+  const int greedy = shown("/t/0/?bot=greedy");
+  ASSERT_GT(greedy, 0);
+  std::string text;
+  {
+    std::ifstream in(index, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto written = std::filesystem::last_write_time(index);
+  const std::string renamed = std::regex_replace(text, std::regex("\"greedy\""), "\"GREEDY\"");
+  ASSERT_NE(renamed, text);
+  ASSERT_EQ(renamed.size(), text.size());
+  {
+    std::fstream out(index, std::ios::binary | std::ios::in | std::ios::out);
+    out.write(renamed.data(), static_cast<std::streamsize>(renamed.size()));
+  }
+  std::filesystem::last_write_time(index, written);
+  EXPECT_EQ(shown("/t/0/?bot=greedy"), greedy);
+  const HttpReply page = http_get(s.port, "/t/0/?bot=greedy");
+  EXPECT_NE(page.body.find("GREEDY"), std::string::npos);  // the rows: their lines read anew
+  const std::string greedy_line = text.substr(0, text.find('\n') + 1);
+  ASSERT_NE(greedy_line.find("\"greedy\""), std::string::npos);
+  { std::ofstream(index, std::ios::binary | std::ios::app) << greedy_line; }
+  EXPECT_EQ(shown("/t/0/?bot=greedy"), greedy + 1);
+  {
+    std::ofstream(index + ".new", std::ios::binary) << renamed;
+    std::filesystem::rename(index + ".new", index);
+  }
+  EXPECT_EQ(shown("/t/0/?bot=greedy"), 0);
 }
 
 TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {

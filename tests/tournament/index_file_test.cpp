@@ -137,6 +137,40 @@ TEST(IndexFile, OnlyATornLineLeavesAnEmptyFile) {
 // is, and the file is left as it is, with or without repair: in the middle, or last (here a
 // newer referee's extra field: a result this referee cannot read, not a torn write, so a resume
 // refuses rather than drop it).
+// Read from where a reading stopped: the lines appended since, each with where it starts; a
+// torn line is left for the next reading, and a bad line is named by its number in the file.
+TEST(IndexFile, ReadingOnFromWhereAReadingStoppedGivesTheNewLinesAlone) {
+  TempDir dir;
+  const std::string path = dir.file("index.jsonl");
+  ASSERT_TRUE(append_index(path, two_player("m0", "a", "b", 0)));
+  ASSERT_TRUE(append_index(path, two_player("m1", "a", "b", 1)));
+  IndexReadPosition at;
+  std::vector<std::pair<std::string, uint64_t>> read;
+  const auto on_entry = [&](v1::IndexEntry&& e, uint64_t start) {
+    read.emplace_back(e.match().match_id(), start);
+  };
+  std::vector<std::string> notes;
+  std::string error;
+  ASSERT_TRUE(read_index_stream_from(path, at, on_entry, notes, &error)) << error;
+  const std::string two = slurp(path);
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[1].second, two.find('\n') + 1);
+  EXPECT_EQ(at.offset, two.size());
+  EXPECT_EQ(at.lines, 2);
+  ASSERT_TRUE(append_index(path, two_player("m2", "a", "b", 0)));
+  append_raw(path, "{\"torn");
+  read.clear();
+  ASSERT_TRUE(read_index_stream_from(path, at, on_entry, notes, &error)) << error;
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0], (std::pair<std::string, uint64_t>{"m2", two.size()}));
+  EXPECT_EQ(at.entries, 3u);
+  ASSERT_EQ(notes.size(), 1u);  // the torn line, not read
+  append_raw(path, "\"}\n");
+  read.clear();
+  EXPECT_FALSE(read_index_stream_from(path, at, on_entry, notes, &error));
+  EXPECT_NE(error.find(path + ":4: bad index entry"), std::string::npos) << error;
+}
+
 TEST(IndexFile, ACompleteLineThatDoesNotParseIsAnErrorWhereverItIs) {
   std::string newer = to_json_line(two_player("m1", "a", "b", 1));
   newer.insert(newer.size() - 1, ", \"rating_after\": 1500");

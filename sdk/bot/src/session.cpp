@@ -24,8 +24,8 @@ Status invalid(std::string why) {
 
 // Running out of memory ends the process, as an uncaught std::bad_alloc would: the memory is
 // still exhausted and the bot's state half-updated, so answering on would only fail later and
-// somewhere less clear. The referee then sees the process end after this line and names the
-// memory limit in the fault's reason. Plain stdio: this must not allocate.
+// somewhere less clear. The referee then records a crash, with this line in the bot's output.
+// Plain stdio: this must not allocate.
 [[noreturn]] void out_of_memory(const char* what) {
   std::fputs("the bot ran out of memory (std::bad_alloc) in ", stderr);
   std::fputs(what, stderr);

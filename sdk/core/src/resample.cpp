@@ -67,61 +67,58 @@ WorldSampler::WorldSampler(const View& view, const Knowledge* knowledge) {
   build(view, nullptr);
 }
 
-bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
-  const int n = view.num_players();
-  const int me = view.seat();
-  if (knowledge) {
-    const Line& a = knowledge->line();
-    const Line& b = view.line();
-    bool same = knowledge->seat() == me && knowledge->format() == view.config().format &&
-                knowledge->hand_index() == view.hand_index() && a.size() == b.size();
-    for (int i = 0; same && i < a.size(); ++i) same = a[i] == b[i];
-    for (int s = 0; same && s < n; ++s)
-      if (s != me) same = knowledge->tracked_size(s) == view.hand_size(s);
-    if (!same) return false;
-  }
-  // Without knowledge, a hand's opening still says who was dealt what must open.
-  TileSet opening_forbidden;
-  if (!knowledge && view.line().empty() && view.open_rule() != OpenRule::kWinnerChooses)
-    opening_forbidden = not_dealt_to_anyone(view.open_rule(), view.legal_plays()[0].tile);
+namespace {
 
-  const TileSet unseen = view.unseen();
-  num_tiles_ = 0;
-  for (Tile t : unseen) tiles_[num_tiles_++] = t;
-  num_seats_ = 0;
-  std::array<uint64_t, kMaxPlayers - 1> sizes{};
-  for (int s = 0; s < n; ++s) {
-    if (s == me) continue;
-    Seat& seat = seats_[num_seats_];
-    seat = Seat{};
-    seat.seat = s;
-    seat.size = view.hand_size(s);
-    std::array<Knowledge::Group, Knowledge::kMaxGroups> groups{};
-    if (knowledge) {
-      seat.num_groups = knowledge->num_groups(s);
-      for (int j = 0; j < seat.num_groups; ++j) groups[j] = knowledge->group(s, j);
-    } else {
-      seat.num_groups = 1;
-      groups[0] = Knowledge::Group{seat.size, opening_forbidden};
-    }
-    if (seat.num_groups == 0) {  // an empty hand (only at a hand's end, never at a decision)
-      seat.num_groups = 1;
-      groups[0] = Knowledge::Group{0, TileSet::all()};
-    }
-    for (int j = seat.num_groups - 1; j >= 0; --j) {
-      // Hall's condition on levels holds only for nested sets (knowledge.h keeps them so).
-      if (j + 1 < seat.num_groups && !(groups[j + 1].forbidden - groups[j].forbidden).empty())
-        return false;
-      seat.cap[j] = groups[j].count + (j + 1 < seat.num_groups ? seat.cap[j + 1] : 0);
-    }
-    for (Tile t : unseen) {
-      int level = 0;
-      while (level < seat.num_groups && groups[level].forbidden.contains(t)) ++level;
-      seat.level[t.index()] = static_cast<uint8_t>(level);
-    }
-    sizes[num_seats_] = count_profiles(seat.num_groups, seat.cap);
-    ++num_seats_;
+// Whether `knowledge` was kept for the position `view` shows (the same seat, hand, line and
+// hand sizes).
+bool knowledge_matches(const View& view, const Knowledge& knowledge) {
+  const int me = view.seat();
+  const Line& a = knowledge.line();
+  const Line& b = view.line();
+  bool same = knowledge.seat() == me && knowledge.format() == view.config().format &&
+              knowledge.hand_index() == view.hand_index() && a.size() == b.size();
+  for (int i = 0; same && i < a.size(); ++i) same = a[i] == b[i];
+  for (int s = 0; same && s < view.num_players(); ++s)
+    if (s != me) same = knowledge.tracked_size(s) == view.hand_size(s);
+  return same;
+}
+
+}  // namespace
+
+bool WorldSampler::build_seat(const View& view, const Knowledge* knowledge, int s,
+                              TileSet opening_forbidden, Seat& seat, uint64_t& profiles) const {
+  seat = Seat{};
+  seat.seat = s;
+  seat.size = view.hand_size(s);
+  std::array<Knowledge::Group, Knowledge::kMaxGroups> groups{};
+  if (knowledge) {
+    seat.num_groups = knowledge->num_groups(s);
+    for (int j = 0; j < seat.num_groups; ++j) groups[j] = knowledge->group(s, j);
+  } else {
+    seat.num_groups = 1;
+    groups[0] = Knowledge::Group{seat.size, opening_forbidden};
   }
+  if (seat.num_groups == 0) {  // an empty hand (only at a hand's end, never at a decision)
+    seat.num_groups = 1;
+    groups[0] = Knowledge::Group{0, TileSet::all()};
+  }
+  for (int j = seat.num_groups - 1; j >= 0; --j) {
+    // Hall's condition on levels holds only for nested sets (knowledge.h keeps them so).
+    if (j + 1 < seat.num_groups && !(groups[j + 1].forbidden - groups[j].forbidden).empty())
+      return false;
+    seat.cap[j] = groups[j].count + (j + 1 < seat.num_groups ? seat.cap[j + 1] : 0);
+  }
+  for (int i = 0; i < num_tiles_; ++i) {
+    const Tile t = tiles_[i];
+    int level = 0;
+    while (level < seat.num_groups && groups[level].forbidden.contains(t)) ++level;
+    seat.level[t.index()] = static_cast<uint8_t>(level);
+  }
+  profiles = count_profiles(seat.num_groups, seat.cap);
+  return true;
+}
+
+void WorldSampler::order_for_widest(std::array<uint64_t, kMaxPlayers - 1>& sizes) {
   // The seat with the most partial hands is dealt in order of its levels, newest first, so
   // its partial hand is a count (see step); the others are summed up by profiles.
   int widest = 0;
@@ -132,10 +129,9 @@ bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
   const Seat& first = seats_[0];
   std::stable_sort(tiles_.begin(), tiles_.begin() + num_tiles_,
                    [&](Tile a, Tile b) { return first.level[a.index()] > first.level[b.index()]; });
+}
 
-  uint64_t states = static_cast<uint64_t>(first.size) + 1;
-  for (int i = 1; i < num_seats_; ++i) states *= sizes[i];
-  if (states * static_cast<uint64_t>(num_tiles_ + 1) > kMaxTable) return false;
+void WorldSampler::build_profiles() {
   for (int i = 1; i < num_seats_; ++i) {
     const Seat& seat = seats_[i];
     Profiles& p = profiles_[i];
@@ -163,13 +159,16 @@ bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
     for (size_t k = 0; k < all.size(); ++k) p.full[k] = all[k][0] == seat.size;
   }
   stride_[0] = 1;
-  num_states_ = first.size + 1;
+  num_states_ = seats_[0].size + 1;
   for (int i = 1; i < num_seats_; ++i) {
     stride_[i] = num_states_;
     num_states_ *= profiles_[i].count;
   }
+}
 
+void WorldSampler::count_ways() {
   // ways_[i][x]: the ways to deal tiles i.. from state x and end with every hand full.
+  const Seat& first = seats_[0];
   const size_t X = static_cast<size_t>(num_states_);
   ways_.assign(X * static_cast<size_t>(num_tiles_ + 1), 0);
   for (size_t x = 0; x < X; ++x) {
@@ -189,6 +188,30 @@ bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
     }
   }
   count_ = ways_[0];
+}
+
+bool WorldSampler::build(const View& view, const Knowledge* knowledge) {
+  if (knowledge && !knowledge_matches(view, *knowledge)) return false;
+  // Without knowledge, a hand's opening still says who was dealt what must open.
+  TileSet opening_forbidden;
+  if (!knowledge && view.line().empty() && view.open_rule() != OpenRule::kWinnerChooses)
+    opening_forbidden = not_dealt_to_anyone(view.open_rule(), view.legal_plays()[0].tile);
+  num_tiles_ = 0;
+  for (Tile t : view.unseen()) tiles_[num_tiles_++] = t;
+  num_seats_ = 0;
+  std::array<uint64_t, kMaxPlayers - 1> sizes{};
+  for (int s = 0; s < view.num_players(); ++s) {
+    if (s == view.seat()) continue;
+    if (!build_seat(view, knowledge, s, opening_forbidden, seats_[num_seats_], sizes[num_seats_]))
+      return false;
+    ++num_seats_;
+  }
+  order_for_widest(sizes);
+  uint64_t states = static_cast<uint64_t>(seats_[0].size) + 1;
+  for (int i = 1; i < num_seats_; ++i) states *= sizes[i];
+  if (states * static_cast<uint64_t>(num_tiles_ + 1) > kMaxTable) return false;
+  build_profiles();
+  count_ways();
   return count_ > 0;
 }
 

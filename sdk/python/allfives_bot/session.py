@@ -98,9 +98,9 @@ def _observe(knowledge, steps) -> None:
 
 def _out_of_memory(what: str) -> None:
     """Ends the process after a MemoryError in the bot's code, as an uncaught one would: the
-    memory is still exhausted and the bot's state half-updated. The referee sees the process end
-    after this line and names the memory limit in the fault (a failed answer would be a
-    disconnect that does not)."""
+    memory is still exhausted and the bot's state half-updated. The referee records the
+    process's end as a crash, with this line in its output (a failed answer would be a
+    disconnect)."""
     sys.stderr.write(f"the bot ran out of memory (MemoryError) in {what}; ending the process\n")
     sys.stderr.flush()
     os.abort()

@@ -11,8 +11,35 @@ namespace allfives::python {
 
 namespace {
 
-// How a state is made and copied, and the truth it holds.
-void bind_state_truth(py::class_<State>& state) {
+// State.from_position: a state mid-hand from Python's sequences.
+State state_from_position(py::handle config, int hand_index, py::sequence hands,
+                          py::sequence boneyard, py::sequence line, py::sequence scores,
+                          int seat_to_move, py::handle open_rule, uint64_t seed) {
+  Position p;
+  p.config = to_config(config);
+  p.hand_index = hand_index;
+  if (py::len(hands) > kMaxPlayers) throw py::value_error("too many hands");
+  for (size_t s = 0; s < py::len(hands); ++s) p.hands[s] = V().to_tiles(hands[s]);
+  if (py::len(boneyard) > kNumTiles || py::len(line) > kNumTiles || py::len(scores) > kMaxPlayers)
+    throw py::value_error("boneyard, line or scores too long");
+  for (py::handle t : boneyard) p.boneyard[p.boneyard_size++] = V().to_tile(t);
+  for (py::handle lt : line) {
+    py::sequence item = py::reinterpret_borrow<py::sequence>(lt);
+    if (py::len(item) != 3) throw py::type_error("a line tile is (tile, seat, end)");
+    p.line[p.line_size++] = LinePlay{
+        V().to_tile(item[0]), static_cast<uint8_t>(item[1].cast<int>()), V().to_end(item[2])};
+  }
+  for (size_t i = 0; i < py::len(scores); ++i) p.scores[i] = scores[i].cast<int>();
+  p.seat_to_move = seat_to_move;
+  p.open_rule = V().to_open_rule(open_rule);
+  State s = blank_state();
+  std::string error;
+  if (!State::from_position(p, seed, s, &error)) throw py::value_error(error);
+  return s;
+}
+
+// How a state is made and copied.
+void bind_state_making(py::class_<State>& state) {
   state
       .def_static(
           "new_match",
@@ -22,40 +49,11 @@ void bind_state_truth(py::class_<State>& state) {
           py::arg("config"), py::arg("seed"),
           "Deals hand 0 of the match dealt from `seed` (the referee's deal for that seed) and "
           "stops at the opener's decision. `config` is a Config or a Format.")
-      .def_static(
-          "from_position",
-          [](py::handle config, int hand_index, py::sequence hands, py::sequence boneyard,
-             py::sequence line, py::sequence scores, int seat_to_move, py::handle open_rule,
-             uint64_t seed) {
-            Position p;
-            p.config = to_config(config);
-            p.hand_index = hand_index;
-            if (py::len(hands) > kMaxPlayers) throw py::value_error("too many hands");
-            for (size_t s = 0; s < py::len(hands); ++s) p.hands[s] = V().to_tiles(hands[s]);
-            if (py::len(boneyard) > kNumTiles || py::len(line) > kNumTiles ||
-                py::len(scores) > kMaxPlayers)
-              throw py::value_error("boneyard, line or scores too long");
-            for (py::handle t : boneyard) p.boneyard[p.boneyard_size++] = V().to_tile(t);
-            for (py::handle lt : line) {
-              py::sequence item = py::reinterpret_borrow<py::sequence>(lt);
-              if (py::len(item) != 3) throw py::type_error("a line tile is (tile, seat, end)");
-              p.line[p.line_size++] =
-                  LinePlay{V().to_tile(item[0]), static_cast<uint8_t>(item[1].cast<int>()),
-                           V().to_end(item[2])};
-            }
-            for (size_t i = 0; i < py::len(scores); ++i) p.scores[i] = scores[i].cast<int>();
-            p.seat_to_move = seat_to_move;
-            p.open_rule = V().to_open_rule(open_rule);
-            State s = blank_state();
-            std::string error;
-            if (!State::from_position(p, seed, s, &error)) throw py::value_error(error);
-            return s;
-          },
-          py::arg("config"), py::arg("hand_index"), py::arg("hands"), py::arg("boneyard"),
-          py::arg("line"), py::arg("scores"), py::arg("seat_to_move"), py::arg("open_rule"),
-          py::arg("seed") = 0,
-          "A state mid-hand: hands per seat, the boneyard in drawing order, the line as "
-          "(tile, seat, end) in play order; later hands are dealt from `seed`.")
+      .def_static("from_position", &state_from_position, py::arg("config"), py::arg("hand_index"),
+                  py::arg("hands"), py::arg("boneyard"), py::arg("line"), py::arg("scores"),
+                  py::arg("seat_to_move"), py::arg("open_rule"), py::arg("seed") = 0,
+                  "A state mid-hand: hands per seat, the boneyard in drawing order, the line as "
+                  "(tile, seat, end) in play order; later hands are dealt from `seed`.")
       .def_static(
           "new_match_with_events",
           [](py::handle config, uint64_t seed) {
@@ -68,8 +66,12 @@ void bind_state_truth(py::class_<State>& state) {
           "copy", [](const State& s) { return s; }, "An independent copy (a memcpy).")
       .def("__copy__", [](const State& s) { return s; })
       .def("__deepcopy__", [](const State& s, py::handle) { return s; })
-      .def(py::self == py::self)
-      .def_property_readonly("config", &State::config)
+      .def(py::self == py::self);
+}
+
+// The truth a state holds.
+void bind_state_table(py::class_<State>& state) {
+  state.def_property_readonly("config", &State::config)
       .def_property_readonly("format", [](const State& s) { return V().format(s.format()); })
       .def("is_terminal", &State::is_terminal)
       .def_property_readonly("seat_to_move", &State::seat_to_move, "-1 once the match is over")
@@ -208,8 +210,8 @@ View view_from_observation(py::handle config, int seat, int hand_index, py::hand
   return v;
 }
 
-// What a seat sees, with the Python SDK's names.
-void bind_view_facts(py::class_<PyView>& view) {
+// What a seat sees of the match and its own hand and line, with the Python SDK's names.
+void bind_view_position(py::class_<PyView>& view) {
   view.def_static(
           "from_observation",
           [](py::handle config, int seat, int hand_index, py::handle hand, py::sequence line,
@@ -251,8 +253,12 @@ void bind_view_facts(py::class_<PyView>& view) {
                              })
       .def("end",
            [](const PyView& v, py::handle e) { return end_of(v.view.line(), V().to_end(e)); })
-      .def_property_readonly("end_count", [](const PyView& v) { return v.view.line().count(); })
-      .def_property_readonly("hand_sizes",
+      .def_property_readonly("end_count", [](const PyView& v) { return v.view.line().count(); });
+}
+
+// What a seat sees of the others and of its choices: sizes, scores, plays and their points.
+void bind_view_counts(py::class_<PyView>& view) {
+  view.def_property_readonly("hand_sizes",
                              [](const PyView& v) {
                                std::array<int, kMaxPlayers> h{};
                                for (int s = 0; s < v.view.num_players(); ++s)
@@ -342,7 +348,8 @@ void bind_state(py::module_& m) {
                           "The true state of a match (allfives/core/state.h): cheap to copy, "
                           "stops at each decision (drawing and passing are done for the "
                           "players).");
-  bind_state_truth(state);
+  bind_state_making(state);
+  bind_state_table(state);
   bind_state_plays(state);
 }
 
@@ -350,7 +357,8 @@ void bind_view(py::module_& m) {
   py::class_<PyView> view(m, "View",
                           "Everything one seat may see (docs/RULES.md §15): what choose_play "
                           "gets, and what State.view(seat) returns.");
-  bind_view_facts(view);
+  bind_view_position(view);
+  bind_view_counts(view);
   bind_view_search(view);
 }
 

@@ -73,6 +73,16 @@ class WorldSampler {
   // Sets up the seats from the knowledge (or the view alone) and counts; false if the
   // knowledge cannot be used or leaves no way at all.
   bool build(const View& view, const Knowledge* knowledge);
+  // One other seat's constraints from its groups, with its profile count in `profiles`; false
+  // if the groups are not nested (Hall's condition would not hold).
+  bool build_seat(const View& view, const Knowledge* knowledge, int s, TileSet opening_forbidden,
+                  Seat& seat, uint64_t& profiles) const;
+  // Puts the seat with the most partial hands first and the unseen tiles in its dealing order.
+  void order_for_widest(std::array<uint64_t, kMaxPlayers - 1>& sizes);
+  // Every profile of seats_[1..] and the state strides.
+  void build_profiles();
+  // ways_ from the last tile back, and count_.
+  void count_ways();
   // The state after giving tile number i to destination d (0: the boneyard, 1..: a seat),
   // or -1 if that breaks a constraint.
   int step(int state, int i, int d) const;
