@@ -26,8 +26,8 @@ class EndpointSeat final : public SeatBot, public SeatProcess {
   bool running() override { return bot_.process()->running(); }
   std::string describe_exit() override { return bot_.process()->describe_exit(); }
   LimitEvidence limit_evidence() const override { return bot_.process()->limit_evidence(); }
-  std::string limit_reached_since(const LimitEvidence& before, const std::string& said) override {
-    return bot_.process()->limit_reached_since(before, said);
+  std::string limit_reached_since(const LimitEvidence& before) const override {
+    return bot_.process()->limit_reached_since(before);
   }
 
  private:

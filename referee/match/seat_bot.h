@@ -30,7 +30,7 @@ class SeatProcess {
   virtual std::string describe_exit() = 0;
   // Its cgroups' counts, and the limit it ran into since `before` (BotProcess's).
   virtual LimitEvidence limit_evidence() const = 0;
-  virtual std::string limit_reached_since(const LimitEvidence& before, const std::string& said) = 0;
+  virtual std::string limit_reached_since(const LimitEvidence& before) const = 0;
 };
 
 class SeatBot {

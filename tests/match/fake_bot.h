@@ -68,7 +68,7 @@ class FakeBot final : public SeatBot, public SeatProcess {
   bool running() override { return running_; }
   std::string describe_exit() override { return running_ ? "running" : exit_; }
   LimitEvidence limit_evidence() const override { return {}; }
-  std::string limit_reached_since(const LimitEvidence&, const std::string&) override { return ""; }
+  std::string limit_reached_since(const LimitEvidence&) const override { return ""; }
 
  private:
   class Stream;
