@@ -342,6 +342,10 @@ EchoScript realistic_script() {
 // per round trip.
 Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int count) {
   const TimeControl time;
+  // The referee's CPU guard freezes every bot between matches (cpu_guard.h); the echo is no
+  // match, so it thaws them as a match's start does.
+  for (const auto& bot : bots)
+    if (BotProcess* p = bot->process()) p->set_frozen(false);
   std::vector<std::unique_ptr<MatchStream>> open;
   // Each request carries a fresh nonce, and a bot whose Hello says protocol 3 is held to it,
   // as the referee does (bot.proto, "Unasked answers").

@@ -1,10 +1,15 @@
 #include "cli/demo_command.h"
 
+#include <CLI/CLI.hpp>
+
 #include <iomanip>
+#include <iostream>
+#include <memory>
 
 #include "allfives/core/greedy.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
+#include "cli/seed_flag.h"
 #include "match/match_terms.h"
 
 namespace allfives::referee {
@@ -87,6 +92,29 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
                                  : legal[rng.below(static_cast<uint32_t>(legal.size()))];
     s.apply(p, &events);
   }
+}
+
+void add_demo_command(CLI::App& app, int& exit_code) {
+  auto demo = std::make_shared<DemoOptions>();
+  auto format = std::make_shared<std::string>("2p");
+  CLI::App* cmd = app.add_subcommand(
+      "demo",
+      "Play one seeded match between two built-in strategies (greedy vs random) and "
+      "print it hand by hand; needs no bot processes");
+  cmd->add_option("--format", *format, "2p, 3p, 4p or partners")->capture_default_str();
+  add_seed_flag(cmd, "--seed", demo->seed,
+                "Seed of the deals and of the random strategy (default: drawn at random and "
+                "printed, so --seed repeats the match)");
+  cmd->add_flag("--verbose,-v", demo->verbose, "Print every play, draw and pass");
+  cmd->callback([demo, format, &exit_code] {
+    if (!parse_format(*format, demo->format)) {
+      std::cerr << "referee demo: --format must be 2p, 3p, 4p or partners, not '" << *format
+                << "'\n";
+      exit_code = 2;
+      return;
+    }
+    run_demo(*demo, std::cout);
+  });
 }
 
 }  // namespace allfives::referee

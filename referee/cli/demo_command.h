@@ -8,6 +8,10 @@
 
 #include "allfives/core/types.h"
 
+namespace CLI {
+class App;
+}
+
 namespace allfives::referee {
 
 struct DemoOptions {
@@ -18,5 +22,8 @@ struct DemoOptions {
 
 // Plays the match and prints it; returns the winning side, or -1 for a draw.
 int run_demo(const DemoOptions& options, std::ostream& out);
+
+// Adds the subcommand to `app`; its callback plays the demo and sets the exit code.
+void add_demo_command(CLI::App& app, int& exit_code);
 
 }  // namespace allfives::referee

@@ -1,74 +1,32 @@
 // The `referee` program: one binary, one subcommand per job.
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <absl/synchronization/mutex.h>
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <optional>
 
 #include "cli/check_bot_command.h"
 #include "cli/command_line_errors.h"
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
-#include "cli/seed_flag.h"
 #include "cli/serve_command.h"
 #include "cli/standings_command.h"
 #include "cli/tournament_command.h"
 #include "cli/verify_command.h"
 
-int main(int argc, char** argv) {
-  using namespace allfives;
-#ifdef NDEBUG
-  // Debian's absl is built without NDEBUG, so every lock gRPC takes would feed absl's deadlock
-  // detector (a lock-order graph, measurable per decision); a release referee does without it.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-#endif
-  CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
-  app.require_subcommand(1);
-  // An unknown flag or command is answered with the nearest one (inherited by the commands).
-  app.failure_message(referee::explain_command_line_error);
-  // A later flag overrides an earlier one, so wrappers can append overrides.
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  int exit_code = 0;
+namespace {
 
-  referee::DemoOptions demo;
-  std::string format = "2p";
-  CLI::App* demo_cmd = app.add_subcommand(
-      "demo",
-      "Play one seeded match between two built-in strategies (greedy vs random) and "
-      "print it hand by hand; needs no bot processes");
-  demo_cmd->add_option("--format", format, "2p, 3p, 4p or partners")->capture_default_str();
-  referee::add_seed_flag(
-      demo_cmd, "--seed", demo.seed,
-      "Seed of the deals and of the random strategy (default: drawn at random and "
-      "printed, so --seed repeats the match)");
-  demo_cmd->add_flag("--verbose,-v", demo.verbose, "Print every play, draw and pass");
-  demo_cmd->callback([&] {
-    if (!parse_format(format, demo.format)) {
-      std::cerr << "referee demo: --format must be 2p, 3p, 4p or partners, not '" << format
-                << "'\n";
-      exit_code = 2;
-      return;
-    }
-    referee::run_demo(demo, std::cout);
-  });
+using namespace allfives;
 
-  referee::add_match_command(app, exit_code);
-  referee::add_tournament_command(app, exit_code);
-  referee::add_standings_command(app, exit_code);
-  referee::add_verify_command(app, exit_code);
-  referee::add_replay_command(app, exit_code);
-  referee::add_serve_command(app, exit_code);
-  referee::add_check_bot_command(app, exit_code);
-
-  // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
-  // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
-  std::signal(SIGXFSZ, SIG_IGN);
-  // CLI11 takes an empty value for a number as 0 and an empty path as unset, so `-j ''` or
-  // `--out ''` would silently mean the default: no value of this program may be empty.
+// CLI11 takes an empty value for a number as 0 and an empty path as unset, so `-j ''` or
+// `--out ''` would silently mean the default: no value of this program may be empty.
+// Returns 0, or 2 after naming the empty argument.
+int refuse_empty_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.empty() || (arg.rfind("--", 0) == 0 && arg.back() == '=')) {
@@ -77,6 +35,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  return 0;
+}
+
+// Parses the command line, running the chosen command's callback. Returns the exit code when
+// the program ends here (help, a mistake on the command line), else nullopt.
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -89,14 +53,48 @@ int main(int argc, char** argv) {
     app.exit(e);  // prints the error and the usage
     return 2;     // every mistake on the command line exits 2, like the commands' own checks
   }
-  // Results printed to a full disk or a closed pipe are not results: that is an error too.
+  return std::nullopt;
+}
+
+// Results printed to a full disk or a closed pipe are not results: that is an error too.
+int checked_output(int exit_code) {
   std::cout.flush();
-  if (!std::cout) {
-    // The stream kept only that a write failed; one more byte, written directly, says why.
-    const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
-    std::cerr << "referee: cannot write to standard output"
-              << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
-    return exit_code != 0 ? exit_code : 1;
-  }
-  return exit_code;
+  if (std::cout) return exit_code;
+  // The stream kept only that a write failed; one more byte, written directly, says why.
+  const int err = ::write(STDOUT_FILENO, "\n", 1) < 0 ? errno : 0;
+  std::cerr << "referee: cannot write to standard output"
+            << (err != 0 ? std::string(": ") + std::strerror(err) : std::string()) << "\n";
+  return exit_code != 0 ? exit_code : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+#ifdef NDEBUG
+  // Debian's absl is built without NDEBUG, so every lock gRPC takes would feed absl's deadlock
+  // detector (a lock-order graph, measurable per decision); a release referee does without it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
+  CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
+  app.require_subcommand(1);
+  // An unknown flag or command is answered with the nearest one (inherited by the commands).
+  app.failure_message(referee::explain_command_line_error);
+  // A later flag overrides an earlier one, so wrappers can append overrides.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  int exit_code = 0;
+  referee::add_demo_command(app, exit_code);
+  referee::add_match_command(app, exit_code);
+  referee::add_tournament_command(app, exit_code);
+  referee::add_standings_command(app, exit_code);
+  referee::add_verify_command(app, exit_code);
+  referee::add_replay_command(app, exit_code);
+  referee::add_serve_command(app, exit_code);
+  referee::add_check_bot_command(app, exit_code);
+
+  // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
+  // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
+  std::signal(SIGXFSZ, SIG_IGN);
+  if (const int code = refuse_empty_arguments(argc, argv)) return code;
+  if (const std::optional<int> code = parse(app, argc, argv)) return *code;
+  return checked_output(exit_code);
 }

@@ -91,94 +91,93 @@ int play_one(const MatchOptions& o, Format format, std::vector<BotSpec> seats, M
 void print_result(const MatchSpec& spec, Format format, const std::vector<BotSpec>& seats,
                   const MatchResult& r);
 
-int run_match(const MatchOptions& o) {
-  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+// The seats the command line names: each bot's spec, and the one seat a person may play.
+struct Seating {
+  std::vector<BotSpec> given;  // as named on the command line
+  std::vector<BotSpec> seats;  // one per seat (partnerships may name one bot per side)
+  int human = -1;              // the index in `given` of the person's seat, -1 for none
+  bool human_tty = false;      // the person plays from this terminal, not a page
+};
+
+constexpr const char* kHumanSeatAddress = "unix:(the human seat)";  // set once its server runs
+
+// One seat of the command line, "[NAME=]COMMAND", "[NAME=]ADDRESS", "human" or "human-tty",
+// added to `out`. Returns 0, or 2 after saying what is wrong.
+int parse_seat(const MatchOptions& o, const std::string& text, Seating& out) {
+  BotSpec spec;
+  std::string why;
+  const size_t eq = text.find('=');
+  const std::string word = eq == std::string::npos ? text : text.substr(eq + 1);
+  // NAME= is a bot's name in the log and on screen, the same names as a tournament allows.
+  const size_t space = text.find_first_of(" \t");
+  if (eq != std::string::npos && (space == std::string::npos || eq < space) &&
+      !check_safe_name(text.substr(0, eq), "the seat name", kMaxBotNameLength, &why)) {
+    std::cerr << "referee match: " << printable(text) << ": " << printable(why) << "\n";
+    return 2;
+  }
+  if (word == "human" || word == "human-tty") {
+    if (out.human >= 0) {
+      std::cerr << "referee match: only one seat can be played by a person\n";
+      return 2;
+    }
+    out.human = static_cast<int>(out.given.size());
+    out.human_tty = word == "human-tty";
+    spec.display_name = eq == std::string::npos ? "human" : text.substr(0, eq);
+    spec.named = true;  // the person's seat keeps the user's word, not the seat server's Hello
+    spec.address = kHumanSeatAddress;
+    out.given.push_back(spec);
+    return 0;
+  }
+  if (!parse_bot_spec(text, spec, &why)) {
     std::cerr << "referee match: " << why << "\n";
     return 2;
   }
-  Format format;
-  if (!parse_format(o.format, format)) {
-    std::cerr << "referee match: --format must be 2p, 3p, 4p or partners, not '" << o.format
-              << "'\n";
-    return 2;
+  // A program that is missing, a folder, a FIFO or not executable is a mistake in the
+  // command line, refused before anything starts (as a tournament file's).
+  if (spec.started()) {
+    const auto program = find_program(spec.command[0], "", &why);
+    if (!program) {
+      std::cerr << "referee match: seat " << out.given.size() << " (" << printable(text)
+                << "): " << why << "\n";
+      return 2;
+    }
   }
+  spec.confinement = confinement_from(o.confinement);
+  spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
+  out.given.push_back(spec);
+  return 0;
+}
+
+// The bots given, one per seat of `format`. Returns 0, or 2 after saying what is wrong.
+int seat_at_table(Format format, Seating& table) {
   const int n = num_players(format);
-  std::vector<BotSpec> given;
-  // A person's seat: "human" (a browser page) or "human-tty" (this terminal), NAME= allowed.
-  int human_given = -1;
-  bool human_tty = false;
-  for (const std::string& text : o.bots) {
-    BotSpec spec;
-    std::string why;
-    const size_t eq = text.find('=');
-    const std::string word = eq == std::string::npos ? text : text.substr(eq + 1);
-    // NAME= is a bot's name in the log and on screen, the same names as a tournament allows.
-    const size_t space = text.find_first_of(" \t");
-    if (eq != std::string::npos && (space == std::string::npos || eq < space) &&
-        !check_safe_name(text.substr(0, eq), "the seat name", kMaxBotNameLength, &why)) {
-      std::cerr << "referee match: " << printable(text) << ": " << printable(why) << "\n";
-      return 2;
-    }
-    if (word == "human" || word == "human-tty") {
-      if (human_given >= 0) {
-        std::cerr << "referee match: only one seat can be played by a person\n";
-        return 2;
-      }
-      human_given = static_cast<int>(given.size());
-      human_tty = word == "human-tty";
-      spec.display_name = eq == std::string::npos ? "human" : text.substr(0, eq);
-      spec.named = true;  // the person's seat keeps the user's word, not the seat server's Hello
-      spec.address = "unix:(the human seat)";  // set once its server runs
-      given.push_back(spec);
-      continue;
-    }
-    if (!parse_bot_spec(text, spec, &why)) {
-      std::cerr << "referee match: " << why << "\n";
-      return 2;
-    }
-    // A program that is missing, a folder, a FIFO or not executable is a mistake in the
-    // command line, refused before anything starts (as a tournament file's).
-    if (spec.started()) {
-      const auto program = find_program(spec.command[0], "", &why);
-      if (!program) {
-        std::cerr << "referee match: seat " << given.size() << " (" << printable(text)
-                  << "): " << why << "\n";
-        return 2;
-      }
-    }
-    spec.confinement = confinement_from(o.confinement);
-    spec.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
-    given.push_back(spec);
-  }
-  {
-    std::string why;
-    if (!o.match_id.empty() &&
-        !check_safe_name(o.match_id, "--match-id", kMaxMatchIdLength, &why)) {
-      std::cerr << "referee match: " << why << "\n";
-      return 2;
-    }
-  }
   // Partnerships may name two bots: each then plays both seats of its side.
-  std::vector<BotSpec> seats = given;
-  if (format == Format::kPartnerships && given.size() == 2)
-    seats = {given[0], given[1], given[0], given[1]};
-  if (human_given >= 0 && std::count_if(seats.begin(), seats.end(), [](const BotSpec& b) {
-                            return b.address == "unix:(the human seat)";
-                          }) > 1) {
+  table.seats = table.given;
+  if (format == Format::kPartnerships && table.given.size() == 2)
+    table.seats = {table.given[0], table.given[1], table.given[0], table.given[1]};
+  if (table.human >= 0 &&
+      std::count_if(table.seats.begin(), table.seats.end(),
+                    [](const BotSpec& b) { return b.address == kHumanSeatAddress; }) > 1) {
     std::cerr << "referee match: a person plays one seat: name a bot for each seat of the "
                  "partnership\n";
     return 2;
   }
-  if (static_cast<int>(seats.size()) != n) {
+  if (static_cast<int>(table.seats.size()) != n) {
     std::cerr << "referee match: format " << to_string(format) << " needs " << n << " bots"
               << (format == Format::kPartnerships ? " (or 2, one per side)" : "") << ", got "
-              << given.size() << "\n";
+              << table.given.size() << "\n";
     return 2;
   }
+  return 0;
+}
+
+// The match's terms from the flags (a person's seat has a person's clock by default), into
+// `spec`. Returns 0, or 2 after saying which flag is out of range.
+int match_terms(const MatchOptions& o, Format format, bool person, MatchSpec& spec) {
   const int move_time_ms = o.move_time_ms.value_or(
-      static_cast<int>((human_given >= 0 ? kPersonMoveTime : wire::kDefaultMoveTime).count()));
+      static_cast<int>((person ? kPersonMoveTime : wire::kDefaultMoveTime).count()));
   const int time_bank_ms = o.time_bank_ms.value_or(
-      static_cast<int>((human_given >= 0 ? kPersonTimeBank : wire::kDefaultTimeBank).count()));
+      static_cast<int>((person ? kPersonTimeBank : wire::kDefaultTimeBank).count()));
   if (move_time_ms < 1 || move_time_ms > static_cast<int>(kMaxMoveTimeMs) || time_bank_ms < 0 ||
       time_bank_ms > static_cast<int>(kMaxTimeBankMs) || o.startup_timeout_ms < 1 ||
       o.startup_timeout_ms > static_cast<int>(kMaxStartupTimeoutMs)) {
@@ -199,8 +198,6 @@ int run_match(const MatchOptions& o) {
               << kMaxHandLimit << "\n";
     return 2;
   }
-
-  MatchSpec spec;
   spec.config = Config::standard(format);
   if (o.target) spec.config.target = *o.target;
   spec.config.max_hands = o.max_hands;
@@ -208,57 +205,53 @@ int run_match(const MatchOptions& o) {
   spec.time.time_bank = std::chrono::milliseconds(time_bank_ms);
   // The same allowance again for the bot's Hello, counted from its MatchStart.
   spec.time.handshake = std::chrono::milliseconds(o.startup_timeout_ms);
-  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
-  const std::string match_id = o.match_id.empty() ? default_match_id() : o.match_id;
-  const std::string first_log = o.log_path.empty() ? "logs/" + match_id + ".jsonl" : o.log_path;
-  if (!check_confinement(hiding_log(seats, first_log), "referee match")) return 1;
+  return 0;
+}
 
-  const std::atomic<bool>& stop = install_stop_signals();
+// Starts the person's seat, served from this process (the match reaches it by address like any
+// bot), and with a page waits for the person to open it. Returns 0, or the exit code.
+int start_human_seat(const MatchOptions& o, bool tty, const PrivateDir& socket_dir,
+                     const std::atomic<bool>& stop, std::vector<BotSpec>& seats,
+                     std::unique_ptr<serve::HumanSeat>& human) {
   std::string why;
-  // Socket folders of referees that died are removed; said only when asked (not this run's).
-  for (const std::string& note : sweep_stale_private_dirs())
-    if (o.verbose) std::cerr << "referee match: " << note << "\n";
-  auto socket_dir = PrivateDir::create(&why);
-  if (!socket_dir) {
-    std::cerr << "referee match: " << why << "\n";
+  serve::HumanSeatOptions h;
+  h.bot_listen = "unix:" + socket_dir.path() + "/human.sock";
+  h.web = !tty;
+  h.serve = o.serve;
+  h.token = serve::random_token();
+  human = serve::HumanSeat::start(h, &why);
+  if (!human) {
+    std::cerr << "referee match: the human seat cannot start: " << why << "\n";
     return 1;
   }
-  // A person's seat is served from this process; the match reaches it by address like any bot.
-  std::unique_ptr<serve::HumanSeat> human;
-  if (human_given >= 0) {
-    serve::HumanSeatOptions h;
-    h.bot_listen = "unix:" + socket_dir->path() + "/human.sock";
-    h.web = !human_tty;
-    h.serve = o.serve;
-    h.token = serve::random_token();
-    human = serve::HumanSeat::start(h, &why);
-    if (!human) {
-      std::cerr << "referee match: the human seat cannot start: " << why << "\n";
+  for (BotSpec& b : seats)
+    if (b.address == kHumanSeatAddress) b.address = h.bot_listen;
+  if (!h.web) return 0;
+  if (const std::string w = serve::beyond_loopback_warning(
+          o.serve, "and has the page's address with its token can play your seat");
+      !w.empty())
+    std::cerr << "referee match: " << w << "\n";
+  std::cout << "Your seat's page (open it to start the match): " << human->url() << std::endl;
+  switch (human->wait_for_person(stop, std::chrono::milliseconds(o.human_startup_timeout_ms))) {
+    case serve::HumanSeat::Arrival::kStopped:
+      return 128 + stop_signal();
+    case serve::HumanSeat::Arrival::kTimedOut:
+      std::cerr << "referee match: nobody opened the seat's page within "
+                << o.human_startup_timeout_ms / 1000
+                << " s (--human-startup-timeout-ms); no match was played\n";
       return 1;
-    }
-    for (BotSpec& b : seats)
-      if (b.address == "unix:(the human seat)") b.address = h.bot_listen;
-    if (h.web) {
-      if (const std::string w = serve::beyond_loopback_warning(
-              o.serve, "and has the page's address with its token can play your seat");
-          !w.empty())
-        std::cerr << "referee match: " << w << "\n";
-      std::cout << "Your seat's page (open it to start the match): " << human->url() << std::endl;
-      switch (human->wait_for_person(stop, std::chrono::milliseconds(o.human_startup_timeout_ms))) {
-        case serve::HumanSeat::Arrival::kStopped:
-          return 128 + stop_signal();
-        case serve::HumanSeat::Arrival::kTimedOut:
-          std::cerr << "referee match: nobody opened the seat's page within "
-                    << o.human_startup_timeout_ms / 1000
-                    << " s (--human-startup-timeout-ms); no match was played\n";
-          return 1;
-        case serve::HumanSeat::Arrival::kOpened:
-          break;
-      }
-    }
+    case serve::HumanSeat::Arrival::kOpened:
+      break;
   }
-  // A person may ask for another match ("play again" on the page): the same seats, a new
-  // seed, a log and a match id of its own.
+  return 0;
+}
+
+// The match, and those a person asks for after it ("play again" on the page): the same seats,
+// a new seed, a log and a match id of its own.
+int play_rounds(const MatchOptions& o, Format format, const std::vector<BotSpec>& seats,
+                MatchSpec spec, const std::string& match_id, const std::string& first_log,
+                serve::HumanSeat* human, bool human_tty, const std::atomic<bool>& stop,
+                const PrivateDir& socket_dir) {
   for (int round = 1;; ++round) {
     const std::string suffix = round == 1 ? "" : "-" + std::to_string(round);
     spec.match_id = match_id + suffix;
@@ -272,13 +265,58 @@ int run_match(const MatchOptions& o) {
                      : log_path.substr(0, dot) + suffix + ".jsonl";
       std::cout << "\nAnother match: " << spec.match_id << std::endl;
     }
-    const int code = play_one(o, format, seats, spec, log_path, human.get(), stop, *socket_dir);
+    const int code = play_one(o, format, seats, spec, log_path, human, stop, socket_dir);
     if (code != 0 || !human || stop) return code;
     if (!human_tty)
       std::cout << "The page offers another match: \"Play again\" or \"Done\" (Ctrl-C ends)"
                 << std::endl;
     if (!human->wait_for_rematch(stop, kRematchWait)) return code;
   }
+}
+
+int run_match(const MatchOptions& o) {
+  if (const std::string why = confinement_flags_problem(o.confinement); !why.empty()) {
+    std::cerr << "referee match: " << why << "\n";
+    return 2;
+  }
+  Format format;
+  if (!parse_format(o.format, format)) {
+    std::cerr << "referee match: --format must be 2p, 3p, 4p or partners, not '" << o.format
+              << "'\n";
+    return 2;
+  }
+  Seating table;
+  for (const std::string& text : o.bots)
+    if (const int code = parse_seat(o, text, table)) return code;
+  std::string why;
+  if (!o.match_id.empty() && !check_safe_name(o.match_id, "--match-id", kMaxMatchIdLength, &why)) {
+    std::cerr << "referee match: " << why << "\n";
+    return 2;
+  }
+  if (const int code = seat_at_table(format, table)) return code;
+  MatchSpec spec;
+  if (const int code = match_terms(o, format, table.human >= 0, spec)) return code;
+  // Bots receive the match id, so it must never carry the seed (it would reveal every deal).
+  const std::string match_id = o.match_id.empty() ? default_match_id() : o.match_id;
+  const std::string first_log = o.log_path.empty() ? "logs/" + match_id + ".jsonl" : o.log_path;
+  if (!check_confinement(hiding_log(table.seats, first_log), "referee match")) return 1;
+
+  const std::atomic<bool>& stop = install_stop_signals();
+  // Socket folders of referees that died are removed; said only when asked (not this run's).
+  for (const std::string& note : sweep_stale_private_dirs())
+    if (o.verbose) std::cerr << "referee match: " << note << "\n";
+  auto socket_dir = PrivateDir::create(&why);
+  if (!socket_dir) {
+    std::cerr << "referee match: " << why << "\n";
+    return 1;
+  }
+  std::unique_ptr<serve::HumanSeat> human;
+  if (table.human >= 0)
+    if (const int code =
+            start_human_seat(o, table.human_tty, *socket_dir, stop, table.seats, human))
+      return code;
+  return play_rounds(o, format, table.seats, spec, match_id, first_log, human.get(),
+                     table.human_tty, stop, *socket_dir);
 }
 
 // One match: its log, its bots started, played, and the result printed.

@@ -96,8 +96,7 @@ void set_output(v1::LogOutput* o, const LogPrinted& printed) {
 
 }  // namespace
 
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
-              const LogDecision& d) {
+void log_play(MatchLog& log, const Event& e, int side_score, const LogDecision& d) {
   v1::LogPlay* lp = log.add().mutable_play();
   lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
   lp->set_seat(static_cast<uint32_t>(e.seat));
@@ -108,8 +107,8 @@ void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
   lp->set_side_score(static_cast<uint32_t>(side_score));
   lp->set_decision_time_us(d.decision_us);
   lp->set_legal_play_count(static_cast<uint32_t>(d.offered.size()));
-  *lp->mutable_left_end() = wire::to_proto(line.end(End::kLeft));
-  *lp->mutable_right_end() = wire::to_proto(line.end(End::kRight));
+  *lp->mutable_left_end() = wire::to_proto(e.ends[0]);
+  *lp->mutable_right_end() = wire::to_proto(e.ends[1]);
   for (const Play& p : d.offered) {
     v1::LogOption* o = lp->add_options();
     *o->mutable_play() = wire::to_proto(p);
@@ -132,11 +131,11 @@ std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t*
   return std::string(comment.substr(0, keep));
 }
 
-void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn) {
+void log_draw(MatchLog& log, const Event& e) {
   v1::LogDraw* ld = log.add().mutable_draw();
   ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
   ld->set_seat(static_cast<uint32_t>(e.seat));
-  for (Tile t : drawn) *ld->add_tiles() = wire::to_proto(t);
+  for (Tile t : e.drawn_in_order()) *ld->add_tiles() = wire::to_proto(t);
 }
 
 void log_pass(MatchLog& log, const Event& e) {

@@ -66,12 +66,11 @@ struct LogDecision {
   uint32_t comment_dropped = 0;
   LogPrinted output;  // empty: nothing printed while the decision was pending
 };
-void log_play(MatchLog& log, const Event& e, const Line& line, int side_score,
-              const LogDecision& decision);
+void log_play(MatchLog& log, const Event& e, int side_score, const LogDecision& decision);
 // `comment` cut to at most `max_bytes` at a character boundary; `dropped` gets the rest's size.
 std::string capped_comment(std::string_view comment, size_t max_bytes, uint32_t* dropped);
-// `drawn`: the tiles drawn, in the boneyard's order (the core knows them as a set).
-void log_draw(MatchLog& log, const Event& e, std::span<const Tile> drawn);
+// The tiles drawn, in the boneyard's order (Event::drawn).
+void log_draw(MatchLog& log, const Event& e);
 void log_pass(MatchLog& log, const Event& e);
 void log_hand_end(MatchLog& log, const Event& e, Format format, std::span<const int> scores);
 

@@ -1,13 +1,13 @@
 #include "match/match_runner.h"
 
 #include <algorithm>
-#include <span>
 #include <thread>
 
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
 #include "log/log_records.h"
 #include "match/cpu_guard.h"
+#include "match/seat_bot.h"
 #include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -35,8 +35,8 @@ const char* kind_name(const v1::BotMessage& m) {
 
 struct Seat {
   const BotSpec* spec = nullptr;
-  BotEndpoint* bot = nullptr;  // null if it failed to start
-  std::unique_ptr<MatchStream> stream;
+  SeatBot* bot = nullptr;  // null if it failed to start
+  std::unique_ptr<BotStream> stream;
   std::vector<v1::Event> pending;          // public events not yet delivered to this seat
   std::chrono::milliseconds move_time{0};  // per decision
   std::chrono::milliseconds bank{0};       // what is left of the time bank
@@ -50,7 +50,7 @@ struct Seat {
 // What one bot process printed in this match: the windows outside its decisions (its
 // bot_output record, raw until the end) and how much of the match's cap all its records used.
 struct ProcessOutput {
-  BotProcess* process = nullptr;
+  SeatProcess* process = nullptr;
   int first_seat = 0;  // its bot_output record goes under the first seat it plays
   std::string between;
   uint64_t between_dropped = 0;
@@ -82,6 +82,21 @@ class Runner {
   void write_header();
   // Asks `seat` for its play; says what it was offered, how long it took and what it said.
   bool ask_play(int seat, const State& state, Play* play, LogDecision* decision);
+  // How a turn request's wait ended and how long it took.
+  struct TurnWait {
+    IoStatus status;
+    std::chrono::milliseconds elapsed;
+  };
+  // Sends `seat` its turn request (the events it has not heard, its view, its clock) and waits
+  // for the answer, the CPU guard watching the others.
+  TurnWait request_play(int seat, const State& state, const View& view, LogDecision* decision);
+  // The answer came in time (else the fault), and the seat's clock is charged for it.
+  bool judge_clock(int seat, const TurnWait& waited, LogDecision* decision);
+  // The play an answer names by index, by value or both (agreeing), or the fault.
+  std::optional<Play> named_play(int seat, const State& state, const PlayList& legal,
+                                 const v1::PlayAnswer& answer);
+  // The rules allow `chosen` (else the fault, naming the ends and the hand).
+  bool check_legal(int seat, const State& state, Play chosen);
   void on_events(const EventList& events, const LogDecision& decision);
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   // Faults every seat whose stream holds an answer nobody asked for, if no fault came first.
@@ -97,7 +112,16 @@ class Runner {
   // request is sent): it goes to its bot_output record.
   void window_between(int seat);
   void add_between(ProcessOutput& o, const CappedOutput::Taken& taken);
+  // The match is over (or never began): its result, the bots told, the log's last records.
   void finish(const State* state);
+  // The result's reason, scores, placements and winner (and the fault's record).
+  void decide_result(const State* state);
+  // Every bot still connected hears MatchEnd; the streams are closed.
+  void tell_the_end();
+  // The match_end record and each process's output outside its decisions.
+  void write_end();
+  // The bot at a seat: its own SeatBot, or the adapter of its endpoint (one per endpoint).
+  SeatBot* seat_bot(const SeatSpec& given);
   // Writes the records queued with log_.add(). See MatchLog::add.
   void flush_log();
 
@@ -107,9 +131,6 @@ class Runner {
   Format format_;
   std::vector<Seat> seats_;
   std::vector<int> scores_;  // per side, kept from the events
-  Line line_;                // the current hand's line, kept from the events
-  Deal deal_;                // the current hand's deal, for the boneyard's drawing order
-  int drawn_ = 0;            // boneyard tiles drawn so far this hand
   MatchResult result_;
   bool aborted_ = false;
   // Each decision's request and answer, in a first block of its own: no heap allocation.
@@ -118,11 +139,14 @@ class Runner {
   Clock::time_point started_;
   std::optional<CpuGuard> guard_;       // made once the seats are known
   std::vector<ProcessOutput> outputs_;  // one per bot process, in the order of first seats
-  LogPrinted fault_output_;             // what the faulting bot printed in its last decision
+  // The adapters of the seats' BotEndpoints, one per endpoint (a bot may sit twice).
+  std::vector<std::unique_ptr<SeatBot>> endpoint_seats_;
+  std::vector<BotEndpoint*> endpoints_;  // of each adapter
+  LogPrinted fault_output_;              // what the faulting bot printed in its last decision
 };
 
 ProcessOutput* Runner::output_of(int seat) {
-  BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
+  SeatProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr;
   if (!p) return nullptr;
   for (ProcessOutput& o : outputs_)
     if (o.process == p) return &o;
@@ -158,7 +182,7 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
   // raised on a failed fork, a turn never answered): its fault names the limit, whatever its
   // kind (a crash's reason names it already, describe_exit()).
   const Seat* s = seat >= 0 && seat < static_cast<int>(seats_.size()) ? &seats_[seat] : nullptr;
-  if (BotProcess* p = s && s->bot ? s->bot->process() : nullptr;
+  if (SeatProcess* p = s && s->bot ? s->bot->process() : nullptr;
       p && kind != v1::FAULT_KIND_CRASH) {
     const std::string limit = p->limit_reached_since(s->limits_before);
     if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
@@ -217,7 +241,7 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
   }
   Seat& s = seats_[seat];
   const grpc::Status status = s.stream ? s.stream->finish_status() : grpc::Status::OK;
-  if (BotProcess* p = s.bot ? s.bot->process() : nullptr) {
+  if (SeatProcess* p = s.bot ? s.bot->process() : nullptr) {
     // A dying process closes its socket a moment before it can be reaped.
     for (int i = 0; i < 40 && p->running(); ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -266,7 +290,7 @@ bool Runner::handshake() {
   int missing = -1;
   for (int seat = n() - 1; seat >= 0; --seat) {
     const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
-    if (!given.bot && (missing < 0 || !given.startup_error.empty())) missing = seat;
+    if (!seats_[seat].bot && (missing < 0 || !given.startup_error.empty())) missing = seat;
   }
   if (missing >= 0) {
     const std::string& why = spec_.seats[static_cast<size_t>(missing)].startup_error;
@@ -279,7 +303,7 @@ bool Runner::handshake() {
   const auto deadline = Clock::now() + spec_.time.handshake;
   for (int seat = 0; seat < n(); ++seat) {
     Seat& s = seats_[seat];
-    s.stream = MatchStream::start(s.bot->channel(), stop_);
+    s.stream = s.bot->open_stream(stop_);
     v1::RefereeMessage m;
     *m.mutable_match_start() =
         wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
@@ -354,8 +378,8 @@ void Runner::write_header() {
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
     // Every seat of a started bot says how it was confined, even one whose bot did not start.
     const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
-    if (s.bot && s.bot->process()) {
-      *b.mutable_confinement() = s.bot->confinement_record();
+    if (std::optional<v1::LogConfinement> c = s.bot ? s.bot->confinement() : std::nullopt) {
+      *b.mutable_confinement() = std::move(*c);
     } else if (given.confinement) {
       *b.mutable_confinement() = *given.confinement;
     } else if (s.spec->started()) {
@@ -365,63 +389,10 @@ void Runner::write_header() {
 }
 
 bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* decision) {
-  Seat& s = seats_[seat];
-  // The request is needed only during this call (gRPC has serialized it when the write
-  // completes); the answer lives in the stream.
-  decision_arena_.Reset();
-  auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
-  v1::TurnRequest* tr = m.mutable_turn_request();
-  for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
-  s.pending.clear();
   const View view = state.view(seat);
-  wire::fill_turn_request(view, tr);
-  decision->offered = view.legal_plays();
-  decision->before = state.line();
-  const auto limit = s.move_time + s.bank;
-  tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
-  tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
-  m.set_nonce(s.stream->new_nonce());
-
-  guard_->before_turn(seat);
-  const MatchStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
-  window_between(seat);  // what it printed since its last decision is not this one's
-  const auto sent = Clock::now();
-  const auto deadline = sent + limit + spec_.time.transport_slack;
-  const IoStatus st = s.stream->exchange(
-      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
-  const auto elapsed = Clock::now() - sent;
-  guard_->after_turn(seat);
-  const auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
-  decision->decision_us =
-      static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
-  // Only a timeout needs these words: not built for every decision.
-  const auto limit_words = [&] {
-    return std::to_string(limit.count()) + " ms (move time " + std::to_string(s.move_time.count()) +
-           " ms + bank " + std::to_string(s.bank.count()) + " ms)";
-  };
-  if (st == IoStatus::kTimeout) {
-    set_fault(seat, v1::FAULT_KIND_TIMEOUT,
-              "no answer to the turn request within " + limit_words());
-    return false;
-  }
-  if (st != IoStatus::kOk) {
-    fault_from_io(seat, st, "waiting for a play");
-    return false;
-  }
-  if (elapsed_ms > limit) {
-    set_fault(
-        seat, v1::FAULT_KIND_TIMEOUT,
-        "answered after " + std::to_string(elapsed_ms.count()) + " ms; it had " + limit_words());
-    return false;
-  }
-  s.bank -= std::max(std::chrono::milliseconds(0), elapsed_ms - s.move_time);
-  ++s.turns;
-  DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
-  timing.add(decision->decision_us, static_cast<uint64_t>(limit.count()) * 1000);
-  timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
-  decision->bank_left = s.bank;
-
-  const v1::BotMessage& answer = s.stream->answer();
+  const TurnWait waited = request_play(seat, state, view, decision);
+  if (!judge_clock(seat, waited, decision)) return false;
+  const v1::BotMessage& answer = seats_[seat].stream->answer();
   if (!answer.has_play()) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
               std::string("answered a turn request with ") + kind_name(answer) +
@@ -431,12 +402,82 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
   const v1::PlayAnswer& a = answer.play();
   decision->comment =
       capped_comment(a.comment(), wire::kMaxCommentBytes, &decision->comment_dropped);
-  const PlayList& legal = view.legal_plays();
+  const std::optional<Play> named = named_play(seat, state, view.legal_plays(), a);
+  if (!named || !check_legal(seat, state, *named)) return false;
+  *play = *named;
+  return true;
+}
+
+Runner::TurnWait Runner::request_play(int seat, const State& state, const View& view,
+                                      LogDecision* decision) {
+  Seat& s = seats_[seat];
+  // The request is needed only during this call (gRPC has serialized it when the write
+  // completes); the answer lives in the stream.
+  decision_arena_.Reset();
+  auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
+  v1::TurnRequest* tr = m.mutable_turn_request();
+  for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
+  s.pending.clear();
+  wire::fill_turn_request(view, tr);
+  decision->offered = view.legal_plays();
+  decision->before = state.line();
+  tr->set_move_time_ms(static_cast<uint32_t>(s.move_time.count()));
+  tr->set_time_bank_ms(static_cast<uint32_t>(s.bank.count()));
+  m.set_nonce(s.stream->new_nonce());
+
+  guard_->before_turn(seat);
+  const BotStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
+  window_between(seat);  // what it printed since its last decision is not this one's
+  const auto sent = Clock::now();
+  const auto deadline = sent + s.move_time + s.bank + spec_.time.transport_slack;
+  const IoStatus st = s.stream->exchange(
+      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
+  const auto elapsed = Clock::now() - sent;
+  guard_->after_turn(seat);
+  decision->decision_us =
+      static_cast<uint32_t>(std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count());
+  return TurnWait{st, std::chrono::duration_cast<std::chrono::milliseconds>(elapsed)};
+}
+
+bool Runner::judge_clock(int seat, const TurnWait& waited, LogDecision* decision) {
+  Seat& s = seats_[seat];
+  const auto limit = s.move_time + s.bank;
+  // Only a timeout needs these words: not built for every decision.
+  const auto limit_words = [&] {
+    return std::to_string(limit.count()) + " ms (move time " + std::to_string(s.move_time.count()) +
+           " ms + bank " + std::to_string(s.bank.count()) + " ms)";
+  };
+  if (waited.status == IoStatus::kTimeout) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT,
+              "no answer to the turn request within " + limit_words());
+    return false;
+  }
+  if (waited.status != IoStatus::kOk) {
+    fault_from_io(seat, waited.status, "waiting for a play");
+    return false;
+  }
+  if (waited.elapsed > limit) {
+    set_fault(seat, v1::FAULT_KIND_TIMEOUT,
+              "answered after " + std::to_string(waited.elapsed.count()) + " ms; it had " +
+                  limit_words());
+    return false;
+  }
+  s.bank -= std::max(std::chrono::milliseconds(0), waited.elapsed - s.move_time);
+  ++s.turns;
+  DecisionTiming& timing = result_.timing[static_cast<size_t>(seat)];
+  timing.add(decision->decision_us, static_cast<uint64_t>(limit.count()) * 1000);
+  timing.max_bank_used_ms = static_cast<uint32_t>((s.initial_bank - s.bank).count());
+  decision->bank_left = s.bank;
+  return true;
+}
+
+std::optional<Play> Runner::named_play(int seat, const State& state, const PlayList& legal,
+                                       const v1::PlayAnswer& a) {
   const bool opening = state.line().empty();
   if (!a.has_legal_play_index() && !a.has_play()) {
     set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER,
               "the answer names no play: neither legal_play_index nor play is set");
-    return false;
+    return std::nullopt;
   }
   std::optional<Play> by_index, by_play;
   if (a.has_legal_play_index()) {
@@ -444,7 +485,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
       set_fault(seat, v1::FAULT_KIND_ILLEGAL_PLAY,
                 "legal_play_index " + std::to_string(a.legal_play_index()) +
                     " is out of range: " + std::to_string(legal.size()) + " plays were legal");
-      return false;
+      return std::nullopt;
     }
     by_index = legal[static_cast<int>(a.legal_play_index())];
   }
@@ -453,7 +494,7 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
     std::string why;
     if (!wire::from_proto(a.play(), opening, p, &why)) {
       set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER, "the play is malformed: " + why);
-      return false;
+      return std::nullopt;
     }
     if (opening) p.end = End::kLeft;  // the end of an opening play is irrelevant
     by_play = p;
@@ -462,47 +503,39 @@ bool Runner::ask_play(int seat, const State& state, Play* play, LogDecision* dec
     set_fault(seat, v1::FAULT_KIND_MALFORMED_ANSWER,
               "legal_play_index " + std::to_string(a.legal_play_index()) + " names " +
                   to_string(*by_index) + " but play says " + to_string(*by_play));
-    return false;
+    return std::nullopt;
   }
-  const Play chosen = by_index ? *by_index : *by_play;
-  if (const PlayError e = state.check(chosen); e != PlayError::kNone) {
-    std::string ends;
-    if (!opening)
-      ends = " (open ends: left " + std::to_string(state.line().end(End::kLeft).value) +
-             ", right " + std::to_string(state.line().end(End::kRight).value) + ")";
-    set_fault(seat, v1::FAULT_KIND_ILLEGAL_PLAY,
-              "played " + to_string(chosen) + ": " + std::string(allfives::describe(e)) + ends +
-                  "; hand " + to_string(state.hand(seat)));
-    return false;
-  }
-  *play = chosen;
-  return true;
+  return by_index ? by_index : by_play;
+}
+
+bool Runner::check_legal(int seat, const State& state, Play chosen) {
+  const PlayError e = state.check(chosen);
+  if (e == PlayError::kNone) return true;
+  std::string ends;
+  if (!state.line().empty())
+    ends = " (open ends: left " + std::to_string(state.line().end(End::kLeft).value) + ", right " +
+           std::to_string(state.line().end(End::kRight).value) + ")";
+  set_fault(seat, v1::FAULT_KIND_ILLEGAL_PLAY,
+            "played " + to_string(chosen) + ": " + std::string(allfives::describe(e)) + ends +
+                "; hand " + to_string(state.hand(seat)));
+  return false;
 }
 
 void Runner::on_events(const EventList& events, const LogDecision& decision) {
   for (const Event& e : events) {
-    std::span<const Tile> drawn;  // a draw's tiles in drawing order
     switch (e.kind) {
       case EventKind::kHandStart: {
-        line_ = Line{};
-        deal_ = e.deal;
-        drawn_ = 0;
         result_.hands_played = e.hand_index + 1;
         log_hand_start(log_, e, format_, scores_);
         break;
       }
       case EventKind::kPlay: {
-        line_.place(e.play.tile, e.play.end, e.seat);
         scores_[e.side] += e.points;
-        log_play(log_, e, line_, scores_[e.side], decision);
+        log_play(log_, e, scores_[e.side], decision);
         break;
       }
       case EventKind::kDraw: {
-        // The core reports the drawn tiles as a set; the deal's order says how they came.
-        drawn = std::span<const Tile>(deal_.boneyard)
-                    .subspan(static_cast<size_t>(drawn_), static_cast<size_t>(e.count));
-        drawn_ += e.count;
-        log_draw(log_, e, drawn);
+        log_draw(log_, e);
         break;
       }
       case EventKind::kPass: {
@@ -519,13 +552,20 @@ void Runner::on_events(const EventList& events, const LogDecision& decision) {
     }
     // Each seat hears of it with its next message (docs/RULES.md §15 "What a bot may see").
     for (int seat = 0; seat < n(); ++seat)
-      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_, drawn));
+      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_));
   }
 }
 
 void Runner::finish(const State* state) {
   // An answer nobody asked for that came before the end is a fault even after the last play.
   if (!aborted_) check_unasked();
+  decide_result(state);
+  tell_the_end();
+  write_end();
+  flush_log();
+}
+
+void Runner::decide_result(const State* state) {
   if (aborted_) {
     result_.reason = v1::MATCH_END_REASON_ABORTED;
   } else if (result_.fault) {
@@ -551,11 +591,12 @@ void Runner::finish(const State* state) {
   }
   result_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
   for (const Seat& s : seats_) result_.hellos.push_back(s.hello);
+}
 
+void Runner::tell_the_end() {
   // Tell every bot still connected how it ended, then close the streams.
   guard_->thaw_all();
-  for (int seat = 0; seat < static_cast<int>(seats_.size()); ++seat) {
-    Seat& s = seats_[seat];
+  for (Seat& s : seats_) {
     if (!s.stream || s.stream->broken()) continue;
     // Nothing should be in flight here; if something is, it must end before the last write.
     if (s.stream->wait_started(Clock::now() + kEndGrace) != IoStatus::kOk) continue;
@@ -584,7 +625,9 @@ void Runner::finish(const State* state) {
   // Frozen until their next match: an idle bot steals from no one, and what each wrote in this
   // match is in its pipe now, nothing later.
   guard_->end_of_match();
+}
 
+void Runner::write_end() {
   if (guard_->active())
     log_match_end(log_, result_, guard_->off_turn_cpu_us(), guard_->frozen_off_turn());
   else
@@ -598,19 +641,27 @@ void Runner::finish(const State* state) {
     std::string text = valid_utf8(o.between, &invalid);
     log_bot_output(log_, o.first_seat, std::move(text), o.between_dropped, invalid);
   }
-  flush_log();
+}
+
+SeatBot* Runner::seat_bot(const SeatSpec& given) {
+  if (given.seat_bot || !given.bot) return given.seat_bot;
+  for (size_t i = 0; i < endpoints_.size(); ++i)
+    if (endpoints_[i] == given.bot) return endpoint_seats_[i].get();
+  endpoints_.push_back(given.bot);
+  endpoint_seats_.push_back(endpoint_seat(*given.bot));
+  return endpoint_seats_.back().get();
 }
 
 MatchResult Runner::run() {
   started_ = Clock::now();
   seats_.resize(static_cast<size_t>(n()));
   for (int seat = 0; seat < n(); ++seat) {
-    seats_[seat].spec = spec_.seats[static_cast<size_t>(seat)].spec;
-    seats_[seat].bot = spec_.seats[static_cast<size_t>(seat)].bot;
     const SeatSpec& own = spec_.seats[static_cast<size_t>(seat)];
+    seats_[seat].spec = own.spec;
+    seats_[seat].bot = seat_bot(own);
     seats_[seat].move_time = own.move_time.value_or(spec_.time.move_time);
     seats_[seat].bank = seats_[seat].initial_bank = own.time_bank.value_or(spec_.time.time_bank);
-    if (BotProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr) {
+    if (SeatProcess* p = seats_[seat].bot ? seats_[seat].bot->process() : nullptr) {
       seats_[seat].limits_before = p->limit_evidence();
       if (!output_of(seat)) outputs_.push_back(ProcessOutput{p, seat, {}, 0, 0});
     }
@@ -618,7 +669,7 @@ MatchResult Runner::run() {
   scores_.assign(static_cast<size_t>(sides()), 0);
   result_.timing.assign(static_cast<size_t>(n()), DecisionTiming{});
   std::vector<BotEndpoint*> bots;
-  for (const Seat& s : seats_) bots.push_back(s.bot);
+  for (const Seat& s : seats_) bots.push_back(s.bot ? s.bot->endpoint() : nullptr);
   guard_.emplace(bots);
 
   const bool ok = handshake();

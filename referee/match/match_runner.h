@@ -18,6 +18,8 @@
 
 namespace allfives::referee {
 
+class SeatBot;
+
 // One seat of a match: who was meant to sit there and the running bot, if it started.
 struct SeatSpec {
   const BotSpec* spec = nullptr;
@@ -30,6 +32,9 @@ struct SeatSpec {
   // For a seat without a running bot whose process was started (and stopped again): how it
   // was confined, for the log. Unset: the log records what was planned (planned_confinement).
   std::optional<v1::LogConfinement> confinement = std::nullopt;
+  // Instead of `bot`: a bot the runner reaches through this interface alone (seat_bot.h; the
+  // match layer's unit tests seat scripted bots so). Not owned.
+  SeatBot* seat_bot = nullptr;
 };
 
 struct MatchSpec {

@@ -140,8 +140,6 @@ class Checker {
   EventList pending_;
   int next_ = 0;
   std::array<int, kMaxPlayers> scores_{};
-  Deal deal_;
-  int drawn_ = 0;
   ReplayTable table_;
   int hands_started_ = 0;
   Event last_hand_end_{};
@@ -321,15 +319,13 @@ bool Checker::hand_start(int line, const v1::LogHandStart& h) {
   if (!d.empty()) return fail(line, what() + ": " + d.text());
   if (!check_scores(line, what, h.scores())) return false;
 
-  deal_ = e->deal;
-  drawn_ = 0;
   ++hands_started_;
   ++out_.hands;
   if (keep_steps_) out_.hand_starts.push_back(static_cast<int>(out_.steps.size()));
   table_.hand_index = e->hand_index;
-  table_.hands = deal_.hands;
+  table_.hands = e->deal.hands;
   table_.line = Line{};
-  table_.boneyard_size = deal_.boneyard_size;
+  table_.boneyard_size = e->deal.boneyard_size;
   return true;
 }
 
@@ -385,10 +381,9 @@ bool Checker::play(int line, const v1::LogPlay& p) {
   d.num("points", p.points(), e.points);
   d.num("side", p.side(), e.side);
   d.num("side_score", p.side_score(), side_score);
-  // The line after the play (the core's state may already be in the next hand).
-  Line ln = table_.line;
-  ln.place(play.tile, play.end, e.seat);
-  const LineEnd le = ln.end(End::kLeft), re = ln.end(End::kRight);
+  // The line's ends after the play, as the core's event says (its state may already be in the
+  // next hand).
+  const LineEnd le = e.ends[0], re = e.ends[1];
   if (!p.has_left_end() || p.left_end().value() != le.value ||
       p.left_end().is_double() != le.is_double)
     d.add(
@@ -407,7 +402,7 @@ bool Checker::play(int line, const v1::LogPlay& p) {
   scores_[e.side] = side_score;
   ++out_.plays;
   table_.hands[e.seat].remove(play.tile);
-  table_.line = ln;
+  table_.line.place(play.tile, play.end, e.seat);
   return true;
 }
 
@@ -477,22 +472,23 @@ bool Checker::draw(int line, const v1::LogDraw& dr) {
   if (dr.seat() != static_cast<uint32_t>(e->seat))
     return fail(line, "draw: the log says seat " + num(dr.seat()) + " draws; the rules say seat " +
                           num(e->seat) + " draws");
-  bool same = dr.tiles_size() == e->count && drawn_ + e->count <= deal_.boneyard_size;
+  // The core's event has the tiles in drawing order.
+  const std::span<const Tile> order = e->drawn_in_order();
+  bool same = dr.tiles_size() == e->count;
   for (int i = 0; same && i < e->count; ++i) {
     Tile t;
-    same = tile_of(dr.tiles(i), t) && t == deal_.boneyard[drawn_ + i];
+    same = tile_of(dr.tiles(i), t) && t == order[static_cast<size_t>(i)];
   }
   if (!same) {
     std::string rules = "[";
-    for (int i = 0; i < e->count && drawn_ + i < deal_.boneyard_size; ++i) {
+    for (size_t i = 0; i < order.size(); ++i) {
       if (i) rules += ' ';
-      rules += to_string(deal_.boneyard[drawn_ + i]);
+      rules += to_string(order[i]);
     }
     return fail(line, what() + ": the log says the tiles drawn were " + tiles_words(dr.tiles()) +
                           "; the rules say " + rules + "] (the next tiles of the boneyard, until " +
                           "one fits or none is left)");
   }
-  drawn_ += e->count;
   table_.hands[e->seat] |= e->tiles;
   table_.boneyard_size -= e->count;
   return true;

@@ -17,17 +17,10 @@
 
 #include "allfives/v1/bot.grpc.pb.h"
 #include "transport/bot_channel.h"
+#include "transport/bot_stream.h"
 #include "transport/nonce.h"
 
 namespace allfives::referee {
-
-enum class IoStatus {
-  kOk,
-  kClosed,   // the stream ended or broke; see MatchStream::finish_status()
-  kTimeout,  // the deadline passed first; the stream was cancelled
-  kStopped,  // the referee is stopping (the stop flag was raised)
-  kUnasked,  // the bot sent a message while no request was outstanding; see unasked()
-};
 
 // "gRPC status CANCELLED (1): <message>", the message escaped to valid UTF-8 (it comes from
 // the bot or its library).
@@ -52,7 +45,7 @@ std::string describe(const grpc::Status& status);
 //     WINDOW_UPDATE frame on its own, a write of its own that wakes the bot once more per
 //     decision (bench/README.md, "Where a decision's cost went").
 // With either, check() looks without waiting (before a fault is judged and at the match's end).
-class MatchStream {
+class MatchStream final : public BotStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
   // is checked while waiting.
@@ -62,45 +55,41 @@ class MatchStream {
   MatchStream& operator=(const MatchStream&) = delete;
 
   // A fresh nonce for the next request: the caller puts it in the RefereeMessage's nonce.
-  uint64_t new_nonce() { return nonces_.next(); }
+  uint64_t new_nonce() override { return nonces_.next(); }
   // Protocol 3 from now on (the bot's Hello said so): an answer must carry the nonce of the
   // request it answers, and no Read is opened ahead of a request.
-  void check_nonces() { check_nonces_ = true; }
+  void check_nonces() override { check_nonces_ = true; }
 
-  // Something to do every `every` while waiting for an answer (the CPU guard's look at the
-  // other bots), between gRPC's events.
-  struct Watch {
-    std::chrono::milliseconds every;
-    std::function<void()> call;
-  };
+  // A Watch (bot_stream.h) runs between gRPC's events.
   // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
   // runs once the request is handed to gRPC and before waiting: the caller's own work
   // (writing the log) then overlaps the bot's. `watch` (may be null) runs while waiting.
   IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                    const std::function<void()>& meanwhile = {}, const Watch* watch = nullptr);
+                    const std::function<void()>& meanwhile = {},
+                    const Watch* watch = nullptr) override;
   // The answer to the last request, after its wait returned kOk (until the next request).
-  const v1::BotMessage& answer() const { return incoming_[answer_]; }
+  const v1::BotMessage& answer() const override { return incoming_[answer_]; }
   // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
   // if the stream ended or broke, else kOk.
-  IoStatus check();
+  IoStatus check() override;
   // After kUnasked: the message nobody asked for, and whether its nonce told (protocol 3: it
   // arrived while a request was outstanding, carrying another nonce) rather than its timing.
-  const v1::BotMessage& unasked() const { return incoming_[1 - answer_]; }
-  bool unasked_by_nonce() const { return unasked_by_nonce_; }
+  const v1::BotMessage& unasked() const override { return incoming_[1 - answer_]; }
+  bool unasked_by_nonce() const override { return unasked_by_nonce_; }
   // Which request sent on this stream carried `nonce`: 0 for the first (MatchStart), k for the
   // k-th after it; -1 for none.
-  int request_with_nonce(uint64_t nonce) const;
+  int request_with_nonce(uint64_t nonce) const override;
   // After kClosed: the status the stream ended with (OK if the bot ended it cleanly).
-  grpc::Status finish_status();
-  bool broken() const { return broken_; }
+  grpc::Status finish_status() override;
+  bool broken() const override { return broken_; }
 
   // Sends a request (nothing if an unasked message came first: the wait then says kUnasked).
-  void start_exchange(const v1::RefereeMessage& m);
+  void start_exchange(const v1::RefereeMessage& m) override;
   // Sends `last` as the final message and asks for the bot's end of the stream. A message the
   // bot sends after it is ignored: the match is over.
-  void start_close(const v1::RefereeMessage& last);
+  void start_close(const v1::RefereeMessage& last) override;
   // Waits for every operation started and not yet waited for.
-  IoStatus wait_started(Clock::time_point deadline);
+  IoStatus wait_started(Clock::time_point deadline) override;
 
  private:
   MatchStream(const std::atomic<bool>* stop) : stop_(stop) {}

@@ -236,5 +236,52 @@ TEST(Drawing, DrawEventCountsMatchTheTilesDrawn) {
   }
 }
 
+// The log and the drawer are told the order tiles came off the boneyard, which the set `tiles`
+// does not keep: the event carries it.
+TEST(Drawing, DrawEventListsTheTilesInDrawingOrder) {
+  State s = draw_three().rest_to_boneyard().build();
+  EventList ev;
+  ASSERT_EQ(s.apply(R(T(3, 4)), &ev), PlayError::kNone);
+  ASSERT_EQ(ev[1].kind, EventKind::kDraw);
+  EXPECT_EQ(std::vector<Tile>(ev[1].drawn_in_order().begin(), ev[1].drawn_in_order().end()),
+            (std::vector<Tile>{T(0, 1), T(2, 2), T(6, 4)}));
+  // Another seat sees only the count.
+  const Event other = seen_by(ev[1], 0);
+  EXPECT_EQ(other.count, 3);
+  for (Tile t : other.drawn) EXPECT_EQ(t, Tile{});
+}
+
+// Over whole matches in every format: each draw's tiles are the next ones of its hand's deal.
+TEST(Drawing, DrawEventsFollowTheDealsBoneyardInEveryFormat) {
+  for (Format f : kAllFormats) {
+    SCOPED_TRACE(std::string(to_string(f)));
+    EventList ev;
+    State s = State::new_match(Config::standard(f), 99, &ev);
+    Deal deal;
+    int next = 0, draws = 0;
+    const auto follow = [&] {
+      for (const Event& e : ev) {
+        if (e.kind == EventKind::kHandStart) {
+          deal = e.deal;
+          next = 0;
+        } else if (e.kind == EventKind::kDraw) {
+          ASSERT_LE(next + e.count, deal.boneyard_size);
+          for (int i = 0; i < e.count; ++i)
+            EXPECT_EQ(e.drawn_in_order()[static_cast<size_t>(i)], deal.boneyard[next + i]);
+          next += e.count;
+          ++draws;
+        }
+      }
+    };
+    follow();
+    while (!s.is_terminal()) {
+      ev.clear();
+      ASSERT_EQ(s.apply(s.legal_plays()[0], &ev), PlayError::kNone);
+      follow();
+    }
+    EXPECT_GT(draws, 0);
+  }
+}
+
 }  // namespace
 }  // namespace allfives

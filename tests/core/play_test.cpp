@@ -94,6 +94,31 @@ TEST(LegalPlays, ChoosingTheEndChangesTheLine) {
   EXPECT_NE(left, right);
 }
 
+// The referee logs the ends after each play and the checker compares them from the event,
+// since the state is already in the next hand after a play that ends one.
+TEST(PlayEvent, CarriesTheLineEndsAfterThePlayEvenWhenTheHandEnds) {
+  for (Format f : kAllFormats) {
+    SCOPED_TRACE(std::string(to_string(f)));
+    EventList ev;
+    State s = State::new_match(Config::standard(f), 5, &ev);
+    Line line;
+    int hand_ending_plays = 0;
+    while (!s.is_terminal()) {
+      ev.clear();
+      ASSERT_EQ(s.apply(s.legal_plays()[0], &ev), PlayError::kNone);
+      for (const Event& e : ev) {
+        if (e.kind == EventKind::kHandStart) line = Line{};
+        if (e.kind == EventKind::kHandEnd) ++hand_ending_plays;
+        if (e.kind != EventKind::kPlay) continue;
+        line.place(e.play.tile, e.play.end, e.seat);
+        EXPECT_EQ(e.ends[0], line.end(End::kLeft));
+        EXPECT_EQ(e.ends[1], line.end(End::kRight));
+      }
+    }
+    EXPECT_GT(hand_ending_plays, 0);
+  }
+}
+
 TEST(IllegalPlay, TileNotInHandIsRefused) {
   State s = mid_hand();
   for (Tile t : TileSet::all() - s.hand(0)) {

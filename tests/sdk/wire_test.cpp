@@ -44,15 +44,16 @@ TEST(SeatEvent, AnotherSeatsDrawIsOnlyACountAndTheDrawerGetsTheDrawingOrder) {
   draw.count = 2;
   draw.tiles.add(Tile::of(6, 6));
   draw.tiles.add(Tile::of(0, 1));
+  draw.drawn[0] = Tile::of(6, 6);
+  draw.drawn[1] = Tile::of(0, 1);
   const std::vector<int> scores = {0, 0};
-  const Tile order[] = {Tile::of(6, 6), Tile::of(0, 1)};
 
-  const v1::Event other = wire::seat_event(draw, 0, Format::kTwoPlayers, scores, order);
+  const v1::Event other = wire::seat_event(draw, 0, Format::kTwoPlayers, scores);
   ASSERT_TRUE(other.has_draw());
   EXPECT_EQ(other.draw().count(), 2u);
   EXPECT_EQ(other.draw().tiles_size(), 0);
 
-  const v1::Event mine = wire::seat_event(draw, 1, Format::kTwoPlayers, scores, order);
+  const v1::Event mine = wire::seat_event(draw, 1, Format::kTwoPlayers, scores);
   ASSERT_EQ(mine.draw().tiles_size(), 2);
   EXPECT_EQ(mine.draw().tiles(0).high(), 6u);  // drawn first, though the set sorts it last
   EXPECT_EQ(mine.draw().tiles(1).high(), 1u);

@@ -24,7 +24,10 @@ std::string_view to_string(MatchEndReason r) {
 
 Event seen_by(const Event& e, int viewer) {
   Event out = e;
-  if (e.kind == EventKind::kDraw && e.seat != viewer) out.tiles = TileSet{};
+  if (e.kind == EventKind::kDraw && e.seat != viewer) {
+    out.tiles = TileSet{};
+    out.drawn = {};
+  }
   if (e.kind == EventKind::kHandStart) {
     out.deal = Deal{};
     for (int s = 0; s < kMaxPlayers; ++s)

@@ -142,6 +142,7 @@ PlayError State::apply(Play p, EventList* ev) {
     e.play = Play{p.tile, line_[line_.size() - 1].end};
     e.count = static_cast<int16_t>(count);
     e.points = static_cast<int16_t>(points);
+    e.ends = {line_.end(End::kLeft), line_.end(End::kRight)};
   }
   // The play's own count scores first, and may end the match on the spot.
   if (add_points(side, points, ev)) return PlayError::kNone;
@@ -191,6 +192,7 @@ void State::advance(int from_seat, EventList* ev) {
     }
     TileSet drawn;
     bool found = false;
+    const int first = bone_next_;
     while (bone_next_ < bone_size_ && !found) {
       const Tile t = boneyard_[bone_next_++];
       hands_[s].add(t);
@@ -202,6 +204,8 @@ void State::advance(int from_seat, EventList* ev) {
       e.seat = static_cast<int8_t>(s);
       e.count = static_cast<int16_t>(drawn.size());
       e.tiles = drawn;
+      for (int i = first; i < bone_next_; ++i)
+        e.drawn[static_cast<size_t>(i - first)] = boneyard_[i];
     }
     if (found) {
       seat_ = static_cast<int8_t>(s);

@@ -88,8 +88,7 @@ v1::PlayEvent play_event(const Event& e) {
   return m;
 }
 
-v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
-                     std::span<const Tile> drawn) {
+v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores) {
   v1::Event m;
   const int n = num_players(format);
   // Every tile comes from seen_by, the one statement of what a seat may see; only the counts
@@ -117,11 +116,7 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
       d->set_seat(static_cast<uint32_t>(e.seat));
       d->set_count(static_cast<uint32_t>(e.count));
       if (seen.tiles.empty()) break;  // another seat's draw
-      if (drawn.empty()) {
-        add_tiles(seen.tiles, d->mutable_tiles());
-      } else {
-        for (Tile t : drawn) *d->add_tiles() = to_proto(t);
-      }
+      for (Tile t : seen.drawn_in_order()) *d->add_tiles() = to_proto(t);
       break;
     }
     case EventKind::kPass:

@@ -2,11 +2,14 @@
 // and log lines. The core fills these only when asked, so simulations pay nothing for them.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "allfives/core/deal.h"
+#include "allfives/core/line.h"
 #include "allfives/core/types.h"
 
 namespace allfives {
@@ -34,6 +37,14 @@ std::string_view to_string(MatchEndReason r);
 enum class EventKind : uint8_t { kHandStart, kPlay, kDraw, kPass, kHandEnd, kMatchEnd };
 std::string_view to_string(EventKind k);
 
+// The most tiles one draw can take: the largest boneyard of any format (docs/RULES.md §3).
+inline constexpr int kMaxDrawn = [] {
+  int most = 0;
+  for (const FormatInfo& f : kFormatTable)
+    most = std::max(most, kNumTiles - f.players * f.hand_size);
+  return most;
+}();
+
 // One event. Which fields mean something depends on `kind`; the rest keep their defaults.
 struct Event {
   EventKind kind = EventKind::kPlay;
@@ -45,8 +56,17 @@ struct Event {
   int16_t count = 0;       // kPlay: the end count after the play; kDraw: tiles drawn
   int16_t points = 0;      // kPlay/kHandEnd: points the side scored by it (0 if none)
   TileSet tiles{};         // kDraw: the drawn tiles, in the actor's eyes only
-  uint8_t reason = 0;      // kHandStart: OpenRule; kHandEnd: HandEndKind; kMatchEnd: MatchEndReason
-  Tile open_with{};        // kHandStart: the tile that must open (not kWinnerChooses)
+  // kPlay: the line's open ends right after the play (left, right), which the state no longer
+  // shows once the play ended the hand.
+  std::array<LineEnd, 2> ends{};
+  // kDraw: the first `count` are the drawn tiles in drawing order (in the actor's eyes only):
+  // the log and the drawer are told that order, which the set `tiles` does not keep.
+  std::array<Tile, kMaxDrawn> drawn{};
+  std::span<const Tile> drawn_in_order() const {
+    return std::span<const Tile>(drawn.data(), static_cast<size_t>(count));
+  }
+  uint8_t reason = 0;  // kHandStart: OpenRule; kHandEnd: HandEndKind; kMatchEnd: MatchEndReason
+  Tile open_with{};    // kHandStart: the tile that must open (not kWinnerChooses)
   // kHandStart: the deal (private: each seat may see only its own hand);
   // kHandEnd/kMatchEnd: every hand as it was at the end, shown to everyone.
   std::array<TileSet, kMaxPlayers> hands{};

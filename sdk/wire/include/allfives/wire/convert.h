@@ -41,9 +41,8 @@ v1::PlayEvent play_event(const Event& e);
 // kHandEnd (a match's end is the MatchEnd message instead), with docs/RULES.md §15 "What a bot may
 // see" applied: at a hand's start only its own tiles, of another seat's draw only the count, at a
 // hand's end every hand. `scores` are every side's scores once the event is done. The drawer
-// gets its drawn tiles in the order of `drawn` when given (the core knows them as a set).
-v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
-                     std::span<const Tile> drawn = {});
+// gets its drawn tiles in drawing order (Event::drawn).
+v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores);
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out);
 
 bool from_proto(const v1::Tile& m, Tile& out, std::string* error);
