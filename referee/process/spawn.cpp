@@ -142,8 +142,8 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 }
 
 // The bot's child, first steps: into its cgroups (while still the referee's user, who may
-// write there: all it starts after exec is counted there), its rlimits, a user of its own,
-// the parent-death signal, and out of the referee's terminal. Async-signal-safe calls only.
+// write there: all it starts after exec is counted there), onto its CPU, its rlimits, a user of its
+// own, the parent-death signal, and out of the referee's terminal. Async-signal-safe calls only.
 void child_confine(const Prepared& p, int status_w) {
   for (const std::string& file : p.cgroup_join) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
