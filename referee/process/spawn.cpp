@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -141,14 +142,21 @@ void close_from(int from, int keep, bool cloexec, int max_fd) {
 }
 
 // The bot's child, first steps: into its cgroups (while still the referee's user, who may
-// write there: all it starts after exec is counted there), its rlimits, a user of its own,
-// the parent-death signal, and out of the referee's terminal. Async-signal-safe calls only.
+// write there: all it starts after exec is counted there), onto its CPU, its rlimits, a user of its
+// own, the parent-death signal, and out of the referee's terminal. Async-signal-safe calls only.
 void child_confine(const Prepared& p, int status_w) {
   for (const std::string& file : p.cgroup_join) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) child_fail(status_w, Stage::kCgroup, errno);
     if (::write(fd, "0", 1) != 1) child_fail(status_w, Stage::kCgroup, errno);
     ::close(fd);
+  }
+  if (p.cpu >= 0) {
+    // Unpinned if it fails (a CPU taken away meanwhile): a matter of speed, not of fairness.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(p.cpu, &set);
+    ::sched_setaffinity(0, sizeof set, &set);
   }
   for (const auto& [resource, value] : p.rlimits) {
     const rlimit limit{value, value};

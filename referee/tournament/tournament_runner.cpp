@@ -81,18 +81,6 @@ std::vector<int> usable_cpus() {
   return cpus;
 }
 
-// Pins the calling process (before it starts any thread or bot, which inherit it) to `cpu`.
-// A match is a chain of processes that wake each other in turn; on one CPU each wake-up is a
-// plain switch instead of a cross-CPU interrupt (twice the throughput on a 2-core VM,
-// bench/README.md).
-void pin_to_cpu(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  if (::sched_setaffinity(0, sizeof set, &set) != 0)
-    std::cerr << "referee tournament: cannot pin a worker to CPU " << cpu << "; it runs unpinned\n";
-}
-
 // Plays one scheduled match with instances from `pool` and logs it. Returns its index entry,
 // or nullopt if it was aborted by `stop` (not a result: a resume plays it again) or could not
 // be logged (then `fatal` says why).
@@ -197,17 +185,20 @@ worker::WorkerReport worker_report(const BotPool& pool, size_t bots) {
   return report;
 }
 
-// One worker process: its own bot pool, matches in (one ScheduledMatch per line, as JSON), a
-// record per finished match out (worker_messages.proto), then its report.
+// One worker process: its own bot pool (its bots pinned to `cpu` if >= 0), matches in (one
+// ScheduledMatch per line, as JSON), a record per finished match out (worker_messages.proto), then
+// its report.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
-                const std::atomic<bool>& stop) {
+                int cpu, const std::atomic<bool>& stop) {
   std::string error;
   auto socket_dir = PrivateDir::create(&error);
   if (!socket_dir) {
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
+  std::vector<BotSpec> bots = run.def.bots;
+  for (BotSpec& b : bots) b.confinement.cpu = cpu;
+  BotPool pool(bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
   FILE* in = ::fdopen(jobs_fd, "r");
   char* line = nullptr;
   size_t capacity = 0;
@@ -659,13 +650,15 @@ WorkerOutcome TournamentPlay::play_rest(bool nothing_left) {
   // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
   // worker 0 plays rotation 0 of every pairing and worker 1 rotation 1), and its pool reuses each
   // instance on every deal without ever giving it a deal it has played (bots/bot_pool.h).
+  // Worker w's bots run on the w-th usable CPU (round robin) and the workers anywhere: a
+  // match's bots take turns, and a worker kept off their CPU is never queued behind them
+  // (pinning the worker with them cost 1.5x per decision at -j 1; bench/README.md).
   return run_workers(
       todo == 0 ? 0 : n, todo == 0 ? 0 : mine, lane_period(schedule_, run_.shard_count, n),
       [&](size_t i) { return job(i); },
       [&](int worker, int jobs_fd, int results_fd) {
-        if (run_.affinity && !cpus.empty())
-          pin_to_cpu(cpus[static_cast<size_t>(worker) % cpus.size()]);
-        return worker_main(jobs_fd, results_fd, run_, bot_index_, stop_);
+        const int cpu = cpus.empty() ? -1 : cpus[static_cast<size_t>(worker) % cpus.size()];
+        return worker_main(jobs_fd, results_fd, run_, bot_index_, cpu, stop_);
       },
       [&](const std::string& record) { return on_record(record); }, stop_);
 }

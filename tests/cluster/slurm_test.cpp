@@ -194,7 +194,7 @@ TEST(Slurm, ArrayOfFourShardsMergesIntoTheStandingsOfOneRun) {
   ASSERT_EQ(::setenv("REFEREE", kReferee, 1), 0);
 
   // Task I plays shard I/4; --no-affinity: this cluster does not bind tasks to CPUs, and every
-  // referee would pin its worker to the first one.
+  // referee would pin its bots to the first one.
   const std::string results = d + "/results";
   const RunResult submitted =
       run({"sbatch", "--parsable", "--array=0-" + std::to_string(kShards - 1), "--cpus-per-task=1",
