@@ -66,6 +66,42 @@ bool append_index(const std::string& path, const v1::IndexEntry& entry, std::str
 
 namespace {
 
+// One complete line `line_number` of the index as its `entries`-th entry into `e`; "" or why the
+// reading must stop there.
+std::string parse_index_line(const std::string& path, const std::string& line, int line_number,
+                             uint64_t entries, v1::IndexEntry* e) {
+  std::string why;
+  if (!from_json_line(line, e, &why))
+    return path + ":" + std::to_string(line_number) + ": bad index entry: " + why +
+           " (a complete line, so not a torn one: fix or remove it by hand; a line written "
+           "by a newer referee needs that referee)";
+  if (entries > kMaxScheduleMatches)
+    return path + ":" + std::to_string(line_number) + ": more than " +
+           std::to_string(kMaxScheduleMatches) + " entries; no tournament has that many matches";
+  return "";
+}
+
+// The torn last line (line `line_number`, `torn_bytes` long, the file's bytes ending at
+// `offset`, its complete lines at `good_end`): noted as ignored, or truncated away when
+// repairing. False (and `error`) if the truncation fails.
+bool drop_torn_line(int fd, const std::string& path, bool repair, size_t torn_bytes,
+                    int line_number, uint64_t offset, uint64_t good_end,
+                    std::vector<std::string>& notes, std::string* error) {
+  const std::string dropped = "line " + std::to_string(line_number) + " (" +
+                              std::to_string(torn_bytes) + " bytes without a newline)";
+  if (!repair) {
+    notes.push_back(path + ": ignored the torn last " + dropped);
+    return true;
+  }
+  if (::ftruncate(fd, static_cast<off_t>(good_end)) != 0 || ::fsync(fd) != 0) {
+    set_error(error, "cannot truncate " + path + ": " + std::strerror(errno));
+    return false;
+  }
+  notes.push_back("repaired " + path + ": dropped the torn last " + dropped + ", truncated from " +
+                  std::to_string(offset) + " to " + std::to_string(good_end) + " bytes");
+  return true;
+}
+
 // read_index_stream and read_index_stream_from: from `at` on.
 bool read_index_at(const std::string& path, bool repair, IndexReadPosition& at,
                    const std::function<void(v1::IndexEntry&&, uint64_t)>& on_entry,
@@ -111,18 +147,8 @@ bool read_index_at(const std::string& path, bool repair, IndexReadPosition& at,
       ++offset;
       ++line_number;
       v1::IndexEntry e;
-      if (!from_json_line(line, &e, &why)) {
-        stop = path + ":" + std::to_string(line_number) + ": bad index entry: " + why +
-               " (a complete line, so not a torn one: fix or remove it by hand; a line written "
-               "by a newer referee needs that referee)";
-        return false;
-      }
-      if (++entries > kMaxScheduleMatches) {
-        stop = path + ":" + std::to_string(line_number) + ": more than " +
-               std::to_string(kMaxScheduleMatches) +
-               " entries; no tournament has that many matches";
-        return false;
-      }
+      stop = parse_index_line(path, line, line_number, ++entries, &e);
+      if (!stop.empty()) return false;
       const uint64_t line_start = good_end;
       good_end = offset;
       on_entry(std::move(e), line_start);
@@ -133,20 +159,10 @@ bool read_index_at(const std::string& path, bool repair, IndexReadPosition& at,
   if (err != 0) return fail("cannot read " + path + ": " + std::strerror(err));
   if (!stop.empty()) return fail(stop);
 
-  std::string dropped;  // why the torn last line was dropped, if one was
-  if (!line.empty())
-    dropped = "line " + std::to_string(line_number + 1) + " (" + std::to_string(line.size()) +
-              " bytes without a newline)";
-  if (!dropped.empty()) {
-    if (repair) {
-      if (::ftruncate(fd, static_cast<off_t>(good_end)) != 0 || ::fsync(fd) != 0)
-        return fail("cannot truncate " + path + ": " + std::strerror(errno));
-      notes.push_back("repaired " + path + ": dropped the torn last " + dropped +
-                      ", truncated from " + std::to_string(offset) + " to " +
-                      std::to_string(good_end) + " bytes");
-    } else {
-      notes.push_back(path + ": ignored the torn last " + dropped);
-    }
+  if (!line.empty() && !drop_torn_line(fd, path, repair, line.size(), line_number + 1, offset,
+                                       good_end, notes, error)) {
+    ::close(fd);
+    return false;
   }
   ::close(fd);
   at = IndexReadPosition{good_end, line_number, entries};
