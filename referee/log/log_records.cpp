@@ -77,12 +77,11 @@ void log_hand_start(MatchLog& log, const Event& e, Format format, std::span<cons
     st->set_seat(static_cast<uint32_t>(seat));
     wire::add_tiles(e.deal.hands[seat], st->mutable_tiles());
   }
-  for (int i = 0; i < e.deal.boneyard_size; ++i)
-    *h->add_boneyard() = wire::to_proto(e.deal.boneyard[i]);
+  for (int i = 0; i < e.deal.boneyard_size; ++i) wire::fill(e.deal.boneyard[i], h->add_boneyard());
   h->set_opener_seat(static_cast<uint32_t>(e.seat));
   const auto rule = static_cast<OpenRule>(e.reason);
   h->set_open_rule(wire::to_proto(rule));
-  if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = wire::to_proto(e.open_with);
+  if (rule != OpenRule::kWinnerChooses) wire::fill(e.open_with, h->mutable_open_with());
   for (int s : scores) h->add_scores(static_cast<uint32_t>(s));
 }
 
@@ -100,18 +99,18 @@ void log_play(MatchLog& log, const Event& e, int side_score, const LogDecision& 
   v1::LogPlay* lp = log.add().mutable_play();
   lp->set_hand_index(static_cast<uint32_t>(e.hand_index));
   lp->set_seat(static_cast<uint32_t>(e.seat));
-  *lp->mutable_play() = wire::to_proto(e.play);
+  wire::fill(e.play, lp->mutable_play());
   lp->set_count(static_cast<uint32_t>(e.count));
   lp->set_points(static_cast<uint32_t>(e.points));
   lp->set_side(static_cast<uint32_t>(e.side));
   lp->set_side_score(static_cast<uint32_t>(side_score));
   lp->set_decision_time_us(d.decision_us);
   lp->set_legal_play_count(static_cast<uint32_t>(d.offered.size()));
-  *lp->mutable_left_end() = wire::to_proto(e.ends[0]);
-  *lp->mutable_right_end() = wire::to_proto(e.ends[1]);
+  wire::fill(e.ends[0], lp->mutable_left_end());
+  wire::fill(e.ends[1], lp->mutable_right_end());
   for (const Play& p : d.offered) {
     v1::LogOption* o = lp->add_options();
-    *o->mutable_play() = wire::to_proto(p);
+    wire::fill(p, o->mutable_play());
     const int count = count_after(d.before, p);
     o->set_count(static_cast<uint32_t>(count));
     o->set_points(static_cast<uint32_t>(points_for_count(count)));
@@ -135,7 +134,7 @@ void log_draw(MatchLog& log, const Event& e) {
   v1::LogDraw* ld = log.add().mutable_draw();
   ld->set_hand_index(static_cast<uint32_t>(e.hand_index));
   ld->set_seat(static_cast<uint32_t>(e.seat));
-  for (Tile t : e.drawn_in_order()) *ld->add_tiles() = wire::to_proto(t);
+  for (Tile t : e.drawn_in_order()) wire::fill(t, ld->add_tiles());
 }
 
 void log_pass(MatchLog& log, const Event& e) {

@@ -7,8 +7,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <typeinfo>
+#include <unordered_map>
 #include <vector>
 
 namespace allfives::referee {
@@ -21,9 +24,11 @@ using google::protobuf::Reflection;
 
 // Protobuf 3.21's JSON printer serializes the message, rebuilds its type from the descriptors
 // and makes a tree of default values before it prints a byte: tens of microseconds a line,
-// as much as a whole round trip to a bot. The printer below walks the message by reflection
-// and writes exactly what that printer writes with the options of to_json_line, for the field
-// kinds the log uses. For anything else it returns false and the library printer is used.
+// as much as a whole round trip to a bot. The printer below writes exactly what that printer
+// writes with the options of to_json_line, for the field kinds the log uses, from a plan made
+// once per message type (keys quoted, enum names escaped, oneof members sorted), so a line
+// costs only the reflection reads of its values. For anything else it returns false and the
+// library printer is used.
 
 // JSON's two-character escapes: the character after the backslash, or 0.
 char short_escape(unsigned char c) {
@@ -49,7 +54,7 @@ char short_escape(unsigned char c) {
 
 // A string as the library escapes it. Only ASCII: the library drops invalid UTF-8 and
 // escapes some code points, so other bytes are left to it.
-bool append_string(const std::string& s, std::string& out) {
+bool append_string(std::string_view s, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   for (const char ch : s) {
@@ -70,94 +75,198 @@ bool append_string(const std::string& s, std::string& out) {
   return true;
 }
 
-bool append_message(const Message& m, std::string& out);
+template <typename T>
+void append_number(T v, std::string& out) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
 
-// One value of `f` (element `i` if it is repeated, else i < 0).
-bool append_value(const Message& m, const Reflection* r, const FieldDescriptor* f, int i,
+struct MessagePlan;
+
+// More oneofs in one message than this are left to the library (the log has at most two).
+constexpr size_t kMaxOneofs = 8;
+
+// How one field is printed: its key, and what the value needs.
+struct FieldPlan {
+  const FieldDescriptor* field = nullptr;
+  std::string key;                      // "name":
+  const MessagePlan* sub = nullptr;     // a message field's plan, made when first printed
+  std::vector<std::string> enum_names;  // quoted and escaped, by number; "" for a gap
+};
+
+// How one message type is printed, or that the library must print it.
+struct MessagePlan {
+  bool supported = true;
+  const Reflection* reflection = nullptr;  // of the generated type the plan was made from
+  const std::type_info* type = nullptr;
+  std::vector<FieldPlan> plain;          // outside any oneof, in declaration order
+  std::vector<FieldPlan> oneof_members;  // by field number
+  std::vector<const google::protobuf::OneofDescriptor*> oneofs;
+};
+
+bool plannable(const FieldDescriptor* f) {
+  if (f->is_map()) return false;
+  if (f->type() == FieldDescriptor::TYPE_BYTES) return false;
+  return f->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT &&
+         f->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE;
+}
+
+FieldPlan plan_field(const FieldDescriptor* f) {
+  FieldPlan p;
+  p.field = f;
+  p.key = '"' + f->name() + "\":";
+  if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
+    const auto* e = f->enum_type();
+    for (int k = 0; k < e->value_count(); ++k) {
+      const int n = e->value(k)->number();
+      if (n < 0 || n >= 256) continue;  // printed through FindValueByNumber
+      if (static_cast<size_t>(n) >= p.enum_names.size()) p.enum_names.resize(n + 1);
+      std::string quoted;
+      if (p.enum_names[n].empty() && append_string(e->FindValueByNumber(n)->name(), quoted))
+        p.enum_names[n] = std::move(quoted);
+    }
+  }
+  return p;
+}
+
+MessagePlan make_plan(const Message& m) {
+  MessagePlan p;
+  const Descriptor* d = m.GetDescriptor();
+  p.reflection = m.GetReflection();
+  p.type = &typeid(m);
+  if (d->file()->package() == "google.protobuf") p.supported = false;  // well-known types
+  for (int k = 0; k < d->field_count(); ++k) {
+    const FieldDescriptor* f = d->field(k);
+    if (!plannable(f)) p.supported = false;
+    (f->containing_oneof() ? p.oneof_members : p.plain).push_back(plan_field(f));
+  }
+  std::sort(p.oneof_members.begin(), p.oneof_members.end(),
+            [](const auto& a, const auto& b) { return a.field->number() < b.field->number(); });
+  for (int k = 0; k < d->oneof_decl_count(); ++k) p.oneofs.push_back(d->oneof_decl(k));
+  if (p.oneofs.size() > kMaxOneofs) p.supported = false;
+  return p;
+}
+
+// The plan of `m`'s type, made on its first use in this thread.
+const MessagePlan& plan_of(const Message& m) {
+  thread_local std::unordered_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans;
+  auto& slot = plans[m.GetDescriptor()];
+  if (!slot) slot = std::make_unique<MessagePlan>(make_plan(m));
+  return *slot;
+}
+
+bool append_message(const Message& m, const MessagePlan& plan, std::string& out);
+
+// The plan of a message field's value `v`; the field's plan caches it.
+const MessagePlan& sub_plan(const FieldPlan& f, const Message& v) {
+  if (!f.sub) const_cast<FieldPlan&>(f).sub = &plan_of(v);
+  return *f.sub;
+}
+
+bool append_enum(const FieldPlan& f, int v, std::string& out) {
+  if (v >= 0 && static_cast<size_t>(v) < f.enum_names.size() && !f.enum_names[v].empty()) {
+    out += f.enum_names[v];
+    return true;
+  }
+  const auto* named = f.field->enum_type()->FindValueByNumber(v);
+  if (!named) {
+    append_number(v, out);  // an unknown value prints as its number
+    return true;
+  }
+  return append_string(named->name(), out);
+}
+
+// One value of the field (element `i` if it is repeated, else i < 0).
+bool append_value(const Message& m, const Reflection* r, const FieldPlan& p, int i,
                   std::string& out) {
+  const FieldDescriptor* f = p.field;
   const bool rep = i >= 0;
   switch (f->cpp_type()) {
     case FieldDescriptor::CPPTYPE_INT32:
-      out += std::to_string(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f));
+      append_number(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f), out);
       return true;
     case FieldDescriptor::CPPTYPE_UINT32:
-      out += std::to_string(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f));
+      append_number(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f), out);
       return true;
     case FieldDescriptor::CPPTYPE_INT64:  // 64-bit integers are JSON strings
-      out += '"' + std::to_string(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f)) + '"';
+      out += '"';
+      append_number(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f), out);
+      out += '"';
       return true;
     case FieldDescriptor::CPPTYPE_UINT64:
-      out += '"' + std::to_string(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f)) + '"';
+      out += '"';
+      append_number(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f), out);
+      out += '"';
       return true;
     case FieldDescriptor::CPPTYPE_BOOL:
       out += (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? "true" : "false";
       return true;
-    case FieldDescriptor::CPPTYPE_ENUM: {
-      const int v = rep ? r->GetRepeatedEnumValue(m, f, i) : r->GetEnumValue(m, f);
-      const auto* named = f->enum_type()->FindValueByNumber(v);
-      if (!named) {
-        out += std::to_string(v);  // an unknown value prints as its number
-        return true;
-      }
-      return append_string(named->name(), out);
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return append_enum(p, rep ? r->GetRepeatedEnumValue(m, f, i) : r->GetEnumValue(m, f), out);
+    case FieldDescriptor::CPPTYPE_STRING: {
+      std::string scratch;
+      return append_string(rep ? r->GetRepeatedStringReference(m, f, i, &scratch)
+                               : r->GetStringReference(m, f, &scratch),
+                           out);
     }
-    case FieldDescriptor::CPPTYPE_STRING:
-      if (f->type() == FieldDescriptor::TYPE_BYTES) return false;
-      return append_string(rep ? r->GetRepeatedString(m, f, i) : r->GetString(m, f), out);
-    case FieldDescriptor::CPPTYPE_MESSAGE:
-      return append_message(rep ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f), out);
-    default:  // floating point
+    case FieldDescriptor::CPPTYPE_MESSAGE: {
+      const Message& v = rep ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f);
+      return append_message(v, sub_plan(p, v), out);
+    }
+    default:  // floating point: not planned
       return false;
   }
 }
 
-bool append_field(const Message& m, const Reflection* r, const FieldDescriptor* f, bool first,
+bool append_field(const Message& m, const Reflection* r, const FieldPlan& p, bool first,
                   std::string& out) {
-  if (f->is_map()) return false;
   if (!first) out += ',';
-  out += '"';
-  out += f->name();
-  out += "\":";
-  if (!f->is_repeated()) return append_value(m, r, f, -1, out);
+  out += p.key;
+  if (!p.field->is_repeated()) return append_value(m, r, p, -1, out);
   out += '[';
-  const int n = r->FieldSize(m, f);
+  const int n = r->FieldSize(m, p.field);
   for (int i = 0; i < n; ++i) {
     if (i > 0) out += ',';
-    if (!append_value(m, r, f, i, out)) return false;
+    if (!append_value(m, r, p, i, out)) return false;
   }
   out += ']';
   return true;
 }
 
+// The members `m` holds of its oneofs (at most kMaxOneofs, see make_plan), in `set`.
+int set_members(const Message& m, const Reflection* r, const MessagePlan& plan,
+                const FieldDescriptor** set) {
+  int n = 0;
+  for (const auto* o : plan.oneofs)
+    if (const FieldDescriptor* f = r->GetOneofFieldDescriptor(m, o)) set[n++] = f;
+  return n;
+}
+
 // The library's order: the fields outside any oneof in declaration order (repeated ones
 // always, `[]` when empty; messages when set; the others always), then the set members of
 // oneofs (proto3 optional fields included) by field number.
-bool append_message(const Message& m, std::string& out) {
-  const Descriptor* d = m.GetDescriptor();
-  if (d->file()->package() == "google.protobuf") return false;  // well-known types
-  const Reflection* r = m.GetReflection();
+bool append_message(const Message& m, const MessagePlan& plan, std::string& out) {
+  if (!plan.supported) return false;
+  // A message of another implementation of the same type (a dynamic one) has its own.
+  const Reflection* r = typeid(m) == *plan.type ? plan.reflection : m.GetReflection();
   out += '{';
   bool first = true;
-  for (int k = 0; k < d->field_count(); ++k) {
-    const FieldDescriptor* f = d->field(k);
-    if (f->containing_oneof()) continue;
+  for (const FieldPlan& p : plan.plain) {
+    const FieldDescriptor* f = p.field;
     if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated() &&
         !r->HasField(m, f))
       continue;
-    if (!append_field(m, r, f, first, out)) return false;
+    if (!append_field(m, r, p, first, out)) return false;
     first = false;
   }
-  if (d->oneof_decl_count() > 0) {
-    std::vector<const FieldDescriptor*> set;
-    for (int k = 0; k < d->oneof_decl_count(); ++k)
-      if (const FieldDescriptor* f = r->GetOneofFieldDescriptor(m, d->oneof_decl(k)))
-        set.push_back(f);
-    std::sort(set.begin(), set.end(),
-              [](const auto* a, const auto* b) { return a->number() < b->number(); });
-    for (const FieldDescriptor* f : set) {
-      if (!append_field(m, r, f, first, out)) return false;
-      first = false;
-    }
+  const FieldDescriptor* set[kMaxOneofs];
+  const int n = set_members(m, r, plan, set);
+  for (const FieldPlan& p : plan.oneof_members) {
+    if (n == 0) break;
+    if (std::find(set, set + n, p.field) == set + n) continue;
+    if (!append_field(m, r, p, first, out)) return false;
+    first = false;
   }
   out += '}';
   return true;
@@ -174,7 +283,7 @@ std::string to_json_line(const google::protobuf::Message& m) {
 
 void append_json_line(const google::protobuf::Message& m, std::string& out) {
   const size_t start = out.size();
-  if (append_message(m, out)) return;
+  if (append_message(m, plan_of(m), out)) return;
   out.resize(start);
   std::string text;
   google::protobuf::util::JsonPrintOptions options;

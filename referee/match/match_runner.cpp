@@ -1,6 +1,8 @@
 #include "match/match_runner.h"
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <thread>
 
 #include "allfives/core/state.h"
@@ -33,11 +35,20 @@ const char* kind_name(const v1::BotMessage& m) {
   }
 }
 
+// A public event a seat has not been sent yet, kept as the core's value until its next message
+// is built (then written straight into that message's arena), with the scores once it was done.
+struct PendingEvent {
+  Event event;
+  std::array<int, kMaxPlayers> scores{};
+  int sides = 0;
+  std::span<const int> score_span() const { return {scores.data(), static_cast<size_t>(sides)}; }
+};
+
 struct Seat {
   const BotSpec* spec = nullptr;
   SeatBot* bot = nullptr;  // null if it failed to start
   std::unique_ptr<BotStream> stream;
-  std::vector<v1::Event> pending;          // public events not yet delivered to this seat
+  std::vector<PendingEvent> pending;       // public events not yet delivered to this seat
   std::chrono::milliseconds move_time{0};  // per decision
   std::chrono::milliseconds bank{0};       // what is left of the time bank
   std::chrono::milliseconds initial_bank{0};
@@ -416,7 +427,8 @@ Runner::TurnWait Runner::request_play(int seat, const State& state, const View& 
   decision_arena_.Reset();
   auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
   v1::TurnRequest* tr = m.mutable_turn_request();
-  for (v1::Event& e : s.pending) *tr->add_events() = std::move(e);
+  for (const PendingEvent& e : s.pending)
+    wire::fill_seat_event(e.event, seat, format_, e.score_span(), tr->add_events());
   s.pending.clear();
   wire::fill_turn_request(view, tr);
   decision->offered = view.legal_plays();
@@ -551,8 +563,9 @@ void Runner::on_events(const EventList& events, const LogDecision& decision) {
         continue;  // finish() writes the end of the match and tells the bots
     }
     // Each seat hears of it with its next message (docs/RULES.md §15 "What a bot may see").
-    for (int seat = 0; seat < n(); ++seat)
-      seats_[seat].pending.push_back(wire::seat_event(e, seat, format_, scores_));
+    PendingEvent pending{e, {}, static_cast<int>(scores_.size())};
+    std::copy(scores_.begin(), scores_.end(), pending.scores.begin());
+    for (Seat& s : seats_) s.pending.push_back(pending);
   }
 }
 
@@ -596,13 +609,15 @@ void Runner::decide_result(const State* state) {
 void Runner::tell_the_end() {
   // Tell every bot still connected how it ended, then close the streams.
   guard_->thaw_all();
-  for (Seat& s : seats_) {
+  for (int seat = 0; seat < n(); ++seat) {
+    Seat& s = seats_[seat];
     if (!s.stream || s.stream->broken()) continue;
     // Nothing should be in flight here; if something is, it must end before the last write.
     if (s.stream->wait_started(Clock::now() + kEndGrace) != IoStatus::kOk) continue;
     v1::RefereeMessage m;
     v1::MatchEnd* me = m.mutable_match_end();
-    for (v1::Event& ev : s.pending) *me->add_events() = std::move(ev);
+    for (const PendingEvent& e : s.pending)
+      wire::fill_seat_event(e.event, seat, format_, e.score_span(), me->add_events());
     me->set_reason(result_.reason);
     me->set_winner_side(result_.winner_side);
     for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));

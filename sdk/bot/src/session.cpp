@@ -245,7 +245,7 @@ Status MatchSession::on_turn_request(const v1::TurnRequest& m,
   if (view.line().empty()) play.end = End::kLeft;  // the opening play's end is irrelevant
 
   v1::PlayAnswer* out = answer->mutable_play();
-  *out->mutable_play() = wire::to_proto(play);
+  wire::fill(play, out->mutable_play());
   out->set_comment(bot_->take_comment());
   const PlayList& legal = view.legal_plays();
   for (int i = 0; i < legal.size(); ++i) {

@@ -10,10 +10,14 @@ bool fail(std::string* error, std::string why) {
 
 }  // namespace
 
+void fill(Tile t, v1::Tile* out) {
+  out->set_high(static_cast<uint32_t>(t.hi()));
+  out->set_low(static_cast<uint32_t>(t.lo()));
+}
+
 v1::Tile to_proto(Tile t) {
   v1::Tile m;
-  m.set_high(static_cast<uint32_t>(t.hi()));
-  m.set_low(static_cast<uint32_t>(t.lo()));
+  fill(t, &m);
   return m;
 }
 
@@ -21,10 +25,14 @@ v1::End to_proto(End e) {
   return e == End::kLeft ? v1::END_LEFT : v1::END_RIGHT;
 }
 
+void fill(Play p, v1::Play* out) {
+  fill(p.tile, out->mutable_tile());
+  out->set_end(to_proto(p.end));
+}
+
 v1::Play to_proto(Play p) {
   v1::Play m;
-  *m.mutable_tile() = to_proto(p.tile);
-  m.set_end(to_proto(p.end));
+  fill(p, &m);
   return m;
 }
 
@@ -63,33 +71,52 @@ v1::MatchEndReason to_proto(MatchEndReason r) {
                                       : v1::MATCH_END_REASON_HAND_LIMIT;
 }
 
+void fill(LineEnd e, v1::LineEnd* out) {
+  out->set_value(e.value);
+  out->set_is_double(e.is_double);
+}
+
 v1::LineEnd to_proto(LineEnd e) {
   v1::LineEnd m;
-  m.set_value(e.value);
-  m.set_is_double(e.is_double);
+  fill(e, &m);
   return m;
+}
+
+void fill(const LinePlay& p, v1::LineTile* out) {
+  fill(p.tile, out->mutable_tile());
+  out->set_seat(p.seat);
+  out->set_end(to_proto(p.end));
 }
 
 v1::LineTile to_proto(const LinePlay& p) {
   v1::LineTile m;
-  *m.mutable_tile() = to_proto(p.tile);
-  m.set_seat(p.seat);
-  m.set_end(to_proto(p.end));
+  fill(p, &m);
   return m;
+}
+
+void fill_play_event(const Event& e, v1::PlayEvent* out) {
+  out->set_seat(static_cast<uint32_t>(e.seat));
+  fill(e.play, out->mutable_play());
+  out->set_count(static_cast<uint32_t>(e.count));
+  out->set_points(static_cast<uint32_t>(e.points));
+  out->set_side(static_cast<uint32_t>(e.side));
 }
 
 v1::PlayEvent play_event(const Event& e) {
   v1::PlayEvent m;
-  m.set_seat(static_cast<uint32_t>(e.seat));
-  *m.mutable_play() = to_proto(e.play);
-  m.set_count(static_cast<uint32_t>(e.count));
-  m.set_points(static_cast<uint32_t>(e.points));
-  m.set_side(static_cast<uint32_t>(e.side));
+  fill_play_event(e, &m);
   return m;
 }
 
 v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores) {
   v1::Event m;
+  fill_seat_event(e, viewer, format, scores, &m);
+  return m;
+}
+
+void fill_seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
+                     v1::Event* out) {
+  v1::Event& m = *out;
   const int n = num_players(format);
   // Every tile comes from seen_by, the one statement of what a seat may see; only the counts
   // (hand sizes, the boneyard's size) are read from the whole event.
@@ -102,21 +129,21 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
       h->set_opener_seat(static_cast<uint32_t>(e.seat));
       const auto rule = static_cast<OpenRule>(e.reason);
       h->set_open_rule(to_proto(rule));
-      if (rule != OpenRule::kWinnerChooses) *h->mutable_open_with() = to_proto(e.open_with);
+      if (rule != OpenRule::kWinnerChooses) fill(e.open_with, h->mutable_open_with());
       for (int s = 0; s < n; ++s) h->add_hand_sizes(static_cast<uint32_t>(e.hands[s].size()));
       h->set_boneyard_size(static_cast<uint32_t>(e.deal.boneyard_size));
       for (int v : scores) h->add_scores(static_cast<uint32_t>(v));
       break;
     }
     case EventKind::kPlay:
-      *m.mutable_play() = play_event(seen);
+      fill_play_event(seen, m.mutable_play());
       break;
     case EventKind::kDraw: {
       v1::DrawEvent* d = m.mutable_draw();
       d->set_seat(static_cast<uint32_t>(e.seat));
       d->set_count(static_cast<uint32_t>(e.count));
       if (seen.tiles.empty()) break;  // another seat's draw
-      for (Tile t : seen.drawn_in_order()) *d->add_tiles() = to_proto(t);
+      for (Tile t : seen.drawn_in_order()) fill(t, d->add_tiles());
       break;
     }
     case EventKind::kPass:
@@ -142,11 +169,10 @@ v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const 
     case EventKind::kMatchEnd:
       break;
   }
-  return m;
 }
 
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out) {
-  for (Tile t : s) *out->Add() = to_proto(t);
+  for (Tile t : s) fill(t, out->Add());
 }
 
 bool from_proto(const v1::Tile& m, Tile& out, std::string* error) {
@@ -243,17 +269,17 @@ void fill_turn_request(const View& view, v1::TurnRequest* out) {
   out->set_hand_index(static_cast<uint32_t>(view.hand_index()));
   add_tiles(view.hand(), out->mutable_your_tiles());
   const Line& line = view.line();
-  for (int i = 0; i < line.size(); ++i) *out->add_line() = to_proto(line[i]);
+  for (int i = 0; i < line.size(); ++i) fill(line[i], out->add_line());
   if (!line.empty()) {
-    *out->mutable_left_end() = to_proto(line.end(End::kLeft));
-    *out->mutable_right_end() = to_proto(line.end(End::kRight));
+    fill(line.end(End::kLeft), out->mutable_left_end());
+    fill(line.end(End::kRight), out->mutable_right_end());
   }
   out->set_end_count(static_cast<uint32_t>(line.count()));
   for (int s = 0; s < n; ++s) out->add_hand_sizes(static_cast<uint32_t>(view.hand_size(s)));
   out->set_boneyard_size(static_cast<uint32_t>(view.boneyard_size()));
   for (int side = 0; side < num_sides(view.config().format); ++side)
     out->add_scores(static_cast<uint32_t>(view.score(side)));
-  for (const Play& p : view.legal_plays()) *out->add_legal_plays() = to_proto(p);
+  for (const Play& p : view.legal_plays()) fill(p, out->add_legal_plays());
   out->set_open_rule(to_proto(view.open_rule()));
 }
 

@@ -35,14 +35,24 @@ v1::HandEndKind to_proto(HandEndKind k);
 v1::MatchEndReason to_proto(MatchEndReason r);
 v1::LineEnd to_proto(LineEnd e);
 v1::LineTile to_proto(const LinePlay& p);
+// The same conversions written into a message the caller holds (a field of a message in an
+// arena, say), which building a value and copying it in would allocate twice for.
+void fill(Tile t, v1::Tile* out);
+void fill(Play p, v1::Play* out);
+void fill(LineEnd e, v1::LineEnd* out);
+void fill(const LinePlay& p, v1::LineTile* out);
 // A core play event (kind kPlay) as the public PlayEvent every seat is sent.
 v1::PlayEvent play_event(const Event& e);
+void fill_play_event(const Event& e, v1::PlayEvent* out);
 // What seat `viewer` is told of a core event of kind kHandStart, kPlay, kDraw, kPass or
 // kHandEnd (a match's end is the MatchEnd message instead), with docs/RULES.md §15 "What a bot may
 // see" applied: at a hand's start only its own tiles, of another seat's draw only the count, at a
 // hand's end every hand. `scores` are every side's scores once the event is done. The drawer
 // gets its drawn tiles in drawing order (Event::drawn).
 v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores);
+// The same written into `out` (a message of the caller's, e.g. in an arena): no copy.
+void fill_seat_event(const Event& e, int viewer, Format format, std::span<const int> scores,
+                     v1::Event* out);
 void add_tiles(TileSet s, google::protobuf::RepeatedPtrField<v1::Tile>* out);
 
 bool from_proto(const v1::Tile& m, Tile& out, std::string* error);
