@@ -49,21 +49,22 @@ void CpuGuard::before_turn(int seat) {
   }
 }
 
-void CpuGuard::check(Watched& w) {
-  if (!w.base || w.bot->thinks_off_turn()) return;
+std::optional<uint64_t> CpuGuard::check(Watched& w) {
+  if (!w.base || w.bot->thinks_off_turn()) return std::nullopt;
   const std::optional<uint64_t> now = w.process->cpu_time_us();
-  if (!now) return;
+  if (!now) return now;
   const uint64_t used = *now > *w.base ? *now - *w.base : 0;
   if (used <= static_cast<uint64_t>(kAllowance.count()) &&
       w.off_turn_us + used <= static_cast<uint64_t>(kMatchAllowance.count()))
-    return;
-  if (w.may_ponder) return;  // counted at the turn's end
+    return now;
+  if (w.may_ponder) return now;  // counted at the turn's end
   // Seen thinking while another seat thinks: frozen now, and whenever not waited on.
   w.off_turn_us += used;
   w.base.reset();
   w.bot->set_thinks_off_turn();
   w.process->set_frozen(true);
   w.frozen_in_match = true;
+  return now;
 }
 
 void CpuGuard::look() {
@@ -73,13 +74,14 @@ void CpuGuard::look() {
 
 void CpuGuard::after_turn(int seat) {
   if (!active_) return;
-  look();
   for (size_t i = 0; i < watched_.size(); ++i) {
     Watched& w = watched_[i];
     if (static_cast<int>(i) == mover_) continue;
-    // What it used under the allowance counts too (for the log).
+    // The turn's last look; what it used under the allowance counts too (for the log), from
+    // the same reading (each costs a cgroup statistics flush in the kernel).
+    std::optional<uint64_t> now = check(w);
     if (w.base) {
-      const std::optional<uint64_t> now = w.process->cpu_time_us();
+      if (!now) now = w.process->cpu_time_us();  // not looked at: a known thief, frozen
       if (now && *now > *w.base) w.off_turn_us += *now - *w.base;
       w.base.reset();
     }

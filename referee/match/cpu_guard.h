@@ -65,7 +65,8 @@ class CpuGuard {
     bool frozen_in_match = false;
     bool may_ponder = false;  // counted, never frozen
   };
-  void check(Watched& w);
+  // Looks at one bot off turn; returns the CPU time read, if one was.
+  std::optional<uint64_t> check(Watched& w);
   std::vector<Watched> watched_;
   std::vector<int> seat_of_;  // seat -> index in watched_, -1 if none
   int mover_ = -1;            // index in watched_ of the bot waited on
