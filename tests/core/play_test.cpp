@@ -12,6 +12,7 @@
 namespace allfives {
 namespace {
 
+using test::for_each_format_match;
 using test::L;
 using test::PositionBuilder;
 using test::R;
@@ -97,16 +98,11 @@ TEST(LegalPlays, ChoosingTheEndChangesTheLine) {
 // The referee logs the ends after each play and the checker compares them from the event,
 // since the state is already in the next hand after a play that ends one.
 TEST(PlayEvent, CarriesTheLineEndsAfterThePlayEvenWhenTheHandEnds) {
-  for (Format f : kAllFormats) {
-    SCOPED_TRACE(std::string(to_string(f)));
-    EventList ev;
-    State s = State::new_match(Config::standard(f), 5, &ev);
+  for_each_format_match(5, [](Format, const std::vector<EventList>& batches) {
     Line line;
     int hand_ending_plays = 0;
-    while (!s.is_terminal()) {
-      ev.clear();
-      ASSERT_EQ(s.apply(s.legal_plays()[0], &ev), PlayError::kNone);
-      for (const Event& e : ev) {
+    for (size_t i = 1; i < batches.size(); ++i) {
+      for (const Event& e : batches[i]) {
         if (e.kind == EventKind::kHandStart) line = Line{};
         if (e.kind == EventKind::kHandEnd) ++hand_ending_plays;
         if (e.kind != EventKind::kPlay) continue;
@@ -116,7 +112,7 @@ TEST(PlayEvent, CarriesTheLineEndsAfterThePlayEvenWhenTheHandEnds) {
       }
     }
     EXPECT_GT(hand_ending_plays, 0);
-  }
+  });
 }
 
 TEST(IllegalPlay, TileNotInHandIsRefused) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <ostream>
 #include <string>
@@ -151,5 +152,22 @@ inline PositionBuilder six_block(Format f) {
   return b;
 }
 inline constexpr Play kBlockingPlay{Tile::of(0, 6), End::kLeft};
+
+// Plays a whole match of every format (the standard config, `seed`), always the first legal
+// play, and hands `see` the format and the events of the deal and then of each play, in order
+// (one EventList each); each format is traced.
+template <typename See>
+void for_each_format_match(uint64_t seed, See see) {
+  for (Format f : kAllFormats) {
+    SCOPED_TRACE(std::string(to_string(f)));
+    std::vector<EventList> batches(1);
+    State s = State::new_match(Config::standard(f), seed, &batches.back());
+    while (!s.is_terminal()) {
+      batches.emplace_back();
+      ASSERT_EQ(s.apply(s.legal_plays()[0], &batches.back()), PlayError::kNone);
+    }
+    see(f, static_cast<const std::vector<EventList>&>(batches));
+  }
+}
 
 }  // namespace allfives::test

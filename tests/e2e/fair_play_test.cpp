@@ -528,7 +528,10 @@ TEST(FairPlay, ABotThatHogsTheCpuWhileItsOpponentThinksIsFrozen) {
           taken_us += end.off_turn_cpu_us(seat);
           EXPECT_EQ(end.frozen_off_turn(seat), !ponder) << l.path;
         } else {
-          EXPECT_FALSE(end.frozen_off_turn(seat)) << l.path;
+          // The off-turn CPU says which evidence froze it: over CpuGuard::kAllowance in one turn
+          // or kMatchAllowance in the match.
+          EXPECT_FALSE(end.frozen_off_turn(seat))
+              << l.path << ": strong used " << end.off_turn_cpu_us(seat) << " us off turn";
         }
       }
     }

@@ -11,6 +11,7 @@
 #include "log/log_records.h"
 #include "log/match_log.h"
 #include "match/match_result.h"
+#include "match_ending_util.h"
 #include "tournament/index_entry.h"
 
 namespace allfives::referee {
@@ -20,11 +21,9 @@ namespace fs = std::filesystem;
 
 MatchResult faulted_result() {
   MatchResult r;
-  r.reason = v1::MATCH_END_REASON_FAULT;
-  r.winner_side = 0;
-  r.scores = {35, 120};
-  r.placements = {1, 2};
-  r.fault = Fault{1, v1::FAULT_KIND_ILLEGAL_PLAY, "played 6-6, which it does not hold"};
+  static_cast<MatchEnding&>(r) = ending_with_fault(
+      v1::MATCH_END_REASON_FAULT, 0, {35, 120},
+      Fault{1, v1::FAULT_KIND_ILLEGAL_PLAY, "played 6-6, which it does not hold"}, {1, 2});
   r.hands_played = 4;
   r.duration = std::chrono::milliseconds(1234);
   r.decisions = 50;

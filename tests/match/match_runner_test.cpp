@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,18 @@ class MatchRunner : public ::testing::Test {
     EXPECT_TRUE(replay.finished);
   }
 
+  // The match ended with a fault of `kind` by `seat` (kAnySeat: whichever seat).
+  static constexpr int kAnySeat = -1;
+  static ::testing::AssertionResult faulted(const Played& p, int seat, v1::FaultKind kind) {
+    const std::optional<Fault>& f = p.result.fault;
+    if (!f) return ::testing::AssertionFailure() << "no fault";
+    if ((seat != kAnySeat && f->seat != seat) || f->kind != kind)
+      return ::testing::AssertionFailure()
+             << "seat " << f->seat << " kind " << f->kind << " (" << f->reason
+             << "), expected seat " << seat << " kind " << kind;
+    return ::testing::AssertionSuccess();
+  }
+
   static int count(const Played& p, v1::LogRecord::KindCase kind) {
     int n = 0;
     for (const v1::LogRecord& r : p.records) n += r.kind_case() == kind;
@@ -158,9 +171,7 @@ TEST_F(MatchRunner, AMessageRightAfterHelloIsUnaskedBeforeAnyTurnRequest) {
   eager.unasked = testing::play_index(0).message;
   FakeBot a, b(testing::honest_but(-1, eager));
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_PROTOCOL_VIOLATION));
   EXPECT_NE(p.result.fault->reason.find("after its Hello and before any turn request"),
             std::string::npos)
       << p.result.fault->reason;
@@ -170,9 +181,7 @@ TEST_F(MatchRunner, AMessageRightAfterHelloIsUnaskedBeforeAnyTurnRequest) {
 TEST_F(MatchRunner, AnIllegalPlayIsTheMoversFaultAndTheOtherSideWins) {
   FakeBot a, b(testing::honest_but(2, testing::play_index(99)));
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_ILLEGAL_PLAY);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_ILLEGAL_PLAY));
   EXPECT_NE(p.result.fault->reason.find("legal_play_index 99 is out of range"), std::string::npos)
       << p.result.fault->reason;
   EXPECT_EQ(p.result.reason, v1::MATCH_END_REASON_FAULT);
@@ -208,8 +217,7 @@ TEST_F(MatchRunner, APlayOfATileNotInTheHandIsIllegal) {
   });
   FakeBot b;
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_ILLEGAL_PLAY) << p.result.fault->reason;
+  ASSERT_TRUE(faulted(p, kAnySeat, v1::FAULT_KIND_ILLEGAL_PLAY));
   EXPECT_NE(p.result.fault->reason.find("; hand "), std::string::npos) << p.result.fault->reason;
   expect_log_checks(p);
 }
@@ -219,9 +227,7 @@ TEST_F(MatchRunner, AnAnswerNamingNoPlayIsMalformed) {
   empty.message.mutable_play()->set_comment("thinking");
   FakeBot a(testing::honest_but(0, empty)), b;
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 0);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_MALFORMED_ANSWER);
+  ASSERT_TRUE(faulted(p, 0, v1::FAULT_KIND_MALFORMED_ANSWER));
   expect_log_checks(p);
 }
 
@@ -230,9 +236,7 @@ TEST_F(MatchRunner, ATurnRequestNeverAnsweredIsATimeout) {
   never.kind = Reply::Kind::kTimeout;
   FakeBot a, b(testing::honest_but(3, never));
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_TIMEOUT);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_TIMEOUT));
   EXPECT_NE(p.result.fault->reason.find("no answer to the turn request within"), std::string::npos)
       << p.result.fault->reason;
   // Its stream was cancelled: it is not told the end, the other bot is.
@@ -248,9 +252,7 @@ TEST_F(MatchRunner, ABotWhoseProcessDiesHasCrashedAndItsLastWordsGoWithTheFault)
   crash.printed = "segfault in my_search()\n";
   FakeBot a(testing::honest_but(1, crash)), b;
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 0);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_CRASH);
+  ASSERT_TRUE(faulted(p, 0, v1::FAULT_KIND_CRASH));
   EXPECT_EQ(p.result.fault->reason,
             "the bot process killed by signal 11 (SIGSEGV) while waiting for a play");
   const v1::LogFault* f = fault_record(p);
@@ -265,9 +267,7 @@ TEST_F(MatchRunner, AStreamThatBreaksOnABotReachedAtAnAddressIsADisconnect) {
   reset.status = grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection reset");
   FakeBot a, b(testing::honest_but(0, reset), /*has_process=*/false);
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_DISCONNECT);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_DISCONNECT));
   EXPECT_NE(p.result.fault->reason.find("UNAVAILABLE"), std::string::npos)
       << p.result.fault->reason;
   expect_log_checks(p);
@@ -279,8 +279,7 @@ TEST_F(MatchRunner, AStreamEndedCleanlyBeforeTheEndIsAProtocolViolation) {
   bye.status = grpc::Status::OK;
   FakeBot a(testing::honest_but(2, bye), /*has_process=*/false), b;
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+  ASSERT_TRUE(faulted(p, kAnySeat, v1::FAULT_KIND_PROTOCOL_VIOLATION));
   EXPECT_NE(p.result.fault->reason.find("ended the stream before the match ended"),
             std::string::npos);
 }
@@ -296,9 +295,7 @@ TEST_F(MatchRunner, ASecondAnswerToOneRequestIsCaughtAsUnasked) {
     });
     FakeBot b;
     const Played p = play({&a, &b});
-    ASSERT_TRUE(p.result.fault);
-    EXPECT_EQ(p.result.fault->seat, 0);
-    EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+    ASSERT_TRUE(faulted(p, 0, v1::FAULT_KIND_PROTOCOL_VIOLATION));
     EXPECT_NE(p.result.fault->reason.find("an answer nobody asked for"), std::string::npos)
         << p.result.fault->reason;
     if (protocol == 3) {
@@ -315,9 +312,7 @@ TEST_F(MatchRunner, AnAnswerWithAnotherRequestsNonceIsUnasked) {
   stale.nonce = 12345;
   FakeBot a, b(testing::honest_but(0, stale));
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_PROTOCOL_VIOLATION));
   EXPECT_NE(p.result.fault->reason.find("nonce 12345, which no request to it had"),
             std::string::npos)
       << p.result.fault->reason;
@@ -326,9 +321,7 @@ TEST_F(MatchRunner, AnAnswerWithAnotherRequestsNonceIsUnasked) {
 TEST_F(MatchRunner, AHelloOfAnUnknownProtocolVersionEndsTheMatchBeforeItsFirstPlay) {
   FakeBot a, b(testing::honest_but(-1, testing::hello(99)));
   const Played p = play({&a, &b});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_PROTOCOL_VIOLATION);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_PROTOCOL_VIOLATION));
   EXPECT_NE(p.result.fault->reason.find("protocol version 99"), std::string::npos);
   EXPECT_EQ(p.result.decisions, 0);
   EXPECT_EQ(count(p, v1::LogRecord::kPlay), 0);
@@ -340,9 +333,7 @@ TEST_F(MatchRunner, ASeatWithoutABotIsAStartupFailureAndNobodyHearsMatchStart) {
   FakeBot a;
   const Played p =
       play({&a, nullptr}, Format::kTwoPlayers, 7, nullptr, {"", "the program was not found"});
-  ASSERT_TRUE(p.result.fault);
-  EXPECT_EQ(p.result.fault->seat, 1);
-  EXPECT_EQ(p.result.fault->kind, v1::FAULT_KIND_STARTUP_FAILURE);
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_STARTUP_FAILURE));
   EXPECT_EQ(p.result.fault->reason, "the program was not found");
   EXPECT_EQ(a.streams_opened(), 0);
   EXPECT_TRUE(a.received().empty());

@@ -175,6 +175,33 @@ class StateTest(unittest.TestCase):
             self.assertNotEqual(c, s)
             self.assertEqual(s.line, ())
 
+    def test_events_carry_the_drawing_order_and_the_line_ends(self):
+        for name, fmt in FORMATS.items():
+            with self.subTest(format=name):
+                s, _ = core.State.new_match_with_events(fmt, 99)
+                draws = plays = 0
+                while not s.is_terminal():
+                    events = s.apply_with_events(s.legal_plays()[0])
+                    hand_ended = any(e.kind == "hand_end" for e in events)
+                    for e in events:
+                        if e.kind == "draw":
+                            draws += 1
+                            self.assertEqual(len(e.drawn), e.count)
+                            self.assertEqual(set(e.drawn), set(e.tiles))
+                            other = (e.seat + 1) % s.view(e.seat).num_players
+                            self.assertEqual(e.seen_by(other).drawn, ())
+                            self.assertEqual(e.seen_by(other).count, e.count)
+                        else:
+                            self.assertIsNone(e.drawn)
+                        if e.kind == "play":
+                            plays += 1
+                            if not hand_ended:
+                                self.assertEqual(e.ends, (s.left_end, s.right_end))
+                        else:
+                            self.assertIsNone(e.ends)
+                self.assertGreater(draws, 0)
+                self.assertGreater(plays, 0)
+
     def test_illegal_plays_are_refused_with_the_reason(self):
         s = core.State.new_match(Format.TWO_PLAYERS, 3)
         with self.assertRaisesRegex(ValueError, "must open with another tile|does not hold"):

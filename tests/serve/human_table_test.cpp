@@ -3,6 +3,7 @@
 // is not told.
 #include <gtest/gtest.h>
 
+#include "match/match_ending_util.h"
 #include "match/match_result.h"
 #include "serve/human_table.h"
 
@@ -21,11 +22,9 @@ HumanTable table_of_seat_0() {
 TEST(HumanTable, TheResultOfTheMatchIsExplainedWithItsFaultKind) {
   HumanTable t = table_of_seat_0();
   MatchResult r;
-  r.reason = v1::MATCH_END_REASON_FAULT;
-  r.winner_side = 1;
-  r.scores = {10, 20};
-  r.placements = {2, 1};
-  r.fault = Fault{0, v1::FAULT_KIND_TIMEOUT, "no play within 5000 ms"};
+  static_cast<MatchEnding&>(r) =
+      ending_with_fault(v1::MATCH_END_REASON_FAULT, 1, {10, 20},
+                        Fault{0, v1::FAULT_KIND_TIMEOUT, "no play within 5000 ms"}, {2, 1});
   explain_end(t, r);
   EXPECT_TRUE(t.over);
   EXPECT_EQ(t.outcome, "lost");
@@ -34,11 +33,8 @@ TEST(HumanTable, TheResultOfTheMatchIsExplainedWithItsFaultKind) {
 
 TEST(HumanTable, AnotherSeatsFaultOfAKindNotToldIsStillAWin) {
   HumanTable t = table_of_seat_0();
-  MatchEnding end;
-  end.reason = v1::MATCH_END_REASON_FAULT;
-  end.winner_side = 0;
-  end.scores = {10, 20};
-  end.fault = Fault{1, v1::FAULT_KIND_UNSPECIFIED, "crashed"};
+  const MatchEnding end = ending_with_fault(v1::MATCH_END_REASON_FAULT, 0, {10, 20},
+                                            Fault{1, v1::FAULT_KIND_UNSPECIFIED, "crashed"});
   explain_end(t, end);
   EXPECT_EQ(t.outcome, "won");
   EXPECT_EQ(t.headline, "You win: greedy forfeited");

@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <span>
 #include <string>
 
 #include "allfives/core/deal.h"
@@ -180,6 +181,25 @@ void bind_event(py::module_& m) {
       .def_property_readonly(
           "tiles", [](const Event& e) { return V().tiles(e.tiles); },
           "draw: the tiles drawn (only in the drawer's eyes)")
+      .def_property_readonly(
+          "drawn",
+          [](const Event& e) -> py::object {
+            if (e.kind != EventKind::kDraw) return py::none();
+            // Another seat's eyes (seen_by) hold no tiles, only the count.
+            if (e.tiles.empty()) return py::tuple();
+            const std::span<const Tile> order = e.drawn_in_order();
+            py::tuple out(order.size());
+            for (size_t i = 0; i < order.size(); ++i) out[i] = V().tile(order[i]);
+            return out;
+          },
+          "draw: the tiles drawn in drawing order (only in the drawer's eyes, else ())")
+      .def_property_readonly(
+          "ends",
+          [](const Event& e) -> py::object {
+            if (e.kind != EventKind::kPlay) return py::none();
+            return py::make_tuple(V().line_end(e.ends[0]), V().line_end(e.ends[1]));
+          },
+          "play: the line's open ends (left, right) right after it, even when it ended the hand")
       .def_property_readonly("open_rule",
                              [](const Event& e) -> py::object {
                                return e.kind == EventKind::kHandStart
