@@ -90,9 +90,9 @@ constexpr size_t kMaxOneofs = 8;
 // How one field is printed: its key, and what the value needs.
 struct FieldPlan {
   const FieldDescriptor* field = nullptr;
-  std::string key;                      // "name":
-  const MessagePlan* sub = nullptr;     // a message field's plan, made when first printed
-  std::vector<std::string> enum_names;  // quoted and escaped, by number; "" for a gap
+  std::string key;                           // "name":
+  mutable const MessagePlan* sub = nullptr;  // a message field's plan, found when first printed
+  std::vector<std::string> enum_names;       // quoted and escaped, by number; "" for a gap
 };
 
 // How one message type is printed, or that the library must print it.
@@ -160,7 +160,7 @@ bool append_message(const Message& m, const MessagePlan& plan, std::string& out)
 
 // The plan of a message field's value `v`; the field's plan caches it.
 const MessagePlan& sub_plan(const FieldPlan& f, const Message& v) {
-  if (!f.sub) const_cast<FieldPlan&>(f).sub = &plan_of(v);
+  if (!f.sub) f.sub = &plan_of(v);
   return *f.sub;
 }
 

@@ -39,9 +39,7 @@ const char* kind_name(const v1::BotMessage& m) {
 // is built (then written straight into that message's arena), with the scores once it was done.
 struct PendingEvent {
   Event event;
-  std::array<int, kMaxPlayers> scores{};
-  int sides = 0;
-  std::span<const int> score_span() const { return {scores.data(), static_cast<size_t>(sides)}; }
+  std::array<int, kMaxPlayers> scores{};  // per side; the first num_sides(format) count
 };
 
 struct Seat {
@@ -109,6 +107,10 @@ class Runner {
   // The rules allow `chosen` (else the fault, naming the ends and the hand).
   bool check_legal(int seat, const State& state, Play chosen);
   void on_events(const EventList& events, const LogDecision& decision);
+  // Every side's score once a pending event was done.
+  std::span<const int> pending_scores(const PendingEvent& e) const {
+    return {e.scores.data(), scores_.size()};
+  }
   void set_fault(int seat, v1::FaultKind kind, std::string reason);
   // Faults every seat whose stream holds an answer nobody asked for, if no fault came first.
   void check_unasked();
@@ -428,7 +430,7 @@ Runner::TurnWait Runner::request_play(int seat, const State& state, const View& 
   auto& m = *google::protobuf::Arena::CreateMessage<v1::RefereeMessage>(&decision_arena_);
   v1::TurnRequest* tr = m.mutable_turn_request();
   for (const PendingEvent& e : s.pending)
-    wire::fill_seat_event(e.event, seat, format_, e.score_span(), tr->add_events());
+    wire::fill_seat_event(e.event, seat, format_, pending_scores(e), tr->add_events());
   s.pending.clear();
   wire::fill_turn_request(view, tr);
   decision->offered = view.legal_plays();
@@ -563,7 +565,7 @@ void Runner::on_events(const EventList& events, const LogDecision& decision) {
         continue;  // finish() writes the end of the match and tells the bots
     }
     // Each seat hears of it with its next message (docs/RULES.md §15 "What a bot may see").
-    PendingEvent pending{e, {}, static_cast<int>(scores_.size())};
+    PendingEvent pending{e, {}};
     std::copy(scores_.begin(), scores_.end(), pending.scores.begin());
     for (Seat& s : seats_) s.pending.push_back(pending);
   }
@@ -617,7 +619,7 @@ void Runner::tell_the_end() {
     v1::RefereeMessage m;
     v1::MatchEnd* me = m.mutable_match_end();
     for (const PendingEvent& e : s.pending)
-      wire::fill_seat_event(e.event, seat, format_, e.score_span(), me->add_events());
+      wire::fill_seat_event(e.event, seat, format_, pending_scores(e), me->add_events());
     me->set_reason(result_.reason);
     me->set_winner_side(result_.winner_side);
     for (int v : result_.scores) me->add_scores(static_cast<uint32_t>(v));

@@ -1,8 +1,7 @@
 // The log's own JSON printer (log/match_log.cpp) writes exactly what protobuf's printer writes
 // with the log's options: every record of a checked-in log, and records made to reach its
 // corners (escapes, non-ASCII text, unknown enum numbers, 64-bit integers, empty and unset
-// fields), printed both ways.
-#include <google/protobuf/util/json_util.h>
+// fields), printed both ways. The match runner's tests check every line of the logs they play.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,19 +9,13 @@
 
 #include "allfives/v1/log.pb.h"
 #include "allfives/v1/tournament.pb.h"
+#include "log/library_json.h"
 #include "log/match_log.h"
 
 namespace allfives::referee {
 namespace {
 
-std::string library_json(const google::protobuf::Message& m) {
-  google::protobuf::util::JsonPrintOptions options;
-  options.always_print_primitive_fields = true;
-  options.preserve_proto_field_names = true;
-  std::string text;
-  EXPECT_TRUE(google::protobuf::util::MessageToJsonString(m, &text, options).ok());
-  return text;
-}
+using testing::library_json;
 
 TEST(JsonLine, EveryRecordOfALogPrintsAsTheLibraryPrintsIt) {
   std::ifstream in(ALLFIVES_V1_LOG);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "log/library_json.h"
 #include "log/log_reader.h"
 #include "match/fake_bot.h"
 #include "match/match_runner.h"
@@ -74,6 +75,8 @@ class MatchRunner : public ::testing::Test {
     for (std::string line; std::getline(in, line);) {
       v1::LogRecord r;
       EXPECT_TRUE(parse_log_line(line, r, &error)) << error;
+      // The log's own printer writes what protobuf's would (tests/log/json_line_test.cpp).
+      EXPECT_EQ(line, testing::library_json(r));
       out.records.push_back(r);
     }
     return out;

@@ -102,12 +102,6 @@ void fill_play_event(const Event& e, v1::PlayEvent* out) {
   out->set_side(static_cast<uint32_t>(e.side));
 }
 
-v1::PlayEvent play_event(const Event& e) {
-  v1::PlayEvent m;
-  fill_play_event(e, &m);
-  return m;
-}
-
 v1::Event seat_event(const Event& e, int viewer, Format format, std::span<const int> scores) {
   v1::Event m;
   fill_seat_event(e, viewer, format, scores, &m);

@@ -42,7 +42,6 @@ void fill(Play p, v1::Play* out);
 void fill(LineEnd e, v1::LineEnd* out);
 void fill(const LinePlay& p, v1::LineTile* out);
 // A core play event (kind kPlay) as the public PlayEvent every seat is sent.
-v1::PlayEvent play_event(const Event& e);
 void fill_play_event(const Event& e, v1::PlayEvent* out);
 // What seat `viewer` is told of a core event of kind kHandStart, kPlay, kDraw, kPass or
 // kHandEnd (a match's end is the MatchEnd message instead), with docs/RULES.md §15 "What a bot may
