@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <typeinfo>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -20,15 +22,15 @@ namespace {
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
-using google::protobuf::Reflection;
 
 // Protobuf 3.21's JSON printer serializes the message, rebuilds its type from the descriptors
 // and makes a tree of default values before it prints a byte: tens of microseconds a line,
 // as much as a whole round trip to a bot. The printer below writes exactly what that printer
 // writes with the options of to_json_line, for the field kinds the log uses, from a plan made
-// once per message type (keys quoted, enum names escaped, oneof members sorted), so a line
-// costs only the reflection reads of its values. For anything else it returns false and the
-// library printer is used.
+// once per message type (keys quoted, enum names escaped, oneof members sorted, field numbers
+// mapped to the printing order). It prints the message's wire form, which the generated code
+// writes without reflection, so a line costs a serialization and one pass over its bytes. For
+// anything else it returns false and the library printer is used.
 
 // JSON's two-character escapes: the character after the backslash, or 0.
 char short_escape(unsigned char c) {
@@ -84,39 +86,61 @@ void append_number(T v, std::string& out) {
 
 struct MessagePlan;
 
-// More oneofs in one message than this are left to the library (the log has at most two).
-constexpr size_t kMaxOneofs = 8;
+// How a field's values are read from the wire and printed.
+enum class Kind : uint8_t { kInt32, kUInt32, kInt64, kUInt64, kBool, kEnum, kString, kMessage };
 
 // How one field is printed: its key, and what the value needs.
 struct FieldPlan {
   const FieldDescriptor* field = nullptr;
+  Kind kind = Kind::kInt32;
+  bool repeated = false;
+  bool in_oneof = false;                     // printed only when present (proto3 optional too)
   std::string key;                           // "name":
-  mutable const MessagePlan* sub = nullptr;  // a message field's plan, found when first printed
   std::vector<std::string> enum_names;       // quoted and escaped, by number; "" for a gap
+  mutable const MessagePlan* sub = nullptr;  // a message field's plan, found when first printed
 };
 
 // How one message type is printed, or that the library must print it.
 struct MessagePlan {
   bool supported = true;
-  const Reflection* reflection = nullptr;  // of the generated type the plan was made from
-  const std::type_info* type = nullptr;
-  std::vector<FieldPlan> plain;          // outside any oneof, in declaration order
-  std::vector<FieldPlan> oneof_members;  // by field number
-  std::vector<const google::protobuf::OneofDescriptor*> oneofs;
+  std::vector<FieldPlan> fields;        // the library's order (see make_plan)
+  std::vector<int16_t> by_number;       // field number -> index in fields, -1 if none
 };
 
-bool plannable(const FieldDescriptor* f) {
-  if (f->is_map()) return false;
-  if (f->type() == FieldDescriptor::TYPE_BYTES) return false;
-  return f->cpp_type() != FieldDescriptor::CPPTYPE_FLOAT &&
-         f->cpp_type() != FieldDescriptor::CPPTYPE_DOUBLE;
+// The field kinds the log uses; others (floating point, bytes, maps, fixed-width and zigzag
+// integers) leave the whole line to the library.
+std::optional<Kind> kind_of(const FieldDescriptor* f) {
+  if (f->is_map()) return std::nullopt;
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_INT32:
+      return Kind::kInt32;
+    case FieldDescriptor::TYPE_UINT32:
+      return Kind::kUInt32;
+    case FieldDescriptor::TYPE_INT64:
+      return Kind::kInt64;
+    case FieldDescriptor::TYPE_UINT64:
+      return Kind::kUInt64;
+    case FieldDescriptor::TYPE_BOOL:
+      return Kind::kBool;
+    case FieldDescriptor::TYPE_ENUM:
+      return Kind::kEnum;
+    case FieldDescriptor::TYPE_STRING:
+      return Kind::kString;
+    case FieldDescriptor::TYPE_MESSAGE:
+      return Kind::kMessage;
+    default:
+      return std::nullopt;
+  }
 }
 
-FieldPlan plan_field(const FieldDescriptor* f) {
+FieldPlan plan_field(const FieldDescriptor* f, Kind kind) {
   FieldPlan p;
   p.field = f;
+  p.kind = kind;
+  p.repeated = f->is_repeated();
+  p.in_oneof = f->containing_oneof() != nullptr;
   p.key = '"' + f->name() + "\":";
-  if (f->cpp_type() == FieldDescriptor::CPPTYPE_ENUM) {
+  if (kind == Kind::kEnum) {
     const auto* e = f->enum_type();
     for (int k = 0; k < e->value_count(); ++k) {
       const int n = e->value(k)->number();
@@ -130,38 +154,38 @@ FieldPlan plan_field(const FieldDescriptor* f) {
   return p;
 }
 
-MessagePlan make_plan(const Message& m) {
+// The library's order: the fields outside any oneof in declaration order, then the members of
+// oneofs (proto3 optional fields included) by field number.
+MessagePlan make_plan(const Descriptor* d) {
   MessagePlan p;
-  const Descriptor* d = m.GetDescriptor();
-  p.reflection = m.GetReflection();
-  p.type = &typeid(m);
   if (d->file()->package() == "google.protobuf") p.supported = false;  // well-known types
+  std::vector<FieldPlan> members;
+  int max_number = 0;
   for (int k = 0; k < d->field_count(); ++k) {
     const FieldDescriptor* f = d->field(k);
-    if (!plannable(f)) p.supported = false;
-    (f->containing_oneof() ? p.oneof_members : p.plain).push_back(plan_field(f));
+    const std::optional<Kind> kind = kind_of(f);
+    if (!kind || f->number() > 4096) {
+      p.supported = false;
+      continue;
+    }
+    max_number = std::max(max_number, f->number());
+    (f->containing_oneof() ? members : p.fields).push_back(plan_field(f, *kind));
   }
-  std::sort(p.oneof_members.begin(), p.oneof_members.end(),
+  std::sort(members.begin(), members.end(),
             [](const auto& a, const auto& b) { return a.field->number() < b.field->number(); });
-  for (int k = 0; k < d->oneof_decl_count(); ++k) p.oneofs.push_back(d->oneof_decl(k));
-  if (p.oneofs.size() > kMaxOneofs) p.supported = false;
+  p.fields.insert(p.fields.end(), members.begin(), members.end());
+  p.by_number.assign(static_cast<size_t>(max_number) + 1, -1);
+  for (size_t i = 0; i < p.fields.size(); ++i)
+    p.by_number[static_cast<size_t>(p.fields[i].field->number())] = static_cast<int16_t>(i);
   return p;
 }
 
-// The plan of `m`'s type, made on its first use in this thread.
-const MessagePlan& plan_of(const Message& m) {
+// The plan of a message type, made on its first use in this thread.
+const MessagePlan& plan_of(const Descriptor* d) {
   thread_local std::unordered_map<const Descriptor*, std::unique_ptr<MessagePlan>> plans;
-  auto& slot = plans[m.GetDescriptor()];
-  if (!slot) slot = std::make_unique<MessagePlan>(make_plan(m));
+  auto& slot = plans[d];
+  if (!slot) slot = std::make_unique<MessagePlan>(make_plan(d));
   return *slot;
-}
-
-bool append_message(const Message& m, const MessagePlan& plan, std::string& out);
-
-// The plan of a message field's value `v`; the field's plan caches it.
-const MessagePlan& sub_plan(const FieldPlan& f, const Message& v) {
-  if (!f.sub) f.sub = &plan_of(v);
-  return *f.sub;
 }
 
 bool append_enum(const FieldPlan& f, int v, std::string& out) {
@@ -177,99 +201,190 @@ bool append_enum(const FieldPlan& f, int v, std::string& out) {
   return append_string(named->name(), out);
 }
 
-// One value of the field (element `i` if it is repeated, else i < 0).
-bool append_value(const Message& m, const Reflection* r, const FieldPlan& p, int i,
-                  std::string& out) {
-  const FieldDescriptor* f = p.field;
-  const bool rep = i >= 0;
-  switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_INT32:
-      append_number(rep ? r->GetRepeatedInt32(m, f, i) : r->GetInt32(m, f), out);
-      return true;
-    case FieldDescriptor::CPPTYPE_UINT32:
-      append_number(rep ? r->GetRepeatedUInt32(m, f, i) : r->GetUInt32(m, f), out);
-      return true;
-    case FieldDescriptor::CPPTYPE_INT64:  // 64-bit integers are JSON strings
-      out += '"';
-      append_number(rep ? r->GetRepeatedInt64(m, f, i) : r->GetInt64(m, f), out);
-      out += '"';
-      return true;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      out += '"';
-      append_number(rep ? r->GetRepeatedUInt64(m, f, i) : r->GetUInt64(m, f), out);
-      out += '"';
-      return true;
-    case FieldDescriptor::CPPTYPE_BOOL:
-      out += (rep ? r->GetRepeatedBool(m, f, i) : r->GetBool(m, f)) ? "true" : "false";
-      return true;
-    case FieldDescriptor::CPPTYPE_ENUM:
-      return append_enum(p, rep ? r->GetRepeatedEnumValue(m, f, i) : r->GetEnumValue(m, f), out);
-    case FieldDescriptor::CPPTYPE_STRING: {
-      std::string scratch;
-      return append_string(rep ? r->GetRepeatedStringReference(m, f, i, &scratch)
-                               : r->GetStringReference(m, f, &scratch),
-                           out);
+// The message is printed from its wire form, which the generated code writes without
+// reflection. A wire value: a varint, or the bytes of a length-delimited one.
+struct WireValue {
+  uint64_t number = 0;
+  std::string_view bytes;
+};
+
+// Reads a varint at `p` (before `end`); null if it is cut off or longer than ten bytes.
+const char* read_varint(const char* p, const char* end, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift < 70 && p < end; shift += 7) {
+    const auto byte = static_cast<uint8_t>(*p++);
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *v = result;
+      return p;
     }
-    case FieldDescriptor::CPPTYPE_MESSAGE: {
-      const Message& v = rep ? r->GetRepeatedMessage(m, f, i) : r->GetMessage(m, f);
-      return append_message(v, sub_plan(p, v), out);
-    }
-    default:  // floating point: not planned
+  }
+  return nullptr;
+}
+
+// One field's wire value, taken in by a message's first pass.
+struct WireField {
+  uint8_t wire_type;
+  WireValue value;
+  int32_t next;  // the next value of the same field (in wire_stack), -1 if none
+};
+
+// A field's values in one message: the first and the last in wire_stack (-1: none).
+struct FieldValues {
+  int32_t first = -1;
+  int32_t last = -1;
+  uint32_t count = 0;
+};
+
+bool append_message(std::string_view wire, const MessagePlan& plan, std::string& out);
+
+bool append_scalar(const FieldPlan& p, uint64_t v, std::string& out) {
+  switch (p.kind) {
+    case Kind::kInt32:
+      append_number(static_cast<int32_t>(v), out);
+      return true;
+    case Kind::kUInt32:
+      append_number(static_cast<uint32_t>(v), out);
+      return true;
+    case Kind::kInt64:  // 64-bit integers are JSON strings
+      out += '"';
+      append_number(static_cast<int64_t>(v), out);
+      out += '"';
+      return true;
+    case Kind::kUInt64:
+      out += '"';
+      append_number(v, out);
+      out += '"';
+      return true;
+    case Kind::kBool:
+      out += v ? "true" : "false";
+      return true;
+    case Kind::kEnum:
+      return append_enum(p, static_cast<int32_t>(v), out);
+    default:
       return false;
   }
 }
 
-bool append_field(const Message& m, const Reflection* r, const FieldPlan& p, bool first,
-                  std::string& out) {
-  if (!first) out += ',';
-  out += p.key;
-  if (!p.field->is_repeated()) return append_value(m, r, p, -1, out);
-  out += '[';
-  const int n = r->FieldSize(m, p.field);
-  for (int i = 0; i < n; ++i) {
-    if (i > 0) out += ',';
-    if (!append_value(m, r, p, i, out)) return false;
+// One value of a field, as it came on the wire. `w` is a copy: printing a message grows the
+// stack it was read from.
+bool append_value(const FieldPlan& p, const WireField w, std::string& out) {
+  if (p.kind == Kind::kString) return w.wire_type == 2 && append_string(w.value.bytes, out);
+  if (p.kind == Kind::kMessage) {
+    if (w.wire_type != 2) return false;
+    if (!p.sub) p.sub = &plan_of(p.field->message_type());
+    return append_message(w.value.bytes, *p.sub, out);
   }
+  return w.wire_type == 0 && append_scalar(p, w.value.number, out);
+}
+
+// A repeated field's values: one wire field each, or a packed run of varints.
+bool append_values(const FieldPlan& p, const WireField& w, bool* first, std::string& out) {
+  const bool packed = w.wire_type == 2 && p.kind != Kind::kString && p.kind != Kind::kMessage;
+  if (!packed) {
+    if (!*first) out += ',';
+    *first = false;
+    return append_value(p, w, out);
+  }
+  const char* at = w.value.bytes.data();
+  const char* end = at + w.value.bytes.size();
+  while (at < end) {
+    uint64_t v;
+    if (!(at = read_varint(at, end, &v))) return false;
+    if (!*first) out += ',';
+    *first = false;
+    if (!append_scalar(p, v, out)) return false;
+  }
+  return true;
+}
+
+// A field absent from the wire holds its default.
+void append_default(const FieldPlan& p, std::string& out) {
+  if (p.kind == Kind::kString)
+    out += "\"\"";
+  else
+    append_scalar(p, 0, out);
+}
+
+// The wire fields of one message, and each planned field's values among them, in stacks
+// shared by the levels of nesting: each level's entries follow its parent's and are dropped
+// when it is printed, so a line costs no allocation once the stacks have grown.
+thread_local std::vector<WireField> wire_stack;
+thread_local std::vector<FieldValues> values_stack;
+
+// Takes in the fields of `wire` onto wire_stack, linked per field from `values` (one per
+// planned field). False on anything the plan does not know (a field it has no plan for, a
+// wire type the log does not use, a value cut off).
+bool read_fields(std::string_view wire, const MessagePlan& plan, size_t values) {
+  const char* p = wire.data();
+  const char* end = p + wire.size();
+  while (p < end) {
+    uint64_t tag;
+    if (!(p = read_varint(p, end, &tag))) return false;
+    const uint64_t number = tag >> 3;
+    const auto wire_type = static_cast<uint8_t>(tag & 7);
+    if (number >= plan.by_number.size() || plan.by_number[number] < 0) return false;
+    WireField f{wire_type, {}, -1};
+    if (wire_type == 0) {
+      if (!(p = read_varint(p, end, &f.value.number))) return false;
+    } else if (wire_type == 2) {
+      uint64_t size;
+      if (!(p = read_varint(p, end, &size)) || size > static_cast<uint64_t>(end - p)) return false;
+      f.value.bytes = std::string_view(p, size);
+      p += size;
+    } else {
+      return false;
+    }
+    const auto at = static_cast<int32_t>(wire_stack.size());
+    wire_stack.push_back(f);
+    FieldValues& v = values_stack[values + static_cast<size_t>(plan.by_number[number])];
+    (v.last < 0 ? v.first : wire_stack[static_cast<size_t>(v.last)].next) = at;
+    v.last = at;
+    ++v.count;
+  }
+  return true;
+}
+
+// Prints field `i` of the plan from its values `v`. Repeated fields always print (`[]` when
+// empty), singular messages and oneof members only when present, other fields always (their
+// default when absent).
+bool append_field(const FieldPlan& p, const FieldValues v, bool* first, std::string& out) {
+  if (!p.repeated && v.count > 1) return false;  // merged or overridden values: the library's
+  if (v.count == 0 && !p.repeated && (p.in_oneof || p.kind == Kind::kMessage)) return true;
+  if (!*first) out += ',';
+  *first = false;
+  out += p.key;
+  if (!p.repeated) {
+    if (v.count == 0) {
+      append_default(p, out);
+      return true;
+    }
+    return append_value(p, wire_stack[static_cast<size_t>(v.first)], out);
+  }
+  out += '[';
+  bool first_value = true;
+  for (int32_t k = v.first; k >= 0; k = wire_stack[static_cast<size_t>(k)].next)
+    if (!append_values(p, wire_stack[static_cast<size_t>(k)], &first_value, out)) return false;
   out += ']';
   return true;
 }
 
-// The members `m` holds of its oneofs (at most kMaxOneofs, see make_plan), in `set`.
-int set_members(const Message& m, const Reflection* r, const MessagePlan& plan,
-                const FieldDescriptor** set) {
-  int n = 0;
-  for (const auto* o : plan.oneofs)
-    if (const FieldDescriptor* f = r->GetOneofFieldDescriptor(m, o)) set[n++] = f;
-  return n;
-}
-
-// The library's order: the fields outside any oneof in declaration order (repeated ones
-// always, `[]` when empty; messages when set; the others always), then the set members of
-// oneofs (proto3 optional fields included) by field number.
-bool append_message(const Message& m, const MessagePlan& plan, std::string& out) {
+bool append_message(std::string_view wire, const MessagePlan& plan, std::string& out) {
   if (!plan.supported) return false;
-  // A message of another implementation of the same type (a dynamic one) has its own.
-  const Reflection* r = typeid(m) == *plan.type ? plan.reflection : m.GetReflection();
-  out += '{';
-  bool first = true;
-  for (const FieldPlan& p : plan.plain) {
-    const FieldDescriptor* f = p.field;
-    if (f->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE && !f->is_repeated() &&
-        !r->HasField(m, f))
-      continue;
-    if (!append_field(m, r, p, first, out)) return false;
-    first = false;
+  const size_t from = wire_stack.size();
+  const size_t values = values_stack.size();
+  values_stack.resize(values + plan.fields.size());
+  bool ok = read_fields(wire, plan, values);
+  if (ok) {
+    out += '{';
+    bool first = true;
+    for (size_t i = 0; ok && i < plan.fields.size(); ++i)
+      ok = append_field(plan.fields[i], values_stack[values + i], &first, out);
+    out += '}';
   }
-  const FieldDescriptor* set[kMaxOneofs];
-  const int n = set_members(m, r, plan, set);
-  for (const FieldPlan& p : plan.oneof_members) {
-    if (n == 0) break;
-    if (std::find(set, set + n, p.field) == set + n) continue;
-    if (!append_field(m, r, p, first, out)) return false;
-    first = false;
-  }
-  out += '}';
-  return true;
+  wire_stack.resize(from);
+  values_stack.resize(values);
+  return ok;
 }
 
 }  // namespace
@@ -283,7 +398,9 @@ std::string to_json_line(const google::protobuf::Message& m) {
 
 void append_json_line(const google::protobuf::Message& m, std::string& out) {
   const size_t start = out.size();
-  if (append_message(m, plan_of(m), out)) return;
+  thread_local std::string wire;
+  wire.clear();
+  if (m.AppendToString(&wire) && append_message(wire, plan_of(m.GetDescriptor()), out)) return;
   out.resize(start);
   std::string text;
   google::protobuf::util::JsonPrintOptions options;

@@ -57,6 +57,38 @@ TEST(JsonLine, EscapesUnknownEnumsAndWideIntegersPrintAsTheLibraryPrintsThem) {
   EXPECT_EQ(to_json_line(entry), library_json(entry));
 }
 
+// The printer reads the message's wire form: packed runs of numbers, repeated booleans and
+// strings, nested repeated messages, and a proto3 optional field set to its default (on the
+// wire, so printed) beside one left unset (not printed).
+TEST(JsonLine, WireFormCornersPrintAsTheLibraryPrintsThem) {
+  v1::LogRecord end;
+  auto* me = end.mutable_match_end();
+  for (uint32_t v : {0u, 1u, 127u, 128u, 300u, 4294967295u}) me->add_scores(v);
+  me->add_off_turn_cpu_us(0);
+  me->add_off_turn_cpu_us(18446744073709551615ull);
+  me->add_frozen_off_turn(true);
+  me->add_frozen_off_turn(false);
+  me->set_winner_side(-1);  // a negative int32 takes ten bytes on the wire
+  EXPECT_EQ(to_json_line(end), library_json(end));
+
+  v1::LogRecord start;
+  auto* hs = start.mutable_hand_start();
+  for (int seat = 0; seat < 4; ++seat) {
+    auto* hand = hs->add_hands();
+    for (int k = 0; k <= seat; ++k) hand->add_tiles()->set_high(static_cast<uint32_t>(k));
+  }
+  EXPECT_EQ(to_json_line(start), library_json(start));
+
+  v1::TournamentBot bot;
+  bot.set_sandbox(false);  // present although false
+  bot.add_args("--seed");
+  bot.add_args("");
+  EXPECT_EQ(to_json_line(bot), library_json(bot));
+  v1::Tournament t;  // its optional seed unset
+  t.set_name("t");
+  EXPECT_EQ(to_json_line(t), library_json(t));
+}
+
 TEST(JsonLine, AppendingKeepsWhatWasThere) {
   v1::LogRecord r;
   r.mutable_pass()->set_seat(1);
