@@ -21,21 +21,25 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+chmod 755 "$work"  # the sandboxed bots run under their own user ids and start from here
 git worktree add --detach "$work/src" HEAD > /dev/null 2>&1
 git -C "$work/src" apply "$(pwd)/bench/decision_phases.patch" ||
   { echo "bench/decision_phases.patch no longer applies to this commit: update its marks" >&2; exit 1; }
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 echo "building the instrumented bench_referee in $work/build ..." >&2
-cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DALLFIVES_BUILD_TESTS=OFF \
+cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   "${launcher[@]}" > "$work/cmake.log" 2>&1 || { cat "$work/cmake.log" >&2; exit 1; }
-ninja -C "$work/build" bench_referee random_bot > "$work/build.log" 2>&1 ||
+ninja -C "$work/build" bench_referee random_bot misbehaving_bot > "$work/build.log" 2>&1 ||
   { tail -30 "$work/build.log" >&2; exit 1; }
 source bench/median.sh
 bench=$work/build/bench/bench_referee
 for ((i = 1; i <= runs; i++)); do
   for which in referee echo2; do
-    out=$("$bench" --only "$which" --rounds 3 "$@" 2>&1)
+    # The echo without the warm-up match, whose decisions would count in its exchange phases.
+    extra=()
+    [[ $which == echo2 ]] && extra=(--no-warm-up)
+    out=$("$bench" --only "$which" --rounds 3 "${extra[@]}" "$@" 2>&1) || { echo "$out" >&2; exit 1; }
     awk -v w="$which" '/^phase /{print w, $2, $3, $4}
       /^  med/{print w, "whole(bench_referee_median)", (w == "referee" ? $2 : $8), 0}' \
       <<< "$out" >> "$work/phases.txt"
