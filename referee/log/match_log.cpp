@@ -103,8 +103,8 @@ struct FieldPlan {
 // How one message type is printed, or that the library must print it.
 struct MessagePlan {
   bool supported = true;
-  std::vector<FieldPlan> fields;        // the library's order (see make_plan)
-  std::vector<int16_t> by_number;       // field number -> index in fields, -1 if none
+  std::vector<FieldPlan> fields;   // the library's order (see make_plan)
+  std::vector<int16_t> by_number;  // field number -> index in fields, -1 if none
 };
 
 // The field kinds the log uses; others (floating point, bytes, maps, fixed-width and zigzag
