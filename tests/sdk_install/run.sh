@@ -41,6 +41,21 @@ status=0
 grep -q "install libc-ares-dev" "$tmp/no-cares.log" ||
   { cat "$tmp/no-cares.log"; echo "no clear message without c-ares" >&2; exit 1; }
 
+# The same bot linked as the sample bots are: no shared gRPC, protobuf or C++ runtime (which
+# the default build does link, so the check below can fail).
+ldd "$tmp/bot/first_bot" | grep -q "libgrpc" ||
+  { echo "the default build of the bot does not link the shared gRPC" >&2; exit 1; }
+"$cmake" -S "$project" -B "$tmp/bot-static" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DALLFIVES_STATIC_GRPC=ON \
+  >"$tmp/configure-static.log" || { cat "$tmp/configure-static.log"; exit 1; }
+"$cmake" --build "$tmp/bot-static" >"$tmp/build-static.log" || { cat "$tmp/build-static.log"; exit 1; }
+if ldd "$tmp/bot-static/first_bot" | grep -E "libgrpc|libprotobuf|libabsl|libstdc\+\+"; then
+  echo "with -DALLFIVES_STATIC_GRPC=ON the bot still links the shared libraries above" >&2
+  exit 1
+fi
+"$tmp/bot-static/first_bot" --help | grep -q -- "--listen" ||
+  { echo "the statically linked bot's --help does not mention --listen" >&2; exit 1; }
+
 "$tmp/bot/first_bot" --help >"$tmp/help.txt"
 grep -q -- "--listen" "$tmp/help.txt" || { echo "--help does not mention --listen" >&2; exit 1; }
 status=0
