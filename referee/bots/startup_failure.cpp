@@ -1,9 +1,11 @@
 #include "bots/startup_failure.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -101,6 +103,24 @@ std::string describe_startup_failure(const StartupFailure& f) {
 
 namespace {
 
+// A /proc file's text, or what was read of it. A process may exit between the file's open and
+// its read, which then fails (ESRCH): that is an empty or a short text here, where a stream
+// read through istreambuf_iterator throws.
+std::string proc_text(const fs::path& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
 // Every process whose parent chain leads to `pid`, and `pid` itself.
 std::vector<int> family_of(int pid) {
   std::map<int, std::vector<int>> children;
@@ -108,8 +128,7 @@ std::vector<int> family_of(int pid) {
   for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(it->path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string text = proc_text(it->path() / "stat");
     const size_t paren = text.rfind(')');  // the name may hold spaces and parentheses
     int ppid = 0;
     char state = 0;

@@ -5,7 +5,12 @@
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +164,52 @@ TEST(StartupFailure, ListeningAddressesOfAProcessAreItsOwnOnly) {
   const std::vector<std::string> after = referee::listening_addresses(::getpid());
   EXPECT_EQ(std::count(after.begin(), after.end(), "unix:" + path), 1);
   ::close(fd);
+}
+
+// The scan reads /proc/PID/stat of every process on the machine, and any of them may exit
+// between the file's open and its read, which then fails with ESRCH. Read through an
+// istreambuf_iterator, that failure was an exception nobody caught: the referee aborted while
+// describing why a bot did not start (seen once under ctest -j2). Here processes start and exit
+// without pause while the scan runs again and again for two seconds; without the fix a scan
+// threw within the first second.
+TEST(StartupFailure, ListeningAddressesSurviveProcessesThatExitDuringTheScan) {
+  std::atomic<bool> done{false};
+  std::atomic<long> exited{0};
+  // 64 children at a time, each exiting after 0.1 to 1.6 ms: some always die mid-scan.
+  std::thread churn([&] {
+    int alive = 0;
+    for (unsigned k = 0; !done || alive > 0; ++k) {
+      if (!done && alive < 64) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+          ::usleep(100 + (k * 7919u) % 1500u);
+          ::_exit(0);
+        }
+        if (pid > 0) ++alive;
+        continue;
+      }
+      if (::waitpid(-1, nullptr, 0) > 0) {
+        --alive;
+        ++exited;
+      }
+    }
+  });
+  long scans = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  std::string thrown;
+  while (thrown.empty() && std::chrono::steady_clock::now() < until) {
+    try {
+      referee::listening_addresses(::getpid());
+    } catch (const std::exception& e) {
+      thrown = e.what();
+    }
+    ++scans;
+  }
+  done = true;
+  churn.join();
+  EXPECT_EQ(thrown, "") << "after " << scans << " scans";
+  EXPECT_GT(scans, 10);
+  EXPECT_GT(exited, 100);
 }
 
 }  // namespace
