@@ -201,13 +201,6 @@ bool append_enum(const FieldPlan& f, int v, std::string& out) {
   return append_string(named->name(), out);
 }
 
-// The message is printed from its wire form, which the generated code writes without
-// reflection. A wire value: a varint, or the bytes of a length-delimited one.
-struct WireValue {
-  uint64_t number = 0;
-  std::string_view bytes;
-};
-
 // Reads a varint at `p` (before `end`); null if it is cut off or longer than ten bytes.
 const char* read_varint(const char* p, const char* end, uint64_t* v) {
   uint64_t result = 0;
@@ -222,11 +215,13 @@ const char* read_varint(const char* p, const char* end, uint64_t* v) {
   return nullptr;
 }
 
-// One field's wire value, taken in by a message's first pass.
+// One field's value as the message's wire form holds it (the generated code writes that form
+// without reflection): a varint, or the bytes of a length-delimited value.
 struct WireField {
-  uint8_t wire_type;
-  WireValue value;
-  int32_t next;  // the next value of the same field (in wire_stack), -1 if none
+  uint8_t wire_type = 0;
+  uint64_t number = 0;     // wire type 0
+  std::string_view bytes;  // wire type 2
+  int32_t next = -1;       // the next value of the same field (in wire_stack), -1 if none
 };
 
 // A field's values in one message: the first and the last in wire_stack (-1: none).
@@ -269,13 +264,13 @@ bool append_scalar(const FieldPlan& p, uint64_t v, std::string& out) {
 // One value of a field, as it came on the wire. `w` is a copy: printing a message grows the
 // stack it was read from.
 bool append_value(const FieldPlan& p, const WireField w, std::string& out) {
-  if (p.kind == Kind::kString) return w.wire_type == 2 && append_string(w.value.bytes, out);
+  if (p.kind == Kind::kString) return w.wire_type == 2 && append_string(w.bytes, out);
   if (p.kind == Kind::kMessage) {
     if (w.wire_type != 2) return false;
     if (!p.sub) p.sub = &plan_of(p.field->message_type());
-    return append_message(w.value.bytes, *p.sub, out);
+    return append_message(w.bytes, *p.sub, out);
   }
-  return w.wire_type == 0 && append_scalar(p, w.value.number, out);
+  return w.wire_type == 0 && append_scalar(p, w.number, out);
 }
 
 // A repeated field's values: one wire field each, or a packed run of varints.
@@ -286,8 +281,8 @@ bool append_values(const FieldPlan& p, const WireField& w, bool* first, std::str
     *first = false;
     return append_value(p, w, out);
   }
-  const char* at = w.value.bytes.data();
-  const char* end = at + w.value.bytes.size();
+  const char* at = w.bytes.data();
+  const char* end = at + w.bytes.size();
   while (at < end) {
     uint64_t v;
     if (!(at = read_varint(at, end, &v))) return false;
@@ -324,13 +319,14 @@ bool read_fields(std::string_view wire, const MessagePlan& plan, size_t values) 
     const uint64_t number = tag >> 3;
     const auto wire_type = static_cast<uint8_t>(tag & 7);
     if (number >= plan.by_number.size() || plan.by_number[number] < 0) return false;
-    WireField f{wire_type, {}, -1};
+    WireField f;
+    f.wire_type = wire_type;
     if (wire_type == 0) {
-      if (!(p = read_varint(p, end, &f.value.number))) return false;
+      if (!(p = read_varint(p, end, &f.number))) return false;
     } else if (wire_type == 2) {
       uint64_t size;
       if (!(p = read_varint(p, end, &size)) || size > static_cast<uint64_t>(end - p)) return false;
-      f.value.bytes = std::string_view(p, size);
+      f.bytes = std::string_view(p, size);
       p += size;
     } else {
       return false;

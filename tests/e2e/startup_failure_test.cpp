@@ -168,10 +168,9 @@ TEST(StartupFailure, ListeningAddressesOfAProcessAreItsOwnOnly) {
 
 // The scan reads /proc/PID/stat of every process on the machine, and any of them may exit
 // between the file's open and its read, which then fails with ESRCH. Read through an
-// istreambuf_iterator, that failure was an exception nobody caught: the referee aborted while
-// describing why a bot did not start (seen once under ctest -j2). Here processes start and exit
-// without pause while the scan runs again and again for two seconds; without the fix a scan
-// threw within the first second.
+// istreambuf_iterator, that failure is an exception, which would abort the referee while it
+// describes why a bot did not start. Here processes start and exit without pause while the scan
+// runs again and again for two seconds; read that way, a scan threw within the first second.
 TEST(StartupFailure, ListeningAddressesSurviveProcessesThatExitDuringTheScan) {
   std::atomic<bool> done{false};
   std::atomic<long> exited{0};
