@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "log/match_log.h"
 #include "process/bot_process.h"
 
 namespace allfives::referee {
@@ -110,13 +110,10 @@ std::string proc_text(const fs::path& path) {
   std::string text;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buffer, static_cast<size_t>(n));
-  }
+  read_chunks(fd, [&](std::string_view chunk) {
+    text += chunk;
+    return true;
+  });
   ::close(fd);
   return text;
 }
