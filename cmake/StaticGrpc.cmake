@@ -1,9 +1,8 @@
-# Links gRPC, Protocol Buffers and what they depend on (absl, upb, re2, c-ares, OpenSSL, zlib),
+# Links gRPC, Protocol Buffers and what they depend on (absl, upb, re2, c-ares, zlib),
 # and the C++ runtime, from the static archives Debian ships beside the shared libraries
 # (libgrpc++.a next to libgrpc++.so, ...). A program then maps only the parts of those
-# libraries it uses and relocates no shared objects at start-up: a sample bot's resident memory
-# falls from about 16 MB to 11 MB, its anonymous memory from 1.8 to 1.0 MB, and its CPU a
-# decision by a quarter (bench/README.md, "Memory" and the figures).
+# libraries it uses and relocates no shared objects at start-up: a bot's resident and anonymous
+# memory and its CPU a decision all fall (bench/README.md, "Memory" and the figures).
 #
 # allfives_link_grpc_statically() rewrites the imported targets the packages' find_package
 # modules defined in the calling folder: each one whose library is a shared object with an
