@@ -46,6 +46,7 @@
 #include <functional>
 #include <future>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -469,10 +470,13 @@ bool BotProcess::Impl::check_exited(pid_t pid) {
 }
 
 void BotProcess::Impl::read_output() {
-  std::vector<char> buffer(64 * 1024);
+  // Left uninitialized: only the pages a read fills become resident, usually one (a bot that
+  // writes little), where zeroing would make all 16 resident in each bot's reader thread.
+  constexpr size_t kBufferBytes = 64 * 1024;
+  const auto buffer = std::make_unique_for_overwrite<char[]>(kBufferBytes);
   auto keep = [&](ssize_t n) {
     std::lock_guard lock(out_mu);
-    output.append(std::string_view(buffer.data(), static_cast<size_t>(n)));
+    output.append(std::string_view(buffer.get(), static_cast<size_t>(n)));
   };
   for (;;) {
     pollfd fds[2] = {{out_r, POLLIN, 0}, {wake_r, POLLIN, 0}};
@@ -486,7 +490,7 @@ void BotProcess::Impl::read_output() {
       // what is there now (bounded, in case that someone keeps writing) and quit.
       size_t total = 0;
       while (total < kFinalDrainBytes) {
-        const ssize_t n = ::read(out_r, buffer.data(), buffer.size());
+        const ssize_t n = ::read(out_r, buffer.get(), kBufferBytes);
         if (n <= 0) break;
         keep(n);
         total += static_cast<size_t>(n);
@@ -499,9 +503,9 @@ void BotProcess::Impl::read_output() {
       int err = 0;
       {
         std::lock_guard lock(out_mu);
-        n = ::read(out_r, buffer.data(), buffer.size());
+        n = ::read(out_r, buffer.get(), kBufferBytes);
         if (n > 0) {
-          output.append(std::string_view(buffer.data(), static_cast<size_t>(n)));
+          output.append(std::string_view(buffer.get(), static_cast<size_t>(n)));
         } else {
           err = errno;
         }
