@@ -86,7 +86,7 @@ for p in "${bot_pids[@]}"; do
 done
 for p in "${bot_pids[@]}"; do kill -TERM "$p"; wait "$p" 2> /dev/null || true; done
 printf 'peak RSS of a C++ sample bot (random_bot) over one match: %d KiB and %d KiB (target <= 8192)\n' "${hwm[0]}" "${hwm[1]}"
-# Most of that RSS is shared libraries' pages (gRPC, protobuf, libstdc++...), resident once for
-# every process that maps them: the anonymous part is what each more bot costs.
+# Most of that RSS is pages of the program's file and of libc, resident once for every process
+# that maps them: the anonymous part is what each more bot costs.
 printf '  after the match: anonymous RSS %d and %d KiB; PSS (shared pages divided among their users) %d and %d KiB\n' \
   "${anon[0]}" "${anon[1]}" "${pss[0]}" "${pss[1]}"
