@@ -10,10 +10,9 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
-
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "bots/startup_failure.h"
 #include "e2e/e2e_util.h"
