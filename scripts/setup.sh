@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 # Everything the project builds, tests and runs with; nothing is downloaded at build time.
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
+  lld  # links the referee's code in a given order, which GNU ld cannot (referee/CMakeLists.txt)
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
