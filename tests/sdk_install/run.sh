@@ -43,8 +43,12 @@ grep -q "install libc-ares-dev" "$tmp/no-cares.log" ||
 
 # The same bot linked as the sample bots are: no shared gRPC, protobuf or C++ runtime (which
 # the default build does link, so the check below can fail).
-ldd "$tmp/bot/first_bot" | grep -q "libgrpc" ||
-  { echo "the default build of the bot does not link the shared gRPC" >&2; exit 1; }
+# (Outputs are taken whole before grep: `grep -q` stops reading at its first match, and under
+# pipefail the writer's SIGPIPE would then fail the check.)
+libraries=$(ldd "$tmp/bot/first_bot")
+grep -q "libgrpc" <<< "$libraries" ||
+  { printf 'the default build of the bot does not link the shared gRPC:\n%s\n' "$libraries" >&2
+    exit 1; }
 "$cmake" -S "$project" -B "$tmp/bot-static" -G "$generator" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DALLFIVES_STATIC_GRPC=ON \
   >"$tmp/configure-static.log" || { cat "$tmp/configure-static.log"; exit 1; }
@@ -53,7 +57,8 @@ if ldd "$tmp/bot-static/first_bot" | grep -E "libgrpc|libprotobuf|libabsl|libstd
   echo "with -DALLFIVES_STATIC_GRPC=ON the bot still links the shared libraries above" >&2
   exit 1
 fi
-"$tmp/bot-static/first_bot" --help | grep -q -- "--listen" ||
+help=$("$tmp/bot-static/first_bot" --help)
+grep -q -- "--listen" <<< "$help" ||
   { echo "the statically linked bot's --help does not mention --listen" >&2; exit 1; }
 
 "$tmp/bot/first_bot" --help >"$tmp/help.txt"
