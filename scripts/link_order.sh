@@ -3,10 +3,10 @@
 # tournament runs, the match worker's first, then the referee's own process's, then those of its
 # short-lived children. The build links the referee with lld, which places the sections holding
 # them first, in this order (referee/CMakeLists.txt). Why: the kernel maps a program's code 64 KiB
-# at a time around each page it runs, so a process that runs 2 MB of functions spread over 11 MB
-# of code has most of the 11 MB resident; gathered, they fill a few MB (docs/ARCHITECTURE.md,
-# "How the programs are linked"). Run it after changes that rename or add much of what a match
-# runs; the `link_order` test says when the file no longer matches the program.
+# at a time around each page it runs, so a process that runs 2 MB of functions spread over 8 MB
+# of code has most of the 8 MB resident; gathered, they fill about 4.5 MB (docs/ARCHITECTURE.md,
+# "How the referee's code is laid out"). Run it after changes that rename or add much of what a
+# match runs; the `link_order` test says when the file no longer matches the program.
 #   bash scripts/link_order.sh [BUILD_DIR]     (needs valgrind, bubblewrap and a built referee)
 set -euo pipefail
 cd "$(dirname "$0")/.."
