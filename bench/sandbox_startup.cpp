@@ -83,7 +83,11 @@ double run_once(const std::vector<std::string>& argv) {
 int time_options(int reps) {
   SandboxLayout layout;
   layout.bwrap = bwrap_path();
-  add_system_paths(layout);
+  add_system_paths(layout, false);
+  // Bound here, not copied: BotProcess::start passes no descriptors to a plain program.
+  layout.system_files.insert(layout.system_files.end(), layout.copied_files.begin(),
+                             layout.copied_files.end());
+  layout.copied_files.clear();
   const std::vector<std::string> full = bwrap_argv(layout, {"/bin/true"});
   // A /proc can only be mounted by a sandbox with a PID namespace of its own.
   auto with = [&](std::vector<std::string> unshare, bool proc = true) {

@@ -178,7 +178,8 @@ std::optional<std::string> resolve_program(const std::string& name, const std::s
 std::optional<std::string> lay_out_folders(SandboxLayout& layout,
                                            const std::vector<std::string>& argv,
                                            const std::string& working_dir, const LaunchSpec& spec) {
-  add_system_paths(layout);
+  // A bot runs as root only when the referee does and gives it no user id of its own.
+  add_system_paths(layout, ::getuid() == 0 && !spec.own_user);
   layout.read_only = read_only_folders(argv, working_dir, spec.read_only_dirs);
   return mask_hidden_paths(layout, needed_folders(argv, working_dir, spec.read_only_dirs),
                            spec.hidden);
@@ -220,12 +221,29 @@ bool pass_bwrap_options(SandboxLayout& layout, Prepared& p, std::string* error) 
   } else {
     p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
   }
+  if (layout.copied_files.size() > static_cast<size_t>(spawn::kMaxSandboxCopied)) {
+    *error = "too many files to copy into the sandbox";
+    return false;
+  }
+  layout.copied_fd = spawn::kSandboxCopiedFd;
   const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
   const auto command = std::find(full.begin(), full.end(), std::string("--"));
   std::string options;
   for (auto it = full.begin() + 1; it != command; ++it) options.append(*it).push_back('\0');
   p.passed.push_back(spawn::memory_file("allfives-bwrap-args", options, error));
   if (p.passed.back().get() < 0) return false;
+  for (const std::string& file : layout.copied_files) {
+    p.passed.emplace_back(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (p.passed.back().get() < 0 || ::fstat(p.passed.back().get(), &st) != 0) {
+      *error = "cannot open " + file + " to copy it into the sandbox: " + errno_text(errno);
+      return false;
+    }
+    if (!copied_into_sandbox(st)) {  // changed since the layout was made
+      *error = file + " changed while the bot's sandbox was being made: start it again";
+      return false;
+    }
+  }
   std::vector<std::string> argv = {layout.bwrap, "--args", std::to_string(spawn::kSandboxArgsFd)};
   argv.insert(argv.end(), command, full.end());
   p.argv_storage = std::move(argv);

@@ -26,14 +26,16 @@ constexpr const char* kSystemDirs[] = {"/usr",   "/bin",   "/sbin",  "/lib",
                                        "/lib32", "/lib64", "/libx32"};
 // The files of /etc a program needs to start and to name things: the dynamic loader's cache
 // and configuration, user and group names, name-service and locale basics. Not /etc/hosts or
-// resolv.conf (there is no network), nothing secret (no shadow, no ssl keys).
+// resolv.conf (there is no network), nothing secret (no shadow, no ssl keys). At most
+// spawn::kMaxSandboxCopied of them may be copied (add_etc_file).
 constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/etc/ld.so.conf.d",
                                      "/etc/passwd",      "/etc/group",       "/etc/nsswitch.conf",
                                      "/etc/localtime",   "/etc/alternatives"};
 
 // Host-wide counters of /proc that move with what other processes do (load, CPU ticks and
 // forks, memory, paging, I/O, interrupts, locks): a bot reading them sees its partner's, or
-// anyone's, activity. Covered in the sandbox (bwrap_argv). What stays: sysinfo(2), and time.
+// anyone's, activity. Covered in the sandbox (bwrap_argv) where the bot could read them (a bot
+// that is not root cannot read root's own files of them). What stays: sysinfo(2), and time.
 constexpr const char* kHostActivityFiles[] = {
     "/proc/loadavg",   "/proc/stat",       "/proc/meminfo",      "/proc/vmstat",
     "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",     "/proc/schedstat",
@@ -78,9 +80,37 @@ std::string real_path(const std::string& path) {
   return strip_trailing_slash(real.lexically_normal().string());
 }
 
+// The file of /etc `file` (which exists) in `layout`: see add_system_paths().
+void add_etc_file(SandboxLayout& layout, const std::string& file) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    const std::string target = real_path(file);
+    for (const std::string& dir : layout.system_dirs)
+      if (is_inside(target, dir)) {
+        layout.system_links.emplace_back(file, target);
+        return;
+      }
+  }
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0 && copied_into_sandbox(st)) {
+    layout.copied_files.push_back(file);
+  } else {
+    layout.system_files.push_back(file);
+  }
+}
+
 }  // namespace
 
-void add_system_paths(SandboxLayout& layout) {
+bool copied_into_sandbox(const struct stat& st) {
+  return S_ISREG(st.st_mode) && (st.st_mode & S_IROTH) != 0 &&
+         static_cast<uint64_t>(st.st_size) <= kMaxCopiedBytes;
+}
+
+bool readable_by_non_root(const struct stat& st) {
+  return st.st_uid != 0 || (st.st_mode & (S_IRGRP | S_IROTH)) != 0;
+}
+
+void add_system_paths(SandboxLayout& layout, bool bot_is_root) {
   for (const char* dir : kSystemDirs) {
     std::error_code ec;
     const fs::file_status st = fs::symlink_status(dir, ec);
@@ -93,12 +123,14 @@ void add_system_paths(SandboxLayout& layout) {
   }
   for (const char* file : kEtcFiles) {
     std::error_code ec;
-    if (fs::exists(file, ec)) layout.system_files.emplace_back(file);
+    if (fs::exists(file, ec)) add_etc_file(layout, file);
   }
-  // The sandbox's /proc has what the host's has (one kernel): cover those that exist.
+  // The sandbox's /proc has what the host's has (one kernel): cover those that exist and that
+  // the bot could read there.
   for (const char* file : kHostActivityFiles) {
-    std::error_code ec;
-    if (fs::exists(file, ec)) layout.host_activity_files.emplace_back(file);
+    struct stat st {};
+    if (::stat(file, &st) == 0 && (bot_is_root || readable_by_non_root(st)))
+      layout.host_activity_files.emplace_back(file);
   }
   std::error_code ec;
   if (fs::is_directory("/proc/pressure", ec))
@@ -327,6 +359,10 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
   for (const std::string& file : layout.system_files) {
     a.insert(a.end(), {"--ro-bind", file, file});
   }
+  for (size_t i = 0; i < layout.copied_files.size(); ++i)
+    a.insert(a.end(),
+             {"--perms", "0444", "--file", std::to_string(layout.copied_fd + static_cast<int>(i)),
+              layout.copied_files[i]});
   a.insert(a.end(), {"--proc", "/proc"});
   // The sandbox's /proc shows its own processes, but these files count the whole host's CPU,
   // memory, load and I/O: partners could signal through them by loading the machine (a

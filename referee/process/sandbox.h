@@ -5,9 +5,9 @@
 // mount, network and cgroup namespaces: no network at all (its Unix socket is its only way
 // out), a /proc that shows only its own processes, and a file system made of
 //   * read-only: /usr, /bin, /sbin, /lib* (or their symlinks), the few files of /etc a program
-//     needs to start (see kEtcFiles in sandbox.cpp), the program's folder, the folder of every
-//     argument that names an existing file or folder (`python3 path/to/bot.py`), and the extra
-//     read-only folders the user gave for this bot;
+//     needs to start (kEtcFiles in sandbox.cpp: copies where every user may read them), the
+//     program's folder, the folder of every argument that names an existing file or folder
+//     (`python3 path/to/bot.py`), and the extra read-only folders the user gave for this bot;
 //   * read-write: its own socket folder kSandboxSocketDir, a tmpfs of kSocketDirSizeMib, and a
 //     private tmpfs /tmp of kTmpSizeMib: both inside the sandbox, so nothing the bot writes
 //     reaches the host's disk. The referee reaches the bot's socket from outside through the
@@ -40,6 +40,8 @@
 // PID namespace mean that when the bot's sandbox ends, or the referee dies even by SIGKILL,
 // every process in it dies: a setsid() grandchild cannot escape.
 #pragma once
+
+#include <sys/stat.h>
 
 #include <cstdint>
 #include <optional>
@@ -81,14 +83,33 @@ struct SandboxLayout {
   std::string working_dir;  // where the bot starts (made empty if not bound)
   std::vector<std::pair<std::string, std::string>> system_links;  // {link, target}: /lib -> usr/lib
   std::vector<std::string> system_dirs;   // system folders bound read-only (/usr, ...)
-  std::vector<std::string> system_files;  // files of /etc bound read-only if they exist
-  // Host-wide counters in /proc (kHostActivityFiles, /proc/pressure) that exist here: covered.
+  std::vector<std::string> system_files;  // folders of /etc bound read-only if they exist
+  // Files of /etc that every user may read, copied into the sandbox's root read-only (bwrap's
+  // --file) from descriptors copied_fd, copied_fd + 1, ... that the caller opens: a copy costs
+  // bwrap no mount, where a bind costs it one and a reading of the mount table (together about
+  // 0.2 ms a file at each start).
+  std::vector<std::string> copied_files;
+  int copied_fd = -1;
+  // Host-wide counters in /proc (kHostActivityFiles, /proc/pressure) that exist here and the bot
+  // could read: covered.
   std::vector<std::string> host_activity_files;
   std::vector<std::string> host_activity_dirs;
 };
 
-// The system part of the layout as this machine has it: /bin, /lib... as folders or symlinks.
-void add_system_paths(SandboxLayout& layout);
+// The system part of the layout as this machine has it: /bin, /lib... as folders or symlinks;
+// the files of /etc a program needs, as symlinks into /usr where they are such links, copies
+// where every user may read them, else bound; the host-wide counters of /proc a bot running as
+// root (`bot_is_root`), or else as a user of its own, could read.
+void add_system_paths(SandboxLayout& layout, bool bot_is_root);
+
+// How a file of /etc with status `st` (of the file a symlink leads to) enters the sandbox:
+// copied if it is a regular file of at most kMaxCopiedBytes that every user may read (a copy
+// shows the bot nothing it could not read through a bind), else bound.
+constexpr uint64_t kMaxCopiedBytes = 1 << 20;
+bool copied_into_sandbox(const struct stat& st);
+// Whether a process of a user other than root could read a file with status `st`: a file of
+// root's that only root may read needs no cover from a bot that is not root.
+bool readable_by_non_root(const struct stat& st);
 
 // The folders a bot needs read-only to run `argv` (argv[0] already an absolute path): the
 // program's folder (and its real folder if it is a symlink), and the folder of every argument

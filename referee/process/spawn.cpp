@@ -210,17 +210,18 @@ void child_default_signals() {
 // passed ones), so the dup2 calls that give the bot its own cannot clobber them (the referee
 // may have closed its own stdin/stdout). All close on exec.
 struct ChildFds {
-  static constexpr size_t kMaxPassed = kSandboxArgsFd - kSandboxSeccompFd + 1;
+  static constexpr size_t kMaxPassed = kSandboxCopiedFd - kSandboxSeccompFd + kMaxSandboxCopied;
   int out = -1;
   int status = -1;
   int info = -1;
-  int passed[kMaxPassed] = {-1, -1};
+  int passed[kMaxPassed];
   size_t passed_count = 0;
 };
 
 ChildFds child_lift_fds(const Prepared& p, int out_w, int status_w, int info_w) {
-  const int above = kSandboxArgsFd + 1;
+  const int above = kSandboxSeccompFd + static_cast<int>(ChildFds::kMaxPassed);
   ChildFds fds;
+  for (int& fd : fds.passed) fd = -1;
   fds.out = ::fcntl(out_w, F_DUPFD_CLOEXEC, above);
   fds.status = ::fcntl(status_w, F_DUPFD_CLOEXEC, above);
   fds.info = info_w < 0 ? -1 : ::fcntl(info_w, F_DUPFD_CLOEXEC, above);
@@ -247,8 +248,8 @@ void child_give_fds(const Prepared& p, const ChildFds& fds) {
   // Not the referee's sockets, nor other bots' or guardians' pipe ends (which would keep those
   // guardians from ever seeing EOF).
   close_from(3, -1, /*cloexec=*/true, p.max_fd);
-  // But for bwrap's report of the sandbox's pid, its filter and its arguments (dup2 leaves the
-  // new descriptor open on exec).
+  // But for bwrap's report of the sandbox's pid, its filter, its arguments and the files it
+  // copies (dup2 leaves the new descriptor open on exec).
   if (fds.info >= 0 && ::dup2(fds.info, kSandboxInfoFd) < 0)
     child_fail(fds.status, Stage::kFds, errno);
   for (size_t i = 0; i < fds.passed_count; ++i)

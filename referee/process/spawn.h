@@ -21,10 +21,13 @@ namespace allfives::referee::spawn {
 
 // The descriptor bwrap is told to write its --info-fd report to (Prepared::info_pipe).
 constexpr int kSandboxInfoFd = 3;
-// The descriptors bwrap reads its seccomp filter (--seccomp) and its arguments (--args) from
+// The descriptors bwrap reads its seccomp filter (--seccomp) and its arguments (--args) from,
+// then the files it copies into the sandbox (--file), at most kMaxSandboxCopied of them
 // (Prepared::passed, in this order).
 constexpr int kSandboxSeccompFd = 4;
 constexpr int kSandboxArgsFd = 5;
+constexpr int kSandboxCopiedFd = 6;
+constexpr int kMaxSandboxCopied = 8;
 
 // A file descriptor owned by one object (closed with it).
 class OwnedFd {
@@ -63,8 +66,8 @@ struct Prepared {
   // A sandboxed bot: the write end of a pipe is its descriptor kSandboxInfoFd across exec, for
   // bwrap's --info-fd (the pid of the sandbox's first process: see BotProcess::sandbox_pid()).
   bool info_pipe = false;
-  // Descriptors the bot gets across exec as kSandboxSeccompFd, kSandboxArgsFd... in order
-  // (memory files bwrap reads from its start).
+  // Descriptors the bot gets across exec as kSandboxSeccompFd, kSandboxArgsFd,
+  // kSandboxCopiedFd... in order (files bwrap reads from their start).
   std::vector<OwnedFd> passed;
   // The bot's own cgroups (cgroup.h), null if none: the bot is put in them before it may exec.
   std::shared_ptr<BotCgroup> cgroup;

@@ -485,7 +485,8 @@ void new_namespace() {
 
 void read_host_activity() {
   for (const char* file :
-       {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu"}) {
+       {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu",
+        "/proc/timer_list", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/pagetypeinfo"}) {
     std::string data;
     const bool got = read_whole(file, &data) && !data.empty();
     report(got, std::string("host activity ") + file,

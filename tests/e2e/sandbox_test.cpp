@@ -750,6 +750,29 @@ TEST(Sandbox, WithoutTheSandboxItWritesOutside) {
   fs::remove("/tmp/" + name, ec);  // the host's /tmp: the one file this test put there
 }
 
+// The files of /etc a program needs are copies of the host's (no mount each), which the bot
+// reads whole and can neither change nor add to.
+TEST(Sandbox, ItsEtcHoldsReadOnlyCopiesOfTheHostsFiles) {
+  const std::string dir = temp_dir("etc-copies");
+  const Match read = play("etc-copies", "--mode read-files --targets-file " +
+                                            targets_file("etc-copies", {"/etc/passwd"}));
+  expect_no_fault(read);
+  std::ifstream host("/etc/passwd");
+  std::string first;
+  std::getline(host, first);
+  ASSERT_FALSE(first.empty());
+  EXPECT_TRUE(contains(read.hostile_output, "GOT read /etc/passwd: " + first))
+      << read.hostile_output;
+  const std::string marker = marker_of(dir);
+  const Match write =
+      play("etc-write", "--mode write-files --marker " + marker + " --targets-file " +
+                            targets_file("etc-write", {"/etc"}));
+  expect_no_fault(write);
+  EXPECT_TRUE(contains(write.hostile_output,
+                       "BLOCKED write /etc/hostile-was-here-" + marker + ": Read-only file system"))
+      << write.hostile_output;
+}
+
 // The most bytes the regular files under `folder` held at once while `work` ran (checked
 // every 5 ms): what the referee's socket folders, made in its $TMPDIR, put on the host's disk.
 // (The referee removes them when it exits, so looking afterwards would see nothing.)

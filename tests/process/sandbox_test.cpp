@@ -75,6 +75,51 @@ TEST(SandboxArgv, NamespacesMountsAndTheProgramLast) {
   EXPECT_FALSE(has(a, "--bind-try"));
 }
 
+// The small world-readable files of /etc are copied from the descriptors the caller passes,
+// read-only, before the root is made read-only; folders of /etc stay bound.
+TEST(SandboxArgv, EtcFilesCopiedFromDescriptorsFoldersBound) {
+  SandboxLayout layout;
+  layout.bwrap = "/usr/bin/bwrap";
+  layout.system_files = {"/etc/alternatives"};
+  layout.copied_files = {"/etc/passwd", "/etc/group"};
+  layout.copied_fd = 6;
+  const auto a = bwrap_argv(layout, {"/home/u/bots/b"});
+  EXPECT_GE(find_seq(a, {"--ro-bind", "/etc/alternatives", "/etc/alternatives"}), 0);
+  const int passwd = find_seq(a, {"--perms", "0444", "--file", "6", "/etc/passwd"});
+  const int group = find_seq(a, {"--perms", "0444", "--file", "7", "/etc/group"});
+  EXPECT_GE(passwd, 0);
+  EXPECT_GE(group, 0);
+  EXPECT_LT(group, find_seq(a, {"--remount-ro", "/"}));
+  EXPECT_EQ(find_seq(a, {"--ro-bind", "/etc/passwd"}), -1);
+}
+
+struct stat status_of(mode_t mode, uid_t uid, off_t size = 100) {
+  struct stat st {};
+  st.st_mode = mode;
+  st.st_uid = uid;
+  st.st_size = size;
+  return st;
+}
+
+// Only what every user may read is copied (a copy made by a root referee must not show a bot
+// more than a bind would), and only if small.
+TEST(SandboxEtc, CopiedOnlyIfSmallRegularAndReadableByAll) {
+  EXPECT_TRUE(copied_into_sandbox(status_of(S_IFREG | 0644, 0)));
+  EXPECT_TRUE(copied_into_sandbox(status_of(S_IFREG | 0444, 0, kMaxCopiedBytes)));
+  EXPECT_FALSE(copied_into_sandbox(status_of(S_IFREG | 0640, 0)));  // like /etc/shadow's 0640
+  EXPECT_FALSE(copied_into_sandbox(status_of(S_IFREG | 0600, 1000)));
+  EXPECT_FALSE(copied_into_sandbox(status_of(S_IFDIR | 0755, 0)));
+  EXPECT_FALSE(copied_into_sandbox(status_of(S_IFREG | 0644, 0, kMaxCopiedBytes + 1)));
+}
+
+// A host counter of /proc needs covering unless only root may read it.
+TEST(SandboxProc, RootOnlyFilesAreUnreadableByOthers) {
+  EXPECT_FALSE(readable_by_non_root(status_of(S_IFREG | 0400, 0)));  // /proc/timer_list
+  EXPECT_TRUE(readable_by_non_root(status_of(S_IFREG | 0444, 0)));   // /proc/loadavg
+  EXPECT_TRUE(readable_by_non_root(status_of(S_IFREG | 0440, 0)));   // root's group may
+  EXPECT_TRUE(readable_by_non_root(status_of(S_IFREG | 0400, 1000)));
+}
+
 TEST(SandboxFolders, ProgramFolderPathArgumentsAndExtras) {
   const fs::path base = fs::temp_directory_path() / ("sandbox-folders-" + std::to_string(getpid()));
   fs::create_directories(base / "bots" / "weights");
