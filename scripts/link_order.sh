@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Writes referee/link_order.txt: the functions of the `referee` program that a sandboxed
-# tournament runs, the match worker's first, then the referee's own process's, then those of its
-# short-lived children. The build links the referee with lld, which places the sections holding
-# them first, in this order (referee/CMakeLists.txt). Why: the kernel maps a program's code 64 KiB
-# at a time around each page it runs, so a process that runs 2 MB of functions spread over 8 MB
-# of code has most of the 8 MB resident; gathered, they fill about 4.5 MB (docs/ARCHITECTURE.md,
-# "How the referee's code is laid out"). Run it after changes that rename or add much of what a
-# match runs; the `link_order` test says when the file no longer matches the program.
+# Writes referee/link_order.txt and sample_bots/link_order.txt: the functions of the `referee`
+# program that a sandboxed tournament runs (the match worker's first, then the referee's own
+# process's, then those of its short-lived children), and those `random_bot` runs over a match.
+# The build links the referee and the sample C++ bots with lld, which places the sections
+# holding them first, in this order (cmake/LinkOrder.cmake). Why: the kernel maps a program's
+# code 64 KiB at a time around each page it runs, so a process that runs 2 MB of functions
+# spread over 8 MB of code has most of the 8 MB resident; gathered, they fill about 4.5 MB
+# (docs/ARCHITECTURE.md, "How the programs' code is laid out"). Run it after changes that
+# rename or add much of what a match runs; the `link_order` tests say when a file no longer
+# matches its program.
 #   bash scripts/link_order.sh [BUILD_DIR]     (needs valgrind, bubblewrap and a built referee)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${1:-build}
 referee="$root/$build/referee/referee"
-[[ -x $referee ]] && referee=$(realpath "$referee")
+bot="$root/$build/sample_bots/random_bot"
 fail() { echo "link_order.sh: $*" >&2; exit 2; }
-[[ -x $referee ]] || fail "no $referee; build first (scripts/setup.sh)"
+[[ -x $referee && -x $bot ]] || fail "no $referee or $bot; build first (scripts/setup.sh)"
+referee=$(realpath "$referee") bot=$(realpath "$bot")
 command -v valgrind > /dev/null || fail "needs valgrind (apt-get install valgrind)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -47,9 +50,10 @@ LD_PRELOAD="$work/nofile.so" valgrind --tool=callgrind --demangle=no \
   { cat "$work/err" >&2; exit 1; }
 grep -q '^referee peak memory' "$work/err" || { cat "$work/err" >&2; exit 1; }
 
-# The referee's functions with instructions counted in one profile, in the order it names them.
+# A program's functions (\$2) with instructions counted in one profile (\$1), in the order it
+# names them.
 functions_of() {
-  awk -v exe="$referee" '
+  awk -v exe="$2" '
     /^c?ob=/ {
       id = $1; sub(/^c?ob=/, "", id)
       if (NF > 1) obj[id] = $2
@@ -61,13 +65,37 @@ functions_of() {
       if (here && $1 ~ /^fn=/ && !(fn[id] in seen)) { seen[fn[id]] = 1; print fn[id] }
     }' "$1"
 }
+header() {
+  echo "# Written by scripts/link_order.sh on $(date -u +%F), commit $(git rev-parse --short HEAD)."
+  echo "# $1; lld places"
+  echo "# the sections holding them first, in this order (cmake/LinkOrder.cmake). Do not edit."
+}
 # The profile naming the most functions is the worker's: it plays the matches.
 {
-  echo "# Written by scripts/link_order.sh on $(date -u +%F), commit $(git rev-parse --short HEAD)."
-  echo "# The referee's functions a sandboxed tournament runs, the match worker's first; lld places"
-  echo "# the sections holding them first, in this order (referee/CMakeLists.txt). Do not edit."
-  for f in "$work"/profiles/*.out; do echo "$(functions_of "$f" | wc -l) $f"; done |
-    sort -rn | while read -r _ f; do functions_of "$f"; done | awk '!seen[$0]++'
+  header "The referee's functions a sandboxed tournament runs, the match worker's first"
+  for f in "$work"/profiles/*.out; do echo "$(functions_of "$f" "$referee" | wc -l) $f"; done |
+    sort -rn | while read -r _ f; do functions_of "$f" "$referee"; done | awk '!seen[$0]++'
 } > "$work/link_order.txt"
+
+# random_bot over one match, served on a Unix socket (outside the sandbox: valgrind runs it),
+# against another; it writes its profile when the referee's SIGTERM ends it.
+valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/bot.out" \
+  "$bot" --listen "unix:$work/bot.sock" > "$work/bot.err" 2>&1 &
+bot_pid=$!
+for ((i = 0; i < 300; i++)); do [[ -S $work/bot.sock ]] && break; sleep 0.1; done
+[[ -S $work/bot.sock ]] || { cat "$work/bot.err" >&2; fail "random_bot did not serve under valgrind"; }
+"$referee" match --seed 1 --log "$work/bot-match.jsonl" "unix:$work/bot.sock" "$bot" \
+  > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
+kill -TERM "$bot_pid"
+wait "$bot_pid" || true
+[[ -s $work/bot.out ]] || { cat "$work/bot.err" >&2; fail "random_bot wrote no profile"; }
+{
+  header "The sample C++ bots' functions a match runs, profiled from random_bot"
+  functions_of "$work/bot.out" "$bot"
+} > "$work/bot_order.txt"
+
 mv "$work/link_order.txt" referee/link_order.txt
-echo "link_order.sh: referee/link_order.txt lists $(grep -vc '^#' referee/link_order.txt) functions"
+mv "$work/bot_order.txt" sample_bots/link_order.txt
+for f in referee/link_order.txt sample_bots/link_order.txt; do
+  echo "link_order.sh: $f lists $(grep -vc '^#' "$f") functions"
+done

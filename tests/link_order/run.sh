@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The referee is linked with its code in the order of referee/link_order.txt
-# (referee/CMakeLists.txt): this checks that the file still names the program's functions
-# (renamed or removed ones drop out of it silently, and the code a match runs spreads out
-# again) and that the linker followed it: the project's own functions, each compiled into a
+# The referee and the sample C++ bots are linked with their code in the order of their
+# link_order.txt (cmake/LinkOrder.cmake): this checks that the file still names the program's
+# functions (renamed or removed ones drop out of it silently, and the code a match runs spreads
+# out again) and that the linker followed it: the project's own functions, each compiled into a
 # section of its own, lie in the file's order (the libraries' archives hold many functions to a
 # section, so theirs cannot).
 #   run.sh PROGRAM ORDER_FILE
@@ -13,7 +13,7 @@ if ! symbols=$(nm --defined-only "$program" 2> /dev/null); then
   exit 1
 fi
 fix="regenerate it with: bash scripts/link_order.sh (valgrind needed)"
-linker="was it linked with lld? referee/CMakeLists.txt"
+linker="was it linked with lld? cmake/LinkOrder.cmake"
 awk -v fix="$fix" -v linker="$linker" '
   # nm prints addresses as hexadecimal of one width, so they compare as strings.
   NR == FNR { if (!($3 in at)) at[$3] = $1 ""; next }
