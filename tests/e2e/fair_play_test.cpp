@@ -482,9 +482,11 @@ TEST(FairPlay, TheSandboxsProcShowsNeitherHostActivityNorHostPaths) {
       }
     }
     // Root's own counters are left uncovered for a bot that is not root: it cannot open them.
-    for (const char* file :
-         {"/proc/timer_list", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/pagetypeinfo"})
-      if (sandboxed) EXPECT_FALSE(contains(out, std::string("GOT host activity ") + file)) << out;
+    if (sandboxed) {
+      for (const char* file :
+           {"/proc/timer_list", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/pagetypeinfo"})
+        EXPECT_FALSE(contains(out, std::string("GOT host activity ") + file)) << out;
+    }
     if (sandboxed) {
       ASSERT_TRUE(contains(out, "GOT init cmdline: ")) << out;
       const std::string init = out.substr(out.find("GOT init cmdline: "));
