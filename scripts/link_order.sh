@@ -21,7 +21,8 @@ fail() { echo "link_order.sh: $*" >&2; exit 2; }
 referee=$(realpath "$referee") bot=$(realpath "$bot")
 command -v valgrind > /dev/null || fail "needs valgrind (apt-get install valgrind)"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bot_pid=""
+trap '[[ -n $bot_pid ]] && kill "$bot_pid" 2> /dev/null; rm -rf "$work"' EXIT
 
 # valgrind refuses an RLIMIT_NOFILE whose hard limit differs from its own, so the bots could not
 # be started under it: this library, preloaded into the profiled referee only, skips that one
@@ -88,6 +89,7 @@ for ((i = 0; i < 300; i++)); do [[ -S $work/bot.sock ]] && break; sleep 0.1; don
   > /dev/null 2> "$work/err" || { cat "$work/err" >&2; exit 1; }
 kill -TERM "$bot_pid"
 wait "$bot_pid" || true
+bot_pid=""
 [[ -s $work/bot.out ]] || { cat "$work/bot.err" >&2; fail "random_bot wrote no profile"; }
 {
   header "The sample C++ bots' functions a match runs, profiled from random_bot"

@@ -221,10 +221,6 @@ bool pass_bwrap_options(SandboxLayout& layout, Prepared& p, std::string* error) 
   } else {
     p.passed.emplace_back();  // keeps the arguments at kSandboxArgsFd
   }
-  if (layout.copied_files.size() > static_cast<size_t>(spawn::kMaxSandboxCopied)) {
-    *error = "too many files to copy into the sandbox";
-    return false;
-  }
   layout.copied_fd = spawn::kSandboxCopiedFd;
   const std::vector<std::string> full = bwrap_argv(layout, p.argv_storage);
   const auto command = std::find(full.begin(), full.end(), std::string("--"));

@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
 #include "process/bot_process.h"
+#include "process/spawn.h"
 
 namespace allfives::referee {
 
@@ -26,11 +28,12 @@ constexpr const char* kSystemDirs[] = {"/usr",   "/bin",   "/sbin",  "/lib",
                                        "/lib32", "/lib64", "/libx32"};
 // The files of /etc a program needs to start and to name things: the dynamic loader's cache
 // and configuration, user and group names, name-service and locale basics. Not /etc/hosts or
-// resolv.conf (there is no network), nothing secret (no shadow, no ssl keys). At most
-// spawn::kMaxSandboxCopied of them may be copied (add_etc_file).
+// resolv.conf (there is no network), nothing secret (no shadow, no ssl keys).
 constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/etc/ld.so.conf.d",
                                      "/etc/passwd",      "/etc/group",       "/etc/nsswitch.conf",
                                      "/etc/localtime",   "/etc/alternatives"};
+// Each may be copied (add_etc_file), from a descriptor of its own.
+static_assert(std::size(kEtcFiles) <= spawn::kMaxSandboxCopied);
 
 // Host-wide counters of /proc that move with what other processes do (load, CPU ticks and
 // forks, memory, paging, I/O, interrupts, locks): a bot reading them sees its partner's, or
