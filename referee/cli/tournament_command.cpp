@@ -277,10 +277,10 @@ void add_tournament_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag(
       "--affinity,!--no-affinity", o->affinity,
-      "Pin the bots of each worker to one CPU (worker i's to the i-th usable CPU, round "
-      "robin; default on), as a runner pins a game's engines: the two take turns, a turn "
-      "handed over on one CPU is a plain switch, and matches stop competing for cores; the "
-      "workers run on any CPU. --no-affinity for bots that think on several threads");
+      "Pin each worker and its bots to one CPU (worker i to the i-th usable CPU, round "
+      "robin; default on): a match's referee and bots take turns, a turn handed over on one "
+      "CPU is a plain switch, and matches stop competing for cores. --no-affinity for bots "
+      "that think on several threads");
   cmd->add_option("--idle-bots", o->idle_bots,
                   "Bot processes each worker keeps running between matches, for reuse; beyond "
                   "that the least recently used is stopped. More saves start-ups when a "

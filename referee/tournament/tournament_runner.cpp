@@ -185,11 +185,20 @@ worker::WorkerReport worker_report(const BotPool& pool, size_t bots) {
   return report;
 }
 
-// One worker process: its own bot pool (its bots pinned to `cpu` if >= 0), matches in (one
-// ScheduledMatch per line, as JSON), a record per finished match out (worker_messages.proto), then
-// its report.
+// Pins the calling thread, and so every thread it starts later (gRPC's), to `cpu`.
+void pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  ::sched_setaffinity(0, sizeof set, &set);  // a CPU taken away meanwhile: the run goes on unpinned
+}
+
+// One worker process: its own bot pool (the worker and its bots pinned to `cpu` if >= 0),
+// matches in (one ScheduledMatch per line, as JSON), a record per finished match out
+// (worker_messages.proto), then its report.
 int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const BotIndex& bot_index,
                 int cpu, const std::atomic<bool>& stop) {
+  if (cpu >= 0) pin_to(cpu);
   std::string error;
   auto socket_dir = PrivateDir::create(&error);
   if (!socket_dir) {
@@ -650,9 +659,9 @@ WorkerOutcome TournamentPlay::play_rest(bool nothing_left) {
   // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
   // worker 0 plays rotation 0 of every pairing and worker 1 rotation 1), and its pool reuses each
   // instance on every deal without ever giving it a deal it has played (bots/bot_pool.h).
-  // Worker w's bots run on the w-th usable CPU (round robin) and the workers anywhere: a
-  // match's bots take turns, and a worker kept off their CPU is never queued behind them
-  // (pinning the worker with them cost 1.5x per decision at -j 1; bench/README.md).
+  // Worker w and its bots run on the w-th usable CPU (round robin): a match's three processes
+  // take turns, and a turn handed over on one CPU is a plain switch where one handed to another
+  // CPU wakes it (bench/README.md, "Where the worker runs").
   return run_workers(
       todo == 0 ? 0 : n, todo == 0 ? 0 : mine, lane_period(schedule_, run_.shard_count, n),
       [&](size_t i) { return job(i); },
