@@ -9,7 +9,11 @@
 #     on one CPU) and unpinned (--no-affinity);
 #   --components: concurrency 1 pinned, with the defaults and with one guarantee switched off
 #     at a time (the sandbox, which also gives each bot a user id of its own when the referee
-#     runs as root; the per-bot cgroups; the grouping of fsyncs, by syncing each match at once).
+#     runs as root; the per-bot cgroups; the grouping of fsyncs, by syncing each match at once);
+#   --marginal: the default variants, each run at MATCHES and at 10 x MATCHES, per decision =
+#     the difference of the two runs' times over the difference of their decisions: what a
+#     decision costs once the start-up and the end are cancelled (set it beside a runner's
+#     runs of two lengths measured the same way; bench/README.md, "Like for like").
 # Per decision = wall time / decisions (the plays in the match logs), so at concurrency 2 it is
 # the cost of a decision in throughput, as a ply is in a runner's concurrency-2 figure. The
 # CPU column is user + system time of the referee and of every process reaped below it (its
@@ -17,7 +21,7 @@
 # it: the bot ends inside bubblewrap's PID namespace and no waiting parent adds its time (with
 # --no-sandbox the column covers the bots too, so it is not comparable with the others). Usage,
 # from the repository root after scripts/setup.sh, best on a machine with nothing else running:
-#   bash bench/per_decision.sh [BUILD_DIR] [TRIALS] [MATCHES] [--components]
+#   bash bench/per_decision.sh [BUILD_DIR] [TRIALS] [MATCHES] [--components|--marginal]
 # BUILD_DIR defaults to build, TRIALS to 9, MATCHES to 40.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,42 +35,60 @@ bot="$root/$build/sample_bots/random_bot"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cat > "$work/random.txtpb" << EOF
+# tournament FILE MATCHES: the random movers' tournament of MATCHES matches.
+tournament() {
+  cat > "$1" << EOF
 name: "random-movers"
 format: FORMAT_TWO_PLAYERS
 bots { name: "random-a" command: "$bot" args: "--seed" args: "1" }
 bots { name: "random-b" command: "$bot" args: "--seed" args: "2" }
-matches_per_pairing: $matches
+matches_per_pairing: $2
 seed: 2026
 move_time_ms: 1000
 time_bank_ms: 5000
 EOF
+}
+tournament "$work/random.txtpb" "$matches"
+tournament "$work/random-long.txtpb" $((matches * 10))
 
 # Each variant: a name, and the flags of `referee tournament` (-j first).
 if [[ $mode == --components ]]; then
   names=("defaults" "--no-sandbox" "--no-cgroups" "--sync-interval-ms 0")
   flags=("-j 1" "-j 1 --no-sandbox" "-j 1 --no-cgroups" "-j 1 --sync-interval-ms 0")
-elif [[ -z $mode ]]; then
+elif [[ -z $mode || $mode == --marginal ]]; then
   names=("c1 pinned" "c1 unpinned" "c2 pinned" "c2 unpinned")
   flags=("-j 1" "-j 1 --no-affinity" "-j 2" "-j 2 --no-affinity")
 else
-  echo "per_decision.sh: the fourth argument may only be --components, not '$mode'" >&2
+  echo "per_decision.sh: the fourth argument may only be --components or --marginal, not '$mode'" >&2
   exit 2
 fi
 
-# Runs the tournament once with flags $1; prints "µs_per_decision cpu_µs_per_decision decisions".
-run() {
+# Runs tournament file $2 once with flags $1; prints "wall_s cpu_s decisions".
+run_once() {
   local out="$work/out-$RANDOM"
   local -a f
   read -ra f <<< "$1"
-  /usr/bin/time -o "$out.time" -f '%e %U %S' "$referee" tournament "$work/random.txtpb" \
+  /usr/bin/time -o "$out.time" -f '%e %U %S' "$referee" tournament "$2" \
     --out "$out" -q "${f[@]}" > /dev/null 2> "$out.err" || { cat "$out.err" >&2; exit 1; }
   local decisions
   decisions=$(cat "$out"/matches/*.jsonl | grep -o '"play":{"hand' | wc -l)
   read -r wall user sys < <(tail -1 "$out.time")
-  awk -v w="$wall" -v u="$user" -v s="$sys" -v d="$decisions" \
-    'BEGIN{printf "%.2f %.2f %d\n", w * 1e6 / d, (u + s) * 1e6 / d, d}'
+  echo "$wall $(awk -v u="$user" -v s="$sys" 'BEGIN{print u + s}') $decisions"
   rm -rf "$out" "$out.time" "$out.err"
+}
+
+# Runs the variant with flags $1; prints "µs_per_decision cpu_µs_per_decision decisions" (with
+# --marginal, those of the long run less the short one's).
+run() {
+  local w0=0 c0=0 d0=0 w c d
+  if [[ $mode == --marginal ]]; then
+    read -r w0 c0 d0 < <(run_once "$1" "$work/random.txtpb")
+    read -r w c d < <(run_once "$1" "$work/random-long.txtpb")
+  else
+    read -r w c d < <(run_once "$1" "$work/random.txtpb")
+  fi
+  awk -v w="$w" -v c="$c" -v d="$d" -v w0="$w0" -v c0="$c0" -v d0="$d0" \
+    'BEGIN{printf "%.2f %.2f %d\n", (w - w0) * 1e6 / (d - d0), (c - c0) * 1e6 / (d - d0), d - d0}'
 }
 
 source bench/median.sh
@@ -74,7 +96,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a / b}'; }
 
 declare -A wall cpu
 n=${#names[@]}
-echo "per decision, random_bot vs random_bot, $matches matches a run, $trials trials, $(nproc) CPUs," \
+echo "per decision, random_bot vs random_bot, $matches matches a run${mode:+ ($mode)}, $trials trials, $(nproc) CPUs," \
   "commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'), $(date -u '+%F %H:%M UTC')," \
   "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 for ((t = 0; t < trials; t++)); do
