@@ -56,7 +56,6 @@ std::unique_ptr<BotEndpoint> BotEndpoint::launch(const BotSpec& spec, const std:
     launch.own_user = spec.confinement.sandbox;
     launch.limits = spec.confinement.limits;
     launch.cgroups = spec.confinement.cgroups;
-    launch.cpu = spec.confinement.cpu;
     launch.watch_cpu = true;
     launch.sandbox = spec.confinement.sandbox;
     launch.read_only_dirs = spec.confinement.read_only_dirs;

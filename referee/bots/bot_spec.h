@@ -28,10 +28,6 @@ struct Confinement {
   // here: seen thinking then, it is frozen whenever the referee does not wait on it, and
   // between its matches. True: it may think on the opponent's time (--think-on-opponent-time).
   bool think_on_opponent_time = false;
-  // The CPU a started bot is pinned to before it execs (-1: none). A tournament pins both bots
-  // of a worker's matches to one CPU, as a runner pins a game's engines: they take turns, so
-  // they never need two CPUs at once, and a turn handed over on one CPU is a plain switch.
-  int cpu = -1;
 };
 
 // How a user names a bot: a display name plus either a command line or an address.

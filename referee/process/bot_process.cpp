@@ -344,7 +344,6 @@ std::optional<Prepared> prepare(const LaunchSpec& spec, std::string* error) {
     return std::nullopt;
   }
   Prepared p;
-  p.cpu = spec.cpu;
   if (!spec.working_dir.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(spec.working_dir, ec)) {

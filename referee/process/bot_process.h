@@ -63,7 +63,6 @@ struct LaunchSpec {
   // Memory and processes limited by cgroups of the bot's own where this machine allows it
   // (cgroup.h); false, or where it does not: by setrlimit (RLIMIT_AS, RLIMIT_NPROC).
   bool cgroups = true;
-  int cpu = -1;  // >= 0: pinned to this CPU (sched_setaffinity) before exec
   // With cgroups: count the bot's CPU time and be able to freeze it (cpu_time_us(),
   // set_frozen()), in a cpuacct and a freezer cgroup of its own (v1) or its one cgroup (v2).
   bool watch_cpu = false;

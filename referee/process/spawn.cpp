@@ -5,7 +5,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -150,13 +149,6 @@ void child_confine(const Prepared& p, int status_w) {
     if (fd < 0) child_fail(status_w, Stage::kCgroup, errno);
     if (::write(fd, "0", 1) != 1) child_fail(status_w, Stage::kCgroup, errno);
     ::close(fd);
-  }
-  if (p.cpu >= 0) {
-    // Unpinned if it fails (a CPU taken away meanwhile): a matter of speed, not of fairness.
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(p.cpu, &set);
-    ::sched_setaffinity(0, sizeof set, &set);
   }
   for (const auto& [resource, value] : p.rlimits) {
     const rlimit limit{value, value};

@@ -58,7 +58,6 @@ struct Prepared {
   std::vector<char*> envp;
   std::string working_dir;  // empty: keep the referee's
   int max_fd = 1024;        // for the fallback if close_range is unavailable
-  int cpu = -1;             // >= 0: the CPU the bot is pinned to before exec
   // setrlimit(resource, {value, value}) for each entry, before exec.
   std::vector<std::pair<int, rlim_t>> rlimits;
   uint32_t uid_base = 0;               // nonzero: run as uid_base + pid (see bot_uid_base())

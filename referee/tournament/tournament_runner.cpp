@@ -185,7 +185,8 @@ worker::WorkerReport worker_report(const BotPool& pool, size_t bots) {
   return report;
 }
 
-// Pins the calling thread, and so every thread it starts later (gRPC's), to `cpu`.
+// Pins the calling thread to `cpu`, and so every thread and process it starts later: gRPC's
+// threads and the worker's bots, which inherit the mask through fork and exec.
 void pin_to(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -205,9 +206,7 @@ int worker_main(int jobs_fd, int results_fd, const TournamentRun& run, const Bot
     std::cerr << "referee tournament: " << error << "\n";
     return 1;
   }
-  std::vector<BotSpec> bots = run.def.bots;
-  for (BotSpec& b : bots) b.confinement.cpu = cpu;
-  BotPool pool(bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
+  BotPool pool(run.def.bots, socket_dir->path(), run.def.startup_timeout, run.idle_bots);
   FILE* in = ::fdopen(jobs_fd, "r");
   char* line = nullptr;
   size_t capacity = 0;
