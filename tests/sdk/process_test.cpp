@@ -2,10 +2,14 @@
 // against by the mini referee, and stopped with SIGTERM.
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <initializer_list>
 #include <string>
 #include <thread>
@@ -23,13 +27,18 @@ namespace allfives::testing {
 namespace {
 
 // A child process that is always reaped: killed with SIGKILL if a test leaves it running.
+// `env` ("NAME=value") comes before the test's own environment.
 class Child {
  public:
-  explicit Child(std::vector<std::string> args) {
+  explicit Child(std::vector<std::string> args, std::vector<std::string> env = {}) {
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (::posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), environ) != 0) pid_ = -1;
+    std::vector<char*> envp;
+    for (std::string& e : env) envp.push_back(e.data());
+    for (char** e = environ; *e; ++e) envp.push_back(*e);
+    envp.push_back(nullptr);
+    if (::posix_spawn(&pid_, argv[0], nullptr, nullptr, argv.data(), envp.data()) != 0) pid_ = -1;
   }
   ~Child() {
     if (pid_ > 0) {
@@ -42,6 +51,7 @@ class Child {
   Child& operator=(const Child&) = delete;
 
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   void signal(int sig) const { ::kill(pid_, sig); }
   // The exit status, or -1 if the child is still running after `timeout`, or was killed.
   int wait_exit(std::chrono::milliseconds timeout) {
@@ -170,6 +180,68 @@ TEST(SdkProcess, RandomBotRepeatsItselfForTheSameSeedAndMatch) {
   EXPECT_EQ(first.plays, again.plays);
   bot.signal(SIGTERM);
   EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+}
+
+// The system call each thread of `pid` is blocked in (/proc/PID/task/TID/syscall), or an empty
+// list while any thread runs or is between calls (a reading of threads at rest is wanted).
+std::vector<long> blocked_calls(pid_t pid) {
+  std::vector<long> calls;
+  std::error_code ec;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    std::ifstream in(task.path() / "syscall");
+    std::string first;
+    if (!(in >> first) || first == "running" || first == "-1") return {};
+    calls.push_back(std::strtol(first.c_str(), nullptr, 10));
+  }
+  return calls;
+}
+
+// How many threads of `pid`, once all are at rest, wait in epoll: polled up to `timeout`;
+// -1 if the threads were never all at rest.
+int threads_in_epoll(pid_t pid, std::chrono::seconds timeout) {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    const std::vector<long> calls = blocked_calls(pid);
+    if (!calls.empty()) {
+      int n = 0;
+      for (long c : calls) {
+#ifdef SYS_epoll_wait
+        if (c == SYS_epoll_wait) ++n;
+#endif
+        if (c == SYS_epoll_pwait || c == SYS_epoll_pwait2) ++n;
+      }
+      return n;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
+}
+
+// An SDK bot waits for the referee's next message in poll(2) (gRPC's poll engine), which
+// watches for room to write only while a write waits; in epoll gRPC watches for it always, and
+// the referee's every read of an answer would wake the bot for nothing (bench/README.md). The
+// author's own GRPC_POLL_STRATEGY is kept: with epoll1 a thread waits in epoll, which also
+// shows the check can see one.
+TEST(SdkProcess, BotWaitsForTheRefereeInPollUnlessItsAuthorChoseAnEngine) {
+  TempDir dir;
+  const std::string address = dir.socket("r.sock");
+  Child bot({ALLFIVES_RANDOM_BOT, "--listen", address});
+  const std::string chosen_address = dir.socket("epoll.sock");
+  Child chosen({ALLFIVES_RANDOM_BOT, "--listen", chosen_address}, {"GRPC_POLL_STRATEGY=epoll1"});
+  ASSERT_TRUE(bot.started());
+  ASSERT_TRUE(chosen.started());
+  for (const std::string* a : {&address, &chosen_address}) {
+    ASSERT_TRUE(wait_until_serving(*a, std::chrono::seconds(15)));
+    auto stub = v1::Bot::NewStub(connect(*a));
+    ASSERT_EQ(referee_match({stub.get(), stub.get()}, Format::kTwoPlayers, 7, "idle").error, "");
+  }
+  EXPECT_EQ(threads_in_epoll(bot.pid(), std::chrono::seconds(10)), 0);
+  EXPECT_GE(threads_in_epoll(chosen.pid(), std::chrono::seconds(10)), 1);
+  bot.signal(SIGTERM);
+  chosen.signal(SIGTERM);
+  EXPECT_EQ(bot.wait_exit(std::chrono::seconds(10)), 0);
+  EXPECT_EQ(chosen.wait_exit(std::chrono::seconds(10)), 0);
 }
 
 }  // namespace

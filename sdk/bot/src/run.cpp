@@ -7,13 +7,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <absl/synchronization/mutex.h>
+#include <CLI/CLI.hpp>
 
 #include "allfives/bot/bot.h"
 #include "allfives/bot/server.h"
@@ -129,6 +130,12 @@ std::string explain_parse_error(const std::string& name, const CLI::App* app, co
 
 int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags) {
+  // gRPC's default polling engine (epoll1) watches the socket for room to write at all times,
+  // and a Unix socket signals room each time the peer reads: every answer the referee reads
+  // would wake the bot for nothing (bench/README.md, "A bot woken once a decision"). The poll
+  // engine asks for room only while a write waits. Read when gRPC starts, so set before any
+  // gRPC object exists; a GRPC_POLL_STRATEGY the bot's author set is kept.
+  ::setenv("GRPC_POLL_STRATEGY", "poll", /*overwrite=*/0);
 #ifdef NDEBUG
   // Debian's absl is built without NDEBUG, so every lock gRPC takes would feed absl's deadlock
   // detector (a lock-order graph, measurable per decision); a release bot does without it.

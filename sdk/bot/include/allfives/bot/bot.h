@@ -151,7 +151,9 @@ using ExtraFlags = std::function<void(CLI::App&)>;
 //   --listen ADDRESS   where to serve: unix:/path/to.sock or host:port (required)
 //   --seed N           base of MatchInfo::seed (default 0)
 // Returns 2 for bad flags (an unknown flag is named, with the flags the bot has) and 1 if the
-// server cannot start (the reason goes to stderr).
+// server cannot start (the reason goes to stderr). Call it before creating any gRPC object of
+// your own: it sets GRPC_POLL_STRATEGY=poll (unless set already), which gRPC reads once at its
+// start, so the bot is not woken each time the referee reads an answer.
 int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags = nullptr);
 

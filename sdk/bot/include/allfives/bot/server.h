@@ -1,5 +1,6 @@
 // The SDK's gRPC server without the command line and the signals: what run() uses, exposed
-// for tests and for programs that embed a bot in a larger process. Most bots call run().
+// for tests and for programs that embed a bot in a larger process. Most bots call run(); one
+// that embeds the server chooses gRPC's polling engine itself (run() picks "poll", bot.h).
 #pragma once
 
 #include <chrono>
