@@ -545,26 +545,39 @@ v1::LogRecord& MatchLog::add() {
   return *queued_.emplace_back(google::protobuf::Arena::CreateMessage<v1::LogRecord>(&arena_));
 }
 
-bool MatchLog::flush() {
-  if (queued_.empty() || !error_.empty()) {
-    queued_.clear();
-    arena_.Reset();
-    return error_.empty();
-  }
-  text_.clear();
-  for (const v1::LogRecord* r : queued_) {
-    append_json_line(*r, text_);
-    text_ += '\n';
-  }
+void MatchLog::print_queued() {
+  if (error_.empty())
+    for (const v1::LogRecord* r : queued_) {
+      append_json_line(*r, text_);
+      text_ += '\n';
+    }
   queued_.clear();
   arena_.Reset();
-  if (fd_ < 0) {
-    set_error(EBADF);
-    return false;
+}
+
+bool MatchLog::write_printed() {
+  if (text_.empty() || !error_.empty()) {
+    text_.clear();
+    return error_.empty();
   }
-  if (write_fully(fd_, text_)) return true;
-  set_error(errno);
-  return false;
+  if (fd_ < 0)
+    set_error(EBADF);
+  else if (!write_fully(fd_, text_))
+    set_error(errno);
+  text_.clear();
+  last_write_ = std::chrono::steady_clock::now();
+  return error_.empty();
+}
+
+bool MatchLog::flush() {
+  print_queued();
+  return write_printed();
+}
+
+bool MatchLog::flush_grouped(std::chrono::steady_clock::time_point now) {
+  print_queued();
+  if (text_.size() < kGroupBytes && now - last_write_ < kGroupFor) return error_.empty();
+  return write_printed();
 }
 
 }  // namespace allfives::referee

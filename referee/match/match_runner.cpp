@@ -440,12 +440,17 @@ Runner::TurnWait Runner::request_play(int seat, const State& state, const View& 
   m.set_nonce(s.stream->new_nonce());
 
   guard_->before_turn(seat);
-  const BotStream::Watch watch{CpuGuard::kLookEvery, [this] { guard_->look(); }};
+  // A decision's records wait to be written with the next ones unless the bot is slow to
+  // answer (MatchLog::add says why and how long they may wait).
+  const BotStream::Watch watch{CpuGuard::kLookEvery, [this] {
+                                 guard_->look();
+                                 flush_log();
+                               }};
   window_between(seat);  // what it printed since its last decision is not this one's
   const auto sent = Clock::now();
   const auto deadline = sent + s.move_time + s.bank + spec_.time.transport_slack;
   const IoStatus st = s.stream->exchange(
-      m, deadline, [this] { flush_log(); }, guard_->active() ? &watch : nullptr);
+      m, deadline, [this] { log_.flush_grouped(Clock::now()); }, &watch);
   const auto elapsed = Clock::now() - sent;
   guard_->after_turn(seat);
   decision->decision_us =

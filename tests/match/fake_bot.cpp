@@ -1,6 +1,7 @@
 #include "match/fake_bot.h"
 
 #include <atomic>
+#include <utility>
 
 namespace allfives::referee::testing {
 
@@ -46,9 +47,13 @@ class FakeBot::Stream final : public BotStream {
   void check_nonces() override { check_nonces_ = true; }
 
   IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
-                    const std::function<void()>& meanwhile, const Watch*) override {
+                    const std::function<void()>& meanwhile, const Watch* watch) override {
     start_exchange(m);
     if (meanwhile) meanwhile();
+    if (thinking_) {
+      if (watch) watch->call();
+      std::exchange(thinking_, nullptr)();
+    }
     return wait_started(deadline);
   }
   const v1::BotMessage& answer() const override { return answer_; }
@@ -77,6 +82,7 @@ class FakeBot::Stream final : public BotStream {
     sent_.push_back(m.nonce());
     const Reply r = bot_.reply_to(m);
     bot_.output_ += r.printed;
+    thinking_ = r.while_thinking;
     switch (r.kind) {
       case Reply::Kind::kAnswer:
         answer_ = r.message;
@@ -144,6 +150,7 @@ class FakeBot::Stream final : public BotStream {
   std::vector<uint64_t> sent_;
   v1::BotMessage answer_;
   std::optional<v1::BotMessage> arrived_;  // sent while nothing was asked, not yet seen
+  std::function<void()> thinking_;         // the reply's while_thinking, until exchange() runs it
   v1::BotMessage unasked_message_;
   bool unasked_ = false;
   bool by_nonce_ = false;

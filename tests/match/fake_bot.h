@@ -35,6 +35,9 @@ struct Reply {
   std::optional<v1::BotMessage> unasked;
   // What the bot prints while it decides (to its process's output).
   std::string printed;
+  // Set: the bot thinks for longer than the runner's watch interval, so the watch runs (as
+  // MatchStream runs it while the answer is late), then this (what the test looks at meanwhile).
+  std::function<void()> while_thinking;
 };
 
 // The answers of an honest bot: Hello (protocol 3) to MatchStart, the first legal play to a

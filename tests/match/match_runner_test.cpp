@@ -5,7 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -362,6 +364,45 @@ TEST_F(MatchRunner, WhatABotPrintsWhileDecidingGoesUnderThatDecision) {
   }
   EXPECT_GT(seen, 0);
   EXPECT_EQ(count(p, v1::LogRecord::kBotOutput), 0);
+  expect_log_checks(p);
+}
+
+// Quick decisions' records are written in groups, but a bot that thinks for longer than the
+// runner's look interval finds every earlier decision in the file (a live page or a human's
+// turn shows the match as it stands).
+TEST_F(MatchRunner, WhileABotThinksTheLogOnDiskHoldsEveryEarlierDecision) {
+  int requests = 0;  // turn requests sent to either bot
+  int plays_on_disk = -1;
+  const std::string path = dir_.path() + "/fake-match.jsonl";
+  auto count_turns = [&requests](const v1::RefereeMessage& m, int) {
+    if (m.has_match_start()) return testing::hello();
+    ++requests;
+    return testing::first_legal(m.turn_request());
+  };
+  FakeBot a([&](const v1::RefereeMessage& m, int turn) {
+    Reply r = count_turns(m, turn);
+    if (turn != 6 || !m.has_turn_request()) return r;
+    r.while_thinking = [&] {
+      std::ifstream in(path);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      ASSERT_FALSE(text.empty());
+      EXPECT_EQ(text.back(), '\n');  // whole lines only
+      plays_on_disk = 0;
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) {
+        v1::LogRecord rec;
+        std::string error;
+        ASSERT_TRUE(parse_log_line(line, rec, &error)) << error;
+        plays_on_disk += rec.has_play();
+      }
+      EXPECT_EQ(plays_on_disk, requests - 1);  // every decision but the one being made
+    };
+    return r;
+  });
+  FakeBot b(count_turns);
+  const Played p = play({&a, &b});
+  EXPECT_FALSE(p.result.fault);
+  EXPECT_GE(plays_on_disk, 11);  // the check ran, at a's 7th turn
   expect_log_checks(p);
 }
 

@@ -132,8 +132,8 @@ int run(int argc, char** argv, const BotIdentity& identity, BotFactory factory,
         ExtraFlags extra_flags) {
   // gRPC's default polling engine (epoll1) watches the socket for room to write at all times,
   // and a Unix socket signals room each time the peer reads: every answer the referee reads
-  // would wake the bot for nothing (bench/README.md, "A bot woken once a decision"). The poll
-  // engine asks for room only while a write waits. Read when gRPC starts, so set before any
+  // would wake the bot for nothing (bench/README.md, "Fewer wake-ups and writes a decision"). The
+  // poll engine asks for room only while a write waits. Read when gRPC starts, so set before any
   // gRPC object exists; a GRPC_POLL_STRATEGY the bot's author set is kept.
   ::setenv("GRPC_POLL_STRATEGY", "poll", /*overwrite=*/0);
 #ifdef NDEBUG
