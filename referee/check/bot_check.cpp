@@ -83,7 +83,7 @@ class Checker {
   bool prepare();
   bool start_bot();
   std::optional<MatchResult> play(Format format, int seat);
-  bool exited_between_matches(const MatchResult& r, int seat, int played_before);
+  bool exited_between_matches(const MatchResult& r, int seat, int played_before, bool alive);
   CheckLine match_line(Format f, int seat, const MatchResult& r) const;
   bool check_formats();
   void play_for_timing();
@@ -240,9 +240,11 @@ std::optional<MatchResult> Checker::play(Format format, int seat) {
 
 // Whether the bot's process ended between the match before and `r`, which it then could not
 // begin (a fault before the first hand, the process gone): a bot that serves one match only.
-// Noted for the reuse line; the caller starts a fresh process.
-bool Checker::exited_between_matches(const MatchResult& r, int seat, int played_before) {
-  if (!bot_->process() || bot_->alive()) return false;
+// Noted for the reuse line; the caller starts a fresh process. `alive` is the caller's one look
+// at the process after `r`: a second look could find it ended and replace it unnoted.
+bool Checker::exited_between_matches(const MatchResult& r, int seat, int played_before,
+                                     bool alive) {
+  if (!bot_->process() || alive) return false;
   const bool ours = r.fault && r.fault->seat == seat;
   int after = 0;  // the match after which it ended
   if (!ours)
@@ -293,8 +295,11 @@ bool Checker::check_formats() {
     const int before = on_this_process_;
     const std::optional<MatchResult> r = play(f, seat);
     if (!r) return false;
-    if (exited_between_matches(*r, seat, before)) {
+    const bool alive = bot_->alive();
+    bool replaced = false;
+    if (exited_between_matches(*r, seat, before, alive)) {
       if (!start_bot()) return false;
+      replaced = true;
       if (!replayed) {
         replayed = true;
         continue;
@@ -316,7 +321,7 @@ bool Checker::check_formats() {
     }
     add(match_line(f, seat, *r));
     // After a fault the process is replaced, as a tournament replaces it.
-    if ((ours || !bot_->alive()) && !start_bot()) return false;
+    if (!replaced && (ours || !alive) && !start_bot()) return false;
     ++i;
     replayed = false;
   }
@@ -332,7 +337,8 @@ void Checker::play_for_timing() {
     const int before = on_this_process_;
     const std::optional<MatchResult> r = play(Format::kTwoPlayers, seat);
     if (!r) return;
-    if (exited_between_matches(*r, seat, before)) {
+    const bool alive = bot_->alive();
+    if (exited_between_matches(*r, seat, before, alive)) {
       if (!start_bot()) return;
       continue;
     }
@@ -342,7 +348,7 @@ void Checker::play_for_timing() {
       add(line);
       return;
     }
-    if (!bot_->alive() && !start_bot()) return;
+    if (!alive && !start_bot()) return;
   }
 }
 
