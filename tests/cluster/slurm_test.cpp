@@ -271,10 +271,13 @@ TEST(Slurm, SprtOverFourShardsStopsEarlyWithTheVerdictOfOneRun) {
   ASSERT_EQ(::setenv("SLURM_CONF", cluster.conf().c_str(), 1), 0);
   ASSERT_EQ(::setenv("REFEREE", kReferee, 1), 0);
   const std::string results = d + "/results";
+  // A shard's pairs reach its peers once committed: every 100 ms here, not every second, since
+  // a shard's own pairs decide within about a second of play on this node.
   const RunResult submitted =
       run({"sbatch", "--parsable", "--array=0-" + std::to_string(kShards - 1), "--cpus-per-task=1",
            "--oversubscribe", "--time=5", "--chdir=" + d, "--output=" + d + "/task-%a.out",
-           ALLFIVES_SLURM_ARRAY, file, results, "--no-affinity", "--no-sandbox"});
+           ALLFIVES_SLURM_ARRAY, file, results, "--no-affinity", "--no-sandbox",
+           "--sync-interval-ms", "100"});
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
   const std::string job = submitted.output.substr(0, submitted.output.find_first_of(";\n"));
 
