@@ -32,6 +32,56 @@ using google::protobuf::Message;
 // writes without reflection, so a line costs a serialization and one pass over its bytes. For
 // anything else it returns false and the library printer is used.
 
+// Prints into a buffer through a pointer, a check and a copy a piece rather than a library
+// call a character (a line is printed a few bytes at a time); the text is then appended to
+// `out` at once. The buffer is the thread's and keeps its size, so nothing is cleared or
+// allocated once it has grown to the longest line.
+class JsonOut {
+ public:
+  explicit JsonOut(std::string& out) : out_(out) {
+    if (buffer().size() < 1024) buffer().resize(1024);
+    p_ = buffer().data();
+    end_ = p_ + buffer().size();
+  }
+  ~JsonOut() { out_.append(buffer().data(), static_cast<size_t>(p_ - buffer().data())); }
+  JsonOut(const JsonOut&) = delete;
+  JsonOut& operator=(const JsonOut&) = delete;
+
+  JsonOut& operator+=(char c) {
+    if (p_ == end_) grow(1);
+    *p_++ = c;
+    return *this;
+  }
+  JsonOut& operator+=(std::string_view v) {
+    if (static_cast<size_t>(end_ - p_) < v.size()) grow(v.size());
+    std::memcpy(p_, v.data(), v.size());
+    p_ += v.size();
+    return *this;
+  }
+  template <typename T>
+  void number(T v) {
+    if (end_ - p_ < 24) grow(24);  // the longest 64-bit integer has 20 digits and a sign
+    p_ = std::to_chars(p_, end_, v).ptr;
+  }
+  // Drops what was printed: the library prints the line instead.
+  void discard() { p_ = buffer().data(); }
+
+ private:
+  static std::string& buffer() {
+    thread_local std::string b;
+    return b;
+  }
+  void grow(size_t n) {
+    const auto used = static_cast<size_t>(p_ - buffer().data());
+    buffer().resize(std::max(2 * buffer().size(), used + n));
+    p_ = buffer().data() + used;
+    end_ = buffer().data() + buffer().size();
+  }
+  std::string& out_;
+  char* p_ = nullptr;
+  char* end_ = nullptr;
+};
+
 // JSON's two-character escapes: the character after the backslash, or 0.
 char short_escape(unsigned char c) {
   switch (c) {
@@ -56,7 +106,8 @@ char short_escape(unsigned char c) {
 
 // A string as the library escapes it. Only ASCII: the library drops invalid UTF-8 and
 // escapes some code points, so other bytes are left to it.
-bool append_string(std::string_view s, std::string& out) {
+template <typename Out>  // JsonOut, or a std::string while plans are made (a JsonOut may be open)
+bool append_string(std::string_view s, Out& out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out += '"';
   for (const char ch : s) {
@@ -78,10 +129,8 @@ bool append_string(std::string_view s, std::string& out) {
 }
 
 template <typename T>
-void append_number(T v, std::string& out) {
-  char buf[24];
-  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, end);
+void append_number(T v, JsonOut& out) {
+  out.number(v);
 }
 
 struct MessagePlan;
@@ -188,7 +237,7 @@ const MessagePlan& plan_of(const Descriptor* d) {
   return *slot;
 }
 
-bool append_enum(const FieldPlan& f, int v, std::string& out) {
+bool append_enum(const FieldPlan& f, int v, JsonOut& out) {
   if (v >= 0 && static_cast<size_t>(v) < f.enum_names.size() && !f.enum_names[v].empty()) {
     out += f.enum_names[v];
     return true;
@@ -231,9 +280,9 @@ struct FieldValues {
   uint32_t count = 0;
 };
 
-bool append_message(std::string_view wire, const MessagePlan& plan, std::string& out);
+bool append_message(std::string_view wire, const MessagePlan& plan, JsonOut& out);
 
-bool append_scalar(const FieldPlan& p, uint64_t v, std::string& out) {
+bool append_scalar(const FieldPlan& p, uint64_t v, JsonOut& out) {
   switch (p.kind) {
     case Kind::kInt32:
       append_number(static_cast<int32_t>(v), out);
@@ -263,7 +312,7 @@ bool append_scalar(const FieldPlan& p, uint64_t v, std::string& out) {
 
 // One value of a field, as it came on the wire. `w` is a copy: printing a message grows the
 // stack it was read from.
-bool append_value(const FieldPlan& p, const WireField w, std::string& out) {
+bool append_value(const FieldPlan& p, const WireField w, JsonOut& out) {
   if (p.kind == Kind::kString) return w.wire_type == 2 && append_string(w.bytes, out);
   if (p.kind == Kind::kMessage) {
     if (w.wire_type != 2) return false;
@@ -274,7 +323,7 @@ bool append_value(const FieldPlan& p, const WireField w, std::string& out) {
 }
 
 // A repeated field's values: one wire field each, or a packed run of varints.
-bool append_values(const FieldPlan& p, const WireField& w, bool* first, std::string& out) {
+bool append_values(const FieldPlan& p, const WireField& w, bool* first, JsonOut& out) {
   const bool packed = w.wire_type == 2 && p.kind != Kind::kString && p.kind != Kind::kMessage;
   if (!packed) {
     if (!*first) out += ',';
@@ -294,7 +343,7 @@ bool append_values(const FieldPlan& p, const WireField& w, bool* first, std::str
 }
 
 // A field absent from the wire holds its default.
-void append_default(const FieldPlan& p, std::string& out) {
+void append_default(const FieldPlan& p, JsonOut& out) {
   if (p.kind == Kind::kString)
     out += "\"\"";
   else
@@ -344,7 +393,7 @@ bool read_fields(std::string_view wire, const MessagePlan& plan, size_t values) 
 // Prints field `i` of the plan from its values `v`. Repeated fields always print (`[]` when
 // empty), singular messages and oneof members only when present, other fields always (their
 // default when absent).
-bool append_field(const FieldPlan& p, const FieldValues v, bool* first, std::string& out) {
+bool append_field(const FieldPlan& p, const FieldValues v, bool* first, JsonOut& out) {
   if (!p.repeated && v.count > 1) return false;  // merged or overridden values: the library's
   if (v.count == 0 && !p.repeated && (p.in_oneof || p.kind == Kind::kMessage)) return true;
   if (!*first) out += ',';
@@ -365,7 +414,7 @@ bool append_field(const FieldPlan& p, const FieldValues v, bool* first, std::str
   return true;
 }
 
-bool append_message(std::string_view wire, const MessagePlan& plan, std::string& out) {
+bool append_message(std::string_view wire, const MessagePlan& plan, JsonOut& out) {
   if (!plan.supported) return false;
   const size_t from = wire_stack.size();
   const size_t values = values_stack.size();
@@ -396,7 +445,11 @@ void append_json_line(const google::protobuf::Message& m, std::string& out) {
   const size_t start = out.size();
   thread_local std::string wire;
   wire.clear();
-  if (m.AppendToString(&wire) && append_message(wire, plan_of(m.GetDescriptor()), out)) return;
+  if (m.AppendToString(&wire)) {
+    JsonOut json(out);
+    if (append_message(wire, plan_of(m.GetDescriptor()), json)) return;
+    json.discard();
+  }
   out.resize(start);
   std::string text;
   google::protobuf::util::JsonPrintOptions options;
