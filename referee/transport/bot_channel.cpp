@@ -33,6 +33,9 @@ std::shared_ptr<grpc::Channel> make_channel(const std::string& address) {
   // only "identity" enabled, the referee tells bots it accepts nothing else, and a stream whose
   // answers are compressed anyway fails when its headers arrive, before anything is inflated.
   args.SetInt(GRPC_COMPRESSION_CHANNEL_ENABLED_ALGORITHMS_BITSET, 1u << GRPC_COMPRESS_NONE);
+  // No bandwidth probes: their pings (about five a match, each answered) wake the bot for
+  // nothing, and the window they tune matters only for bulk transfers, not a bot's answers.
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 
