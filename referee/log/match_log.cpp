@@ -35,7 +35,8 @@ using google::protobuf::Message;
 // Prints into a buffer through a pointer, a check and a copy a piece rather than a library
 // call a character (a line is printed a few bytes at a time); the text is then appended to
 // `out` at once. The buffer is the thread's and keeps its size, so nothing is cleared or
-// allocated once it has grown to the longest line.
+// allocated once it has grown to the longest line; so one JsonOut at a time in a thread (a
+// plan made while a line is printed quotes its enum names into plain strings).
 class JsonOut {
  public:
   explicit JsonOut(std::string& out) : out_(out) {
