@@ -14,6 +14,13 @@
 #     the difference of the two runs' times over the difference of their decisions: what a
 #     decision costs once the start-up and the end are cancelled (set it beside a runner's
 #     runs of two lengths measured the same way; bench/README.md, "Like for like").
+#   With FASTCHESS=PATH and UCI_ENGINE=PATH in the environment (--marginal only), each trial
+#     also runs fastchess with the variant's concurrency and pinning (-use-affinity), the engine
+#     against itself at 100 and 1000 games, just before the referee's runs: µs per ply = the
+#     difference of the two runs' times to their last finished game over the difference of
+#     their plies (fastchess waits for its engines after the last game; bench/README.md, "Like
+#     for like"). fastchess is not a dependency: bench/random_uci.cpp is the random mover the
+#     figures in bench/README.md used, built against fastchess's own move generator.
 # Per decision = wall time / decisions (the plays in the match logs), so at concurrency 2 it is
 # the cost of a decision in throughput, as a ply is in a runner's concurrency-2 figure. The
 # CPU column is user + system time of the referee and of every process reaped below it (its
@@ -23,6 +30,7 @@
 # from the repository root after scripts/setup.sh, best on a machine with nothing else running:
 #   bash bench/per_decision.sh [BUILD_DIR] [TRIALS] [MATCHES] [--components|--marginal]
 # BUILD_DIR defaults to build, TRIALS to 9, MATCHES to 40.
+#   FASTCHESS=~/fastchess/fastchess UCI_ENGINE=~/random_uci bash bench/per_decision.sh build 8 40 --marginal
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -62,6 +70,45 @@ else
   echo "per_decision.sh: the fourth argument may only be --components or --marginal, not '$mode'" >&2
   exit 2
 fi
+against=""
+if [[ -n ${FASTCHESS:-} || -n ${UCI_ENGINE:-} ]]; then
+  if [[ $mode != --marginal || ! -x ${FASTCHESS:-} || ! -x ${UCI_ENGINE:-} ]]; then
+    echo "per_decision.sh: FASTCHESS and UCI_ENGINE must both name programs, with --marginal" >&2
+    exit 2
+  fi
+  against=fastchess
+fi
+
+# fastchess's engine against itself: ROUNDS rounds of 2 games at concurrency C, more flags
+# after; prints "µs_to_its_last_finished_game plies".
+fastchess_once() {
+  local c=$1 rounds=$2 dir
+  shift 2
+  dir=$(mktemp -d -p "$work")
+  local start=$EPOCHREALTIME last=""
+  while IFS= read -r line; do
+    [[ $line == *"Finished game"* ]] && last=$EPOCHREALTIME
+  done < <(cd "$dir" && "$FASTCHESS" -engine cmd="$UCI_ENGINE" name=a -engine cmd="$UCI_ENGINE" \
+    name=b -each tc=10+1 -rounds "$rounds" -games 2 -concurrency "$c" "$@" \
+    -pgnout file=g.pgn notation=uci 2>&1)
+  local plies
+  plies=$(grep -v '^\[' "$dir/g.pgn" | tr '\n' ' ' | sed 's/{[^}]*}//g' | tr -s ' ' '\n' |
+    grep -cE '^[a-h][1-8][a-h][1-8][qrbn]?$' || true)
+  [[ -n $last && $plies -gt 0 ]] || { echo "per_decision.sh: fastchess played nothing" >&2; exit 1; }
+  awk -v s="$start" -v l="$last" -v p="$plies" 'BEGIN{printf "%.0f %d\n", (l - s) * 1e6, p}'
+  rm -rf "$dir"
+}
+
+# fastchess at the referee's variant $1 (its -j and --no-affinity): µs per ply, 100 against
+# 1000 games.
+fastchess_per_ply() {
+  local c=1 pin=(-use-affinity) t0 p0 t1 p1
+  [[ $1 == *"-j 2"* ]] && c=2
+  [[ $1 == *--no-affinity* ]] && pin=()
+  read -r t0 p0 < <(fastchess_once "$c" 50 "${pin[@]}")
+  read -r t1 p1 < <(fastchess_once "$c" 500 "${pin[@]}")
+  awk -v a="$t0" -v b="$t1" -v p="$p0" -v q="$p1" 'BEGIN{printf "%.2f\n", (b - a) / (q - p)}'
+}
 
 # Runs tournament file $2 once with flags $1; prints "wall_s cpu_s decisions".
 run_once() {
@@ -94,7 +141,7 @@ run() {
 source bench/median.sh
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.3f", a / b}'; }
 
-declare -A wall cpu
+declare -A wall cpu fast against_ratio
 n=${#names[@]}
 echo "per decision, random_bot vs random_bot, $matches matches a run${mode:+ ($mode)}, $trials trials, $(nproc) CPUs," \
   "commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'), $(date -u '+%F %H:%M UTC')," \
@@ -103,10 +150,18 @@ for ((t = 0; t < trials; t++)); do
   line="trial $((t + 1)):"
   for ((k = 0; k < n; k++)); do
     v=$(((t + k) % n))
+    fc=""
+    [[ -n $against ]] && fc=$(fastchess_per_ply "${flags[$v]}")
     read -r us cpu_us decisions < <(run "${flags[$v]}")
     wall[$v]+="$us "
     cpu[$v]+="$cpu_us "
-    line+=" ${names[$v]} $us µs (CPU $cpu_us, $decisions decisions);"
+    line+=" ${names[$v]} $us µs (CPU $cpu_us, $decisions decisions"
+    if [[ -n $fc ]]; then
+      fast[$v]+="$fc "
+      against_ratio[$v]+="$(ratio "$us" "$fc") "
+      line+="; fastchess $fc µs a ply"
+    fi
+    line+=");"
   done
   echo "$line"
 done
@@ -119,3 +174,10 @@ for ((v = 0; v < n; v++)); do
   c=$(tr ' ' '\n' <<< "${cpu[$v]}" | grep . | median)
   printf '%-22s %20s %8s %18s %8s\n' "${names[$v]}" "$w" "$(ratio "$w" "$w0")" "$c" "$(ratio "$c" "$c0")"
 done
+if [[ -n $against ]]; then
+  printf '%-22s %24s %36s\n' variant "fastchess µs/ply (median)" "referee / fastchess (median of trials)"
+  for ((v = 0; v < n; v++)); do
+    printf '%-22s %24s %36s\n' "${names[$v]}" "$(tr ' ' '\n' <<< "${fast[$v]}" | grep . | median)" \
+      "$(tr ' ' '\n' <<< "${against_ratio[$v]}" | grep . | median)"
+  done
+fi
