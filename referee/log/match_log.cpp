@@ -34,9 +34,9 @@ using google::protobuf::Message;
 
 // Prints into a buffer through a pointer, a check and a copy a piece rather than a library
 // call a character (a line is printed a few bytes at a time); the text is then appended to
-// `out` at once. The buffer is the thread's and keeps its size, so nothing is cleared or
-// allocated once it has grown to the longest line; so one JsonOut at a time in a thread (a
-// plan made while a line is printed quotes its enum names into plain strings).
+// `out` at once. The buffer is the thread's and keeps its size (up to kKept), so nothing is
+// cleared or allocated once it has grown to the longest line; so one JsonOut at a time in a
+// thread (a plan made while a line is printed quotes its enum names into plain strings).
 class JsonOut {
  public:
   explicit JsonOut(std::string& out) : out_(out) {
@@ -44,7 +44,13 @@ class JsonOut {
     p_ = buffer().data();
     end_ = p_ + buffer().size();
   }
-  ~JsonOut() { out_.append(buffer().data(), static_cast<size_t>(p_ - buffer().data())); }
+  ~JsonOut() {
+    out_.append(buffer().data(), static_cast<size_t>(p_ - buffer().data()));
+    if (buffer().size() > kKept) {  // a rare long line (a bot's output) is not kept for good
+      buffer().resize(kKept);
+      buffer().shrink_to_fit();
+    }
+  }
   JsonOut(const JsonOut&) = delete;
   JsonOut& operator=(const JsonOut&) = delete;
 
@@ -68,6 +74,7 @@ class JsonOut {
   void discard() { p_ = buffer().data(); }
 
  private:
+  static constexpr size_t kKept = 64 * 1024;
   static std::string& buffer() {
     thread_local std::string b;
     return b;

@@ -57,6 +57,25 @@ TEST(JsonLine, EscapesUnknownEnumsAndWideIntegersPrintAsTheLibraryPrintsThem) {
   EXPECT_EQ(to_json_line(entry), library_json(entry));
 }
 
+// A line longer than the printer keeps its buffer for (a bot's output escaped six bytes a
+// character: 200 KiB here), then short and long lines again: each as the library prints it,
+// and appended after what the caller's string already held.
+TEST(JsonLine, LinesLongerThanTheBufferKeptPrintAsTheLibraryPrintsThem) {
+  v1::LogRecord long_play;
+  long_play.mutable_play()->set_comment(std::string(200 * 1024 / 6, '\x01') + "end");
+  v1::LogRecord short_play;
+  short_play.mutable_play()->set_comment("short");
+  std::string out = "before\n";
+  std::string expected = out;
+  for (const v1::LogRecord* r : {&long_play, &short_play, &long_play, &short_play}) {
+    append_json_line(*r, out);
+    expected += library_json(*r);
+    EXPECT_EQ(to_json_line(*r), library_json(*r));
+  }
+  EXPECT_EQ(out, expected);
+  EXPECT_GT(out.size(), size_t{400} * 1024);
+}
+
 // The printer reads the message's wire form: packed runs of numbers, repeated booleans and
 // strings, nested repeated messages, and a proto3 optional field set to its default (on the
 // wire, so printed) beside one left unset (not printed).
