@@ -136,11 +136,6 @@ bool append_string(std::string_view s, Out& out) {
   return true;
 }
 
-template <typename T>
-void append_number(T v, JsonOut& out) {
-  out.number(v);
-}
-
 struct MessagePlan;
 
 // How a field's values are read from the wire and printed.
@@ -252,7 +247,7 @@ bool append_enum(const FieldPlan& f, int v, JsonOut& out) {
   }
   const auto* named = f.field->enum_type()->FindValueByNumber(v);
   if (!named) {
-    append_number(v, out);  // an unknown value prints as its number
+    out.number(v);  // an unknown value prints as its number
     return true;
   }
   return append_string(named->name(), out);
@@ -293,19 +288,19 @@ bool append_message(std::string_view wire, const MessagePlan& plan, JsonOut& out
 bool append_scalar(const FieldPlan& p, uint64_t v, JsonOut& out) {
   switch (p.kind) {
     case Kind::kInt32:
-      append_number(static_cast<int32_t>(v), out);
+      out.number(static_cast<int32_t>(v));
       return true;
     case Kind::kUInt32:
-      append_number(static_cast<uint32_t>(v), out);
+      out.number(static_cast<uint32_t>(v));
       return true;
     case Kind::kInt64:  // 64-bit integers are JSON strings
       out += '"';
-      append_number(static_cast<int64_t>(v), out);
+      out.number(static_cast<int64_t>(v));
       out += '"';
       return true;
     case Kind::kUInt64:
       out += '"';
-      append_number(v, out);
+      out.number(v);
       out += '"';
       return true;
     case Kind::kBool:

@@ -450,7 +450,7 @@ Runner::TurnWait Runner::request_play(int seat, const State& state, const View& 
   const auto sent = Clock::now();
   const auto deadline = sent + s.move_time + s.bank + spec_.time.transport_slack;
   const IoStatus st = s.stream->exchange(
-      m, deadline, [this] { log_.flush_grouped(Clock::now()); }, &watch);
+      m, deadline, [this, sent] { log_.flush_grouped(sent); }, &watch);
   const auto elapsed = Clock::now() - sent;
   guard_->after_turn(seat);
   decision->decision_us =

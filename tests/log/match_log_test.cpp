@@ -2,31 +2,22 @@
 // due (its bytes or its age), flush() writes them at once, and the file only ever holds whole
 // lines.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
 #include <string>
 
 #include "log/match_log.h"
+#include "match/temp_dir.h"
 
 namespace allfives::referee {
 namespace {
 
 class MatchLogGroups : public ::testing::Test {
  protected:
-  MatchLogGroups() {
-    std::string t = (std::filesystem::temp_directory_path() / "match-log-XXXXXX").string();
-    if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
-    dir_ = t;
-    path_ = dir_ + "/m.jsonl";
-  }
-  ~MatchLogGroups() override { std::filesystem::remove_all(dir_); }
-
   std::unique_ptr<MatchLog> open() const {
     std::string error;
     std::unique_ptr<MatchLog> log = MatchLog::create(path_, &error);
@@ -46,8 +37,8 @@ class MatchLogGroups : public ::testing::Test {
     log.add().mutable_bot_output()->set_stderr(std::string(bytes, 'x'));
   }
 
-  std::string dir_;
-  std::string path_;
+  testing::TempDir dir_{"match-log"};
+  std::string path_ = dir_.path() + "/m.jsonl";
 };
 
 TEST_F(MatchLogGroups, AYoungSmallGroupWaitsAndFlushWritesItWhole) {

@@ -1,9 +1,7 @@
 // The match runner against scripted bots in memory (fake_bot.h): whole matches, each fault as
 // a value, and the log they leave, checked by the replay checker. No process, no gRPC.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -15,6 +13,7 @@
 #include "log/log_reader.h"
 #include "match/fake_bot.h"
 #include "match/match_runner.h"
+#include "match/temp_dir.h"
 #include "replay/replay.h"
 
 namespace allfives::referee {
@@ -23,20 +22,7 @@ namespace {
 using testing::FakeBot;
 using testing::Reply;
 
-// A folder of this test's own, removed at the end.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "match-runner-XXXXXX").string();
-    if (!mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = t;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 struct Played {
   MatchResult result;
@@ -115,7 +101,7 @@ class MatchRunner : public ::testing::Test {
     return nullptr;
   }
 
-  TempDir dir_;
+  TempDir dir_{"match-runner"};
   std::vector<BotSpec> specs_;
 };
 
