@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "common/temp_dir.h"
 #include "log/match_log.h"
-#include "match/temp_dir.h"
 
 namespace allfives::referee {
 namespace {
@@ -37,7 +37,7 @@ class MatchLogGroups : public ::testing::Test {
     log.add().mutable_bot_output()->set_stderr(std::string(bytes, 'x'));
   }
 
-  testing::TempDir dir_{"match-log"};
+  allfives::testing::TempDir dir_{"match-log"};
   std::string path_ = dir_.path() + "/m.jsonl";
 };
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/temp_dir.h"
 #include "log/library_json.h"
 #include "log/log_reader.h"
 #include "match/fake_bot.h"
 #include "match/match_runner.h"
-#include "match/temp_dir.h"
 #include "replay/replay.h"
 
 namespace allfives::referee {
@@ -22,7 +22,7 @@ namespace {
 using testing::FakeBot;
 using testing::Reply;
 
-using testing::TempDir;
+using allfives::testing::TempDir;
 
 struct Played {
   MatchResult result;

@@ -1,8 +1,6 @@
-// Shared pieces of the SDK suites: temporary directories and an in-process SDK server.
+// Shared pieces of the SDK suites: an in-process SDK server in a temporary folder.
 #pragma once
 
-#include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
@@ -10,33 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "allfives/bot/server.h"
+#include "common/temp_dir.h"
 #include "mini_referee.h"
 
 namespace allfives::testing {
 
-// A fresh directory under the system's temp dir, removed with everything in it. Unix socket
-// paths must stay short (108 bytes), so the name is short too.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "afsdk.XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string socket(const std::string& name) const { return "unix:" + (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 // The SDK's server in this process, on a unix socket of its own, with a client stub.
+// `folder_prefix` names its folder (tests/common/temp_dir.h).
 struct TestServer {
   TempDir dir;
   std::string address;
@@ -44,7 +22,9 @@ struct TestServer {
   std::unique_ptr<v1::Bot::Stub> stub;
 
   TestServer(bot::BotFactory factory, uint64_t seed = 0,
-             bot::BotIdentity identity = {"test-bot", "0.1"}) {
+             bot::BotIdentity identity = {"test-bot", "0.1"},
+             const std::string& folder_prefix = "allfives-sdk")
+      : dir(folder_prefix) {
     address = dir.socket("bot.sock");
     std::string error;
     server =

@@ -1,6 +1,9 @@
 // The bot SDK's server, in this process, driven by a raw gRPC client acting as the referee.
+#include <unistd.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <new>
 #include <set>
@@ -287,15 +290,25 @@ TEST(SdkServer, BadAllocInTheBotEndsTheProcessSayingSo) {
   class Hungry final : public Bot {
     Play choose_play(const View&, const Clock&) override { throw std::bad_alloc(); }
   };
+  // The child dies with its server's folder in place: named after this process, which removes
+  // it afterwards.
+  const std::string folder = "allfives-sdk-death-" + std::to_string(::getpid());
   EXPECT_DEATH(
       {
-        TestServer server([](const MatchInfo&) { return std::make_unique<Hungry>(); });
+        TestServer server([](const MatchInfo&) { return std::make_unique<Hungry>(); }, 0,
+                          {"test-bot", "0.1"}, "allfives-sdk-death-" + std::to_string(::getppid()));
         MatchStream s(*server.stub, std::chrono::seconds(10));
         v1::BotMessage hello;
         first_turn(s, Format::kTwoPlayers, 5, "hungry", &hello);
         s.finish();
       },
       "the bot ran out of memory \\(std::bad_alloc\\) in choose_play; ending the process");
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (entry.path().filename().string().rfind(folder + "-", 0) == 0) {
+      std::error_code ec;
+      std::filesystem::remove_all(entry.path(), ec);
+    }
 }
 
 TEST(SdkServer, ThrowingFactoryFailsBeforeHello) {

@@ -4,12 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "common/temp_dir.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
 
@@ -20,14 +20,12 @@ namespace fs = std::filesystem;
 
 // A folder with an executable "bot" script; files written there are loaded as tournaments.
 struct Folder {
-  fs::path dir;
+  testing::TempDir tmp{"allfives-bounded"};
+  fs::path dir = tmp.path();
   Folder() {
-    dir = fs::temp_directory_path() / ("allfives-bounded-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
     std::ofstream(dir / "bot.sh") << "#!/bin/sh\nexit 0\n";
     fs::permissions(dir / "bot.sh", fs::perms::owner_all);
   }
-  ~Folder() { fs::remove_all(dir); }
   bool load(const std::string& text, TournamentDef& out, std::string& error) {
     std::ofstream(dir / "t.txtpb") << text;
     return load_tournament((dir / "t.txtpb").string(), out, &error);

@@ -2,12 +2,12 @@
 // field or enum value answered with "Did you mean ...?", the valid names and the position of
 // the word itself.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "allfives/v1/tournament.pb.h"
+#include "common/temp_dir.h"
 #include "text/did_you_mean.h"
 #include "tournament/file_typos.h"
 #include "tournament/tournament_file.h"
@@ -35,15 +35,12 @@ TEST(DidYouMean, TheNearestNameWithinAThirdOfTheWord) {
 
 // Loads `text` as a tournament file (in a folder of this test's own) and returns the error.
 std::string error_of(const std::string& text) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("allfives-typos-" + std::to_string(::getpid()) + "-" +
-                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::create_directories(dir);
+  const allfives::testing::TempDir tmp("allfives-typos");
+  const fs::path dir = tmp.path();
   std::ofstream(dir / "t.txtpb") << text;
   TournamentDef t;
   std::string error;
   EXPECT_FALSE(load_tournament((dir / "t.txtpb").string(), t, &error)) << text;
-  fs::remove_all(dir);
   return error;
 }
 

@@ -1,13 +1,13 @@
 // Gauntlets (candidates against baselines), the schedule's stability under appending bots, the
 // sprt block and per-bot time controls of the tournament file.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 
+#include "common/temp_dir.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
@@ -20,12 +20,9 @@ namespace fs = std::filesystem;
 class Files {
  public:
   Files() {
-    dir_ = fs::temp_directory_path() / ("allfives-gauntlet-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     std::ofstream(dir_ / "bot.sh") << "#!/bin/sh\nexit 0\n";
     fs::permissions(dir_ / "bot.sh", fs::perms::owner_all);
   }
-  ~Files() { fs::remove_all(dir_); }
   bool load(const std::string& text, TournamentDef& out, std::string& error) {
     const fs::path path = dir_ / "t.txtpb";
     std::ofstream(path) << text;
@@ -39,7 +36,8 @@ class Files {
   }
 
  private:
-  fs::path dir_;
+  testing::TempDir tmp_{"allfives-gauntlet"};
+  fs::path dir_ = tmp_.path();
 };
 
 std::string bot(const std::string& name, const std::string& extra = "") {

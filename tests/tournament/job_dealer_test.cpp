@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/temp_dir.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
@@ -95,9 +96,8 @@ TEST(JobDealer, ZeroJobsOrMoreWorkersThanJobs) {
 
 // A tournament file of `n` bots in `format`.
 TournamentDef def_of(const std::string& format, int n, int matches, bool gauntlet = false) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("allfives-dealer-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const testing::TempDir tmp("allfives-dealer");
+  const fs::path dir = tmp.path();
   std::ofstream(dir / "bot.sh") << "#!/bin/sh\nexit 0\n";
   fs::permissions(dir / "bot.sh", fs::perms::owner_all);
   std::string text =

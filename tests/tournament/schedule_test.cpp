@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "common/temp_dir.h"
 #include "tournament/gauntlet.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
@@ -19,16 +20,14 @@ namespace fs = std::filesystem;
 
 // Writes `text` as a tournament file next to an executable "bot" script, and loads it.
 struct FileFixture {
-  fs::path dir;
+  testing::TempDir tmp{"allfives-tfile"};
+  fs::path dir = tmp.path();
   FileFixture() {
-    dir = fs::temp_directory_path() / ("allfives-tfile-" + std::to_string(::getpid()));
-    fs::create_directories(dir);
     const fs::path bot = dir / "bot.sh";
     std::ofstream(bot) << "#!/bin/sh\nexit 0\n";
     fs::permissions(bot, fs::perms::owner_all);
     std::ofstream(dir / "not_executable.sh") << "x";
   }
-  ~FileFixture() { fs::remove_all(dir); }
   bool load(const std::string& text, TournamentDef& out, std::string& error) {
     const fs::path path = dir / "t.txtpb";
     std::ofstream(path) << text;

@@ -1,13 +1,11 @@
 // Hand-made index entries for the tournament suites.
 #pragma once
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "allfives/v1/tournament.pb.h"
+#include "common/temp_dir.h"
 
 namespace allfives::referee::testing {
 
@@ -56,31 +54,7 @@ inline v1::IndexEntry two_player(const std::string& id, const std::string& a, co
   return e;
 }
 
-// A fresh empty folder for one test, removed by the destructor.
-class TempDir {
- public:
-  TempDir() {
-    path_ =
-        std::filesystem::temp_directory_path() /
-        ("allfives-tournament-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  static int& counter() {
-    static int n = 0;
-    return n;
-  }
-  std::filesystem::path path_;
-};
+// The tests' own folders (tests/common/temp_dir.h).
+using allfives::testing::TempDir;
 
 }  // namespace allfives::referee::testing

@@ -1,0 +1,39 @@
+// A folder of one test's own under the system's temporary folder, made by mkdtemp (so no other
+// test or run can hold its name) and removed with everything in it by the destructor.
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace allfives::testing {
+
+class TempDir {
+ public:
+  // `prefix` names the folder, for whoever finds one left by a killed test; kept short, as a
+  // Unix socket's path inside it may have at most 107 bytes.
+  explicit TempDir(const std::string& prefix = "allfives-test") {
+    std::string t = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed for " + t);
+    path_ = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // The path of `name` inside the folder.
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  // A gRPC address of a Unix socket named `name` inside the folder.
+  std::string socket(const std::string& name) const { return "unix:" + file(name); }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace allfives::testing
