@@ -38,7 +38,7 @@ class MatchLogGroups : public ::testing::Test {
   }
 
   allfives::testing::TempDir dir_{"match-log"};
-  std::string path_ = dir_.path() + "/m.jsonl";
+  std::string path_ = dir_.file("m.jsonl");
 };
 
 TEST_F(MatchLogGroups, AYoungSmallGroupWaitsAndFlushWritesItWhole) {

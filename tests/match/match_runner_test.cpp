@@ -53,7 +53,7 @@ class MatchRunner : public ::testing::Test {
       spec.seats.push_back(s);
     }
     Played out;
-    out.log_path = dir_.path() + "/fake-match.jsonl";
+    out.log_path = dir_.file("fake-match.jsonl");
     std::string error;
     std::unique_ptr<MatchLog> log = MatchLog::create(out.log_path, &error);
     EXPECT_TRUE(log) << error;
@@ -359,7 +359,7 @@ TEST_F(MatchRunner, WhatABotPrintsWhileDecidingGoesUnderThatDecision) {
 TEST_F(MatchRunner, WhileABotThinksTheLogOnDiskHoldsEveryEarlierDecision) {
   int requests = 0;  // turn requests sent to either bot
   int plays_on_disk = -1;
-  const std::string path = dir_.path() + "/fake-match.jsonl";
+  const std::string path = dir_.file("fake-match.jsonl");
   auto count_turns = [&requests](const v1::RefereeMessage& m, int) {
     if (m.has_match_start()) return testing::hello();
     ++requests;

@@ -28,6 +28,12 @@ using bot::Bot;
 using bot::Clock;
 using bot::MatchInfo;
 
+// The folder prefix of the server a death test's child starts for the test run by process
+// `parent`: the child dies with its folder in place, and the parent removes it afterwards.
+std::string death_folder(pid_t parent) {
+  return "allfives-sdk-death-" + std::to_string(parent);
+}
+
 // What the bots of one server saw, for the tests to check afterwards.
 struct Record {
   std::mutex mu;
@@ -290,13 +296,10 @@ TEST(SdkServer, BadAllocInTheBotEndsTheProcessSayingSo) {
   class Hungry final : public Bot {
     Play choose_play(const View&, const Clock&) override { throw std::bad_alloc(); }
   };
-  // The child dies with its server's folder in place: named after this process, which removes
-  // it afterwards.
-  const std::string folder = "allfives-sdk-death-" + std::to_string(::getpid());
   EXPECT_DEATH(
       {
         TestServer server([](const MatchInfo&) { return std::make_unique<Hungry>(); }, 0,
-                          {"test-bot", "0.1"}, "allfives-sdk-death-" + std::to_string(::getppid()));
+                          {"test-bot", "0.1"}, death_folder(::getppid()));
         MatchStream s(*server.stub, std::chrono::seconds(10));
         v1::BotMessage hello;
         first_turn(s, Format::kTwoPlayers, 5, "hungry", &hello);
@@ -305,7 +308,7 @@ TEST(SdkServer, BadAllocInTheBotEndsTheProcessSayingSo) {
       "the bot ran out of memory \\(std::bad_alloc\\) in choose_play; ending the process");
   for (const auto& entry :
        std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-    if (entry.path().filename().string().rfind(folder + "-", 0) == 0) {
+    if (entry.path().filename().string().rfind(death_folder(::getpid()) + "-", 0) == 0) {
       std::error_code ec;
       std::filesystem::remove_all(entry.path(), ec);
     }
