@@ -12,12 +12,21 @@ namespace allfives::testing {
 
 class TempDir {
  public:
+  // Readable by every user: for folders a bot running as its own user must enter.
+  static constexpr std::filesystem::perms kOpenToAll =
+      std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+      std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+      std::filesystem::perms::others_exec;
+
   // `prefix` names the folder, for whoever finds one left by a killed test; kept short, as a
-  // Unix socket's path inside it may have at most 107 bytes.
-  explicit TempDir(const std::string& prefix = "allfives-test") {
+  // Unix socket's path inside it may have at most 107 bytes. mkdtemp makes it its owner's only
+  // unless `perms` says otherwise.
+  explicit TempDir(const std::string& prefix = "allfives-test",
+                   std::filesystem::perms perms = std::filesystem::perms::owner_all) {
     std::string t = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed for " + t);
     path_ = t;
+    std::filesystem::permissions(path_, perms);
   }
   ~TempDir() {
     std::error_code ec;

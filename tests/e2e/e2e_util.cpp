@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/temp_dir.h"
 #include "log/match_log.h"
 #include "process/bot_process.h"
 #include "replay/replay.h"
@@ -98,19 +99,13 @@ RunResult run_in_terminal(const std::vector<std::string>& argv,
 }
 
 std::string temp_dir(const std::string& name) {
-  const auto base =
-      std::filesystem::temp_directory_path() / ("allfives-e2e-" + std::to_string(::getpid()));
-  const auto dir = base / name;
+  // One folder for the run's tests, removed at exit; bots running as their own users enter it.
+  static const allfives::testing::TempDir base("allfives-e2e",
+                                               allfives::testing::TempDir::kOpenToAll);
+  const std::string dir = base.file(name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  static const struct Cleanup {
-    std::filesystem::path base;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(base, ec);
-    }
-  } cleanup{base};
-  return dir.string();
+  return dir;
 }
 
 std::string targets_file(const std::string& name, const std::vector<std::string>& targets) {

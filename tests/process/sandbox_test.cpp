@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "common/temp_dir.h"
 #include "process/bot_process.h"
 #include "process_test_util.h"
 
@@ -121,7 +122,8 @@ TEST(SandboxProc, RootOnlyFilesAreUnreadableByOthers) {
 }
 
 TEST(SandboxFolders, ProgramFolderPathArgumentsAndExtras) {
-  const fs::path base = fs::temp_directory_path() / ("sandbox-folders-" + std::to_string(getpid()));
+  const allfives::testing::TempDir dir("sandbox-folders");
+  const fs::path base = dir.path();
   fs::create_directories(base / "bots" / "weights");
   fs::create_directories(base / "data");
   std::ofstream(base / "bots" / "bot.py") << "";
@@ -131,7 +133,6 @@ TEST(SandboxFolders, ProgramFolderPathArgumentsAndExtras) {
   // python3's folder is a system folder (bound anyway), bots/ holds bot.py and weights/ is
   // inside it, data/ is an extra; flags, addresses and missing paths are not folders to bind.
   EXPECT_EQ(dirs, (std::vector<std::string>{(base / "bots").string(), (base / "data").string()}));
-  fs::remove_all(base);
 }
 
 // --- The referee's own paths ----------------------------------------------------------------
@@ -233,7 +234,8 @@ TEST(SandboxArgv, MasksComeAfterTheBindsAndTheFoldersEndReadOnly) {
 }
 
 TEST(SandboxMasks, RealPathsRelativePathsAndSymlinks) {
-  const fs::path base = fs::temp_directory_path() / ("sandbox-masks-" + std::to_string(getpid()));
+  const allfives::testing::TempDir dir("sandbox-masks");
+  const fs::path base = dir.path();
   fs::create_directories(base / "real" / "bots" / "logs");
   fs::create_directory_symlink(base / "real", base / "link");
   SandboxLayout layout;
@@ -259,7 +261,6 @@ TEST(SandboxMasks, RealPathsRelativePathsAndSymlinks) {
   EXPECT_FALSE(relative.has_value());
   ASSERT_EQ(layout.masks.size(), 1u);
   EXPECT_EQ(layout.masks[0].path, bots + "/logs");
-  fs::remove_all(base);
 }
 
 TEST(SandboxEnvironment, AShortListNotTheReferees) {
@@ -394,7 +395,8 @@ TEST(SandboxedProcess, NothingOutlivesTheMainProcess) {
 // socket folder: with them hidden it sees none of their contents, and its own socket folder
 // (a tmpfs) inside the covered one still works.
 TEST(SandboxedProcess, SeesNothingOfTheRefereesPathsInItsFolder) {
-  const fs::path base = fs::temp_directory_path() / ("sandbox-hidden-" + std::to_string(getpid()));
+  const allfives::testing::TempDir dir("sandbox-hidden", allfives::testing::TempDir::kOpenToAll);
+  const fs::path base = dir.path();
   const fs::path bots = base / "bots";
   fs::create_directories(bots / "logs");
   fs::create_directories(bots / "sockets" / "other");
@@ -451,7 +453,6 @@ TEST(SandboxedProcess, SeesNothingOfTheRefereesPathsInItsFolder) {
   EXPECT_NE(error.find("which is the tournament's match log folder " + bots.string()),
             std::string::npos)
       << error;
-  fs::remove_all(base);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/temp_dir.h"
 #include "serve/http_server.h"
 #include "serve/log_folders.h"
 #include "serve/served_paths.h"
@@ -76,9 +77,8 @@ TEST(UrlTest, MatchesAreListedInNaturalOrder) {
 }
 
 TEST(ServedPathsTest, OnlyPathsInsideTheFolderResolve) {
-  const std::string base =
-      std::filesystem::temp_directory_path() / ("served-paths-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(base);
+  const allfives::testing::TempDir dir("served-paths");
+  const std::string& base = dir.path();
   std::filesystem::create_directories(base + "/root/sub");
   std::ofstream(base + "/root/sub/a b.jsonl") << "x\n";
   std::ofstream(base + "/outside.jsonl") << "x\n";
@@ -99,7 +99,6 @@ TEST(ServedPathsTest, OnlyPathsInsideTheFolderResolve) {
   EXPECT_EQ(relative_to(r, r.real + "/sub/a b.jsonl"), "sub/a b.jsonl");
   EXPECT_EQ(url_encode_path("sub/a b%.jsonl"), "sub/a%20b%25.jsonl");
   EXPECT_FALSE(make_roots({base + "/outside.jsonl"}, roots, &why));
-  std::filesystem::remove_all(base);
 }
 
 }  // namespace
