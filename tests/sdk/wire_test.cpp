@@ -125,5 +125,34 @@ TEST(TurnRequest, OpeningDoubleShowsAtBothEndsUntilCovered) {
   EXPECT_EQ(covered.line(1).tile().low(), 0u);
 }
 
+// A line tile reads as a play's tile and end (the opening tile's end may be unspecified) plus
+// who played it; one that names no tile is refused, as a play that names none is.
+TEST(LineTile, ReadsAsAPlayWithItsSeatAndNeedsATile) {
+  v1::LineTile m;
+  m.mutable_tile()->set_high(6);
+  m.mutable_tile()->set_low(2);
+  m.set_seat(1);
+  m.set_end(v1::END_RIGHT);
+  LinePlay out;
+  std::string error;
+  ASSERT_TRUE(wire::from_proto(m, out, &error)) << error;
+  EXPECT_EQ(out.tile, Tile::of(6, 2));
+  EXPECT_EQ(out.seat, 1);
+  EXPECT_EQ(out.end, End::kRight);
+
+  m.set_end(v1::END_UNSPECIFIED);
+  ASSERT_TRUE(wire::from_proto(m, out, &error)) << error;
+  EXPECT_EQ(out.end, End::kLeft);
+
+  m.set_seat(kMaxPlayers);
+  EXPECT_FALSE(wire::from_proto(m, out, &error));
+  EXPECT_EQ(error, "line tile seat out of range");
+
+  m.set_seat(0);
+  m.clear_tile();
+  EXPECT_FALSE(wire::from_proto(m, out, &error));
+  EXPECT_EQ(error, "the play names no tile");
+}
+
 }  // namespace
 }  // namespace allfives

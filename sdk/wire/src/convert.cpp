@@ -225,11 +225,14 @@ bool from_proto(v1::OpenRule m, OpenRule& out, std::string* error) {
   }
 }
 
-bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error) {
-  if (!m.has_tile()) return fail(error, "the play names no tile");
+namespace {
+
+// A tile and the end it goes on, as a Play and a LineTile both name them (`tile` null: none).
+bool tile_and_end(const v1::Tile* tile, v1::End end, bool opening, Play& out, std::string* error) {
+  if (!tile) return fail(error, "the play names no tile");
   Play p;
-  if (!from_proto(m.tile(), p.tile, error)) return false;
-  switch (m.end()) {
+  if (!from_proto(*tile, p.tile, error)) return false;
+  switch (end) {
     case v1::END_LEFT:
       p.end = End::kLeft;
       break;
@@ -241,18 +244,21 @@ bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error) 
       p.end = End::kLeft;
       break;
     default:
-      return fail(error, "unknown end " + std::to_string(static_cast<int>(m.end())));
+      return fail(error, "unknown end " + std::to_string(static_cast<int>(end)));
   }
   out = p;
   return true;
 }
 
+}  // namespace
+
+bool from_proto(const v1::Play& m, bool opening, Play& out, std::string* error) {
+  return tile_and_end(m.has_tile() ? &m.tile() : nullptr, m.end(), opening, out, error);
+}
+
 bool from_proto(const v1::LineTile& m, LinePlay& out, std::string* error) {
   Play p;
-  v1::Play as_play;
-  *as_play.mutable_tile() = m.tile();
-  as_play.set_end(m.end());
-  if (!from_proto(as_play, true, p, error)) return false;
+  if (!tile_and_end(m.has_tile() ? &m.tile() : nullptr, m.end(), true, p, error)) return false;
   if (m.seat() >= kMaxPlayers) return fail(error, "line tile seat out of range");
   out = LinePlay{p.tile, static_cast<uint8_t>(m.seat()), p.end};
   return true;
