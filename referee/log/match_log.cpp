@@ -144,6 +144,7 @@ enum class Kind : uint8_t { kInt32, kUInt32, kInt64, kUInt64, kBool, kEnum, kStr
 // How one field is printed: its key, and what the value needs.
 struct FieldPlan {
   const FieldDescriptor* field = nullptr;
+  uint64_t number = 0;  // the field's number
   Kind kind = Kind::kInt32;
   bool repeated = false;
   bool in_oneof = false;                     // printed only when present (proto3 optional too)
@@ -155,6 +156,7 @@ struct FieldPlan {
 // How one message type is printed, or that the library must print it.
 struct MessagePlan {
   bool supported = true;
+  bool in_number_order = false;    // fields printed in field-number order (append_in_order)
   std::vector<FieldPlan> fields;   // the library's order (see make_plan)
   std::vector<int16_t> by_number;  // field number -> index in fields, -1 if none
 };
@@ -188,6 +190,7 @@ std::optional<Kind> kind_of(const FieldDescriptor* f) {
 FieldPlan plan_field(const FieldDescriptor* f, Kind kind) {
   FieldPlan p;
   p.field = f;
+  p.number = static_cast<uint64_t>(f->number());
   p.kind = kind;
   p.repeated = f->is_repeated();
   p.in_oneof = f->containing_oneof() != nullptr;
@@ -224,11 +227,14 @@ MessagePlan make_plan(const Descriptor* d) {
     (f->containing_oneof() ? members : p.fields).push_back(plan_field(f, *kind));
   }
   std::sort(members.begin(), members.end(),
-            [](const auto& a, const auto& b) { return a.field->number() < b.field->number(); });
+            [](const auto& a, const auto& b) { return a.number < b.number; });
   p.fields.insert(p.fields.end(), members.begin(), members.end());
+  p.in_number_order =
+      std::is_sorted(p.fields.begin(), p.fields.end(),
+                     [](const auto& a, const auto& b) { return a.number < b.number; });
   p.by_number.assign(static_cast<size_t>(max_number) + 1, -1);
   for (size_t i = 0; i < p.fields.size(); ++i)
-    p.by_number[static_cast<size_t>(p.fields[i].field->number())] = static_cast<int16_t>(i);
+    p.by_number[static_cast<size_t>(p.fields[i].number)] = static_cast<int16_t>(i);
   return p;
 }
 
@@ -359,6 +365,22 @@ void append_default(const FieldPlan& p, JsonOut& out) {
 thread_local std::vector<WireField> wire_stack;
 thread_local std::vector<FieldValues> values_stack;
 
+// Reads the field at `p` (before `end`): its number and value. Null on anything the log does
+// not use (a wire type other than varint and length-delimited, a value cut off).
+const char* read_field(const char* p, const char* end, uint64_t* number, WireField* f) {
+  uint64_t tag;
+  if (!(p = read_varint(p, end, &tag))) return nullptr;
+  *number = tag >> 3;
+  f->wire_type = static_cast<uint8_t>(tag & 7);
+  if (f->wire_type == 0) return read_varint(p, end, &f->number);
+  uint64_t size;
+  if (f->wire_type != 2 || !(p = read_varint(p, end, &size)) ||
+      size > static_cast<uint64_t>(end - p))
+    return nullptr;
+  f->bytes = std::string_view(p, size);
+  return p + size;
+}
+
 // Takes in the fields of `wire` onto wire_stack, linked per field from `values` (one per
 // planned field). False on anything the plan does not know (a field it has no plan for, a
 // wire type the log does not use, a value cut off).
@@ -366,23 +388,10 @@ bool read_fields(std::string_view wire, const MessagePlan& plan, size_t values) 
   const char* p = wire.data();
   const char* end = p + wire.size();
   while (p < end) {
-    uint64_t tag;
-    if (!(p = read_varint(p, end, &tag))) return false;
-    const uint64_t number = tag >> 3;
-    const auto wire_type = static_cast<uint8_t>(tag & 7);
-    if (number >= plan.by_number.size() || plan.by_number[number] < 0) return false;
+    uint64_t number;
     WireField f;
-    f.wire_type = wire_type;
-    if (wire_type == 0) {
-      if (!(p = read_varint(p, end, &f.number))) return false;
-    } else if (wire_type == 2) {
-      uint64_t size;
-      if (!(p = read_varint(p, end, &size)) || size > static_cast<uint64_t>(end - p)) return false;
-      f.bytes = std::string_view(p, size);
-      p += size;
-    } else {
-      return false;
-    }
+    if (!(p = read_field(p, end, &number, &f))) return false;
+    if (number >= plan.by_number.size() || plan.by_number[number] < 0) return false;
     const auto at = static_cast<int32_t>(wire_stack.size());
     wire_stack.push_back(f);
     FieldValues& v = values_stack[values + static_cast<size_t>(plan.by_number[number])];
@@ -417,8 +426,48 @@ bool append_field(const FieldPlan& p, const FieldValues v, bool* first, JsonOut&
   return true;
 }
 
+// A message whose fields print in field-number order, in one pass over its wire form: the
+// generated code writes the fields in that order, each repeated field's values together.
+// False on anything else (a field out of that order or unknown, a second value of a singular
+// field), which the caller leaves to the library.
+bool append_in_order(std::string_view wire, const MessagePlan& plan, JsonOut& out) {
+  const char* p = wire.data();
+  const char* const end = p + wire.size();
+  uint64_t number = 0;
+  WireField w;
+  bool more = false;  // `number` and `w` hold the next field
+  const auto advance = [&] {
+    more = p < end;
+    return !more || (p = read_field(p, end, &number, &w)) != nullptr;
+  };
+  if (!advance()) return false;
+  out += '{';
+  bool first = true;
+  for (const FieldPlan& f : plan.fields) {
+    const bool present = more && number == f.number;
+    if (!present && !f.repeated && (f.in_oneof || f.kind == Kind::kMessage)) continue;
+    if (!first) out += ',';
+    first = false;
+    out += f.key;
+    if (f.repeated) {
+      out += '[';
+      bool first_value = true;
+      while (more && number == f.number)
+        if (!append_values(f, w, &first_value, out) || !advance()) return false;
+      out += ']';
+    } else if (!present) {
+      append_default(f, out);
+    } else if (!append_value(f, w, out) || !advance() || (more && number == f.number)) {
+      return false;
+    }
+  }
+  out += '}';
+  return !more;
+}
+
 bool append_message(std::string_view wire, const MessagePlan& plan, JsonOut& out) {
   if (!plan.supported) return false;
+  if (plan.in_number_order) return append_in_order(wire, plan, out);
   const size_t from = wire_stack.size();
   const size_t values = values_stack.size();
   values_stack.resize(values + plan.fields.size());
