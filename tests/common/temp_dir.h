@@ -25,8 +25,13 @@ class TempDir {
                    std::filesystem::perms perms = std::filesystem::perms::owner_all) {
     std::string t = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (!::mkdtemp(t.data())) throw std::runtime_error("mkdtemp failed for " + t);
+    std::error_code ec;
+    std::filesystem::permissions(t, perms, ec);
+    if (ec) {  // the folder is not left behind: no destructor runs after a throw
+      std::filesystem::remove_all(t, ec);
+      throw std::runtime_error("cannot set the permissions of " + t);
+    }
     path_ = t;
-    std::filesystem::permissions(path_, perms);
   }
   ~TempDir() {
     std::error_code ec;
