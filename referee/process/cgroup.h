@@ -16,7 +16,9 @@
 // get controllers, so there the referee first moves itself into a leaf of its own cgroup if
 // needed. The folders are named allfives-<pid of the referee process>-<n>; each is removed,
 // with anything left in it killed, when its bot is stopped, or by the bot's guardian
-// (spawn.cpp) when the referee dies; remove_stale_cgroups() catches what both missed.
+// (spawn.cpp) when the referee dies; remove_stale_cgroups() catches what both missed. On v1 a
+// referee process also keeps one empty freezer cgroup of its own frozen while it runs,
+// allfives-<pid>-frozen (CgroupPlaces::kept_frozen), so that freezing bots stays cheap.
 #pragma once
 
 #include <sys/types.h>
@@ -42,6 +44,9 @@ struct CgroupPlaces {
   // cpu.stat and cgroup.freeze. "" if none.
   std::string cpuacct_parent;
   std::string freezer_parent;
+  // v1: an empty cgroup in freezer_parent that this process keeps frozen while it runs, so that
+  // freezing and thawing bots stays cheap (cgroup.cpp, FrozenKeeper, says why). "" if none.
+  std::string kept_frozen;
   // Where CPU quotas are set: v1's cpu hierarchy, or on v2 memory_parent if it offers the cpu
   // controller. "" if none.
   std::string cpu_parent;

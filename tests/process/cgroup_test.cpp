@@ -6,15 +6,18 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "common/temp_dir.h"
 #include "process/bot_process.h"
 #include "process_test_util.h"
 
@@ -240,6 +243,52 @@ TEST(BotCgroups, EmptyFoldersOfAGoneRefereeAreRemovedOnceAMinuteOld) {
   EXPECT_TRUE(fs::exists(fresh));  // maybe just made by a referee this one cannot see
   EXPECT_TRUE(fs::exists(ours));   // its referee lives
   for (const std::string& f : {old_one, fresh, ours}) ::rmdir(f.c_str());
+}
+
+// On v1 the referee keeps one empty cgroup frozen while it runs (cgroup.cpp, FrozenKeeper):
+// otherwise the kernel rewrites its code each time the first bot is frozen or the last thawed.
+TEST(BotCgroups, OnV1AnEmptyCgroupStaysFrozenWhileItsMakerRuns) {
+  const CgroupPlaces& places = cgroup_places();
+  if (places.version != 1 || places.freezer_parent.empty())
+    GTEST_SKIP() << "no v1 freezer here: " << places.why_not;
+  const std::string kept = places.kept_frozen;
+  EXPECT_EQ(kept, places.freezer_parent + "/allfives-" + std::to_string(getpid()) + "-frozen");
+  EXPECT_EQ(read(kept + "/freezer.state"), "FROZEN\n");
+  EXPECT_EQ(read(kept + "/tasks"), "");
+  // A forked worker that ends normally (static destructors run) leaves its parent's alone.
+  const pid_t child = ::fork();
+  if (child == 0) std::exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_EQ(read(kept + "/freezer.state"), "FROZEN\n");
+}
+
+TEST(BotCgroupsDeathTest, TheFrozenCgroupGoesWithItsMaker) {
+  const CgroupPlaces& places = cgroup_places();
+  if (places.version != 1 || places.freezer_parent.empty())
+    GTEST_SKIP() << "no v1 freezer here: " << places.why_not;
+  // Threadsafe style: the child runs this test again in a new process, which makes its own
+  // cgroups; it finds the file to say where in the environment its parent set.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  constexpr const char* kTold = "ALLFIVES_TEST_KEPT_FROZEN_FILE";
+  std::optional<allfives::testing::TempDir> dir;
+  if (std::getenv(kTold) == nullptr) {
+    dir.emplace();
+    ::setenv(kTold, dir->file("kept").c_str(), 1);
+  }
+  const std::string told = std::getenv(kTold);
+  EXPECT_EXIT(
+      {
+        std::ofstream(told) << cgroup_places().kept_frozen;
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+  ::unsetenv(kTold);
+  const std::string kept = read(told);
+  ASSERT_TRUE(kept.starts_with(places.freezer_parent + "/allfives-")) << kept;
+  EXPECT_NE(kept, places.kept_frozen);
+  EXPECT_FALSE(fs::exists(kept)) << kept;
 }
 
 TEST(BotCgroups, WithoutCgroupsTheAddressSpaceLimitApplies) {
