@@ -24,6 +24,7 @@
 #include "log/match_log.h"
 #include "match/match_runner.h"
 #include "match/match_terms.h"
+#include "process/cgroup.h"
 #include "process/private_dir.h"
 #include "tournament/gauntlet.h"
 #include "tournament/index_entry.h"
@@ -653,6 +654,12 @@ WorkerOutcome TournamentPlay::play_rest(bool nothing_left) {
   const int n = static_cast<int>(
       std::max<uint64_t>(1, std::min<uint64_t>(static_cast<uint64_t>(run_.concurrency), todo)));
   const std::vector<int> cpus = run_.affinity ? usable_cpus() : std::vector<int>{};
+  // The bots' cgroups are found once, here: the workers then share this process's places and
+  // the empty cgroup it keeps frozen (process/cgroup.h), which each worker, ending with _exit,
+  // would otherwise make and leave behind.
+  if (std::any_of(def_.bots.begin(), def_.bots.end(),
+                  [](const BotSpec& b) { return b.started() && b.confinement.cgroups; }))
+    cgroup_places();
   // Worker w plays this shard's matches w, w + n, w + 2n... (JobDealer), and the schedule
   // cycles through its (pairing, rotation) lanes in the same order on every deal: so each
   // worker keeps to the same few lanes deal after deal (unsharded at -j 2 in two-side formats,
