@@ -19,6 +19,7 @@
 
 #include "common/temp_dir.h"
 #include "process/bot_process.h"
+#include "process/referee_names.h"
 #include "process_test_util.h"
 
 namespace allfives::referee {
@@ -252,7 +253,7 @@ TEST(BotCgroups, OnV1AnEmptyCgroupStaysFrozenWhileItsMakerRuns) {
   if (places.version != 1 || places.freezer_parent.empty())
     GTEST_SKIP() << "no v1 freezer here: " << places.why_not;
   const std::string kept = places.kept_frozen;
-  EXPECT_EQ(kept, places.freezer_parent + "/allfives-" + std::to_string(getpid()) + "-frozen");
+  EXPECT_EQ(kept, places.freezer_parent + "/" + referee_name("frozen"));
   EXPECT_EQ(read(kept + "/freezer.state"), "FROZEN\n");
   EXPECT_EQ(read(kept + "/tasks"), "");
   // A forked worker that ends normally (static destructors run) leaves its parent's alone.
@@ -286,7 +287,8 @@ TEST(BotCgroupsDeathTest, TheFrozenCgroupGoesWithItsMaker) {
       ::testing::ExitedWithCode(0), "");
   ::unsetenv(kTold);
   const std::string kept = read(told);
-  ASSERT_TRUE(kept.starts_with(places.freezer_parent + "/allfives-")) << kept;
+  ASSERT_TRUE(kept.starts_with(places.freezer_parent + "/" + std::string(kRefereeNamePrefix)))
+      << kept;
   EXPECT_NE(kept, places.kept_frozen);
   EXPECT_FALSE(fs::exists(kept)) << kept;
 }
