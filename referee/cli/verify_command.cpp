@@ -28,13 +28,17 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       "match. A log of a scheduled match that the index does not name (a stopped match; a "
       "resume plays it again) is listed as UNFINISHED and fails too, unless --allow-unfinished "
       "(a run still in progress).\n"
+      "Before the summary, a line per bot that played at tables of 3 or 4 tests whether its "
+      "decision times predict its seats' own hidden tiles (a timing channel between partners; "
+      "FLAGGED at alpha = 0.001, docs/STATISTICS.md); a flag does not change the exit status, "
+      "and --quiet prints only flagged lines.\n"
       "Exit status: 0 every log and index is OK, 1 something failed or is unfinished, 2 bad "
       "arguments.");
   cmd->add_option("paths", *paths,
                   "Log files, or folders: every *.jsonl under a folder except index.jsonl (so a "
                   "tournament's output folder gives all its matches)")
       ->required();
-  cmd->add_flag("--quiet,-q", *quiet, "Print only the failures and the summary line");
+  cmd->add_flag("--quiet,-q", *quiet, "Print only the failures, flagged bots and the summary line");
   cmd->add_option("--jobs,-j", *jobs,
                   "Logs verified at once, 0..1024 (default 0: one per core); the output keeps "
                   "the order")

@@ -57,8 +57,12 @@ constexpr int kMaxHands = kMaxHandLimit;
 
 class Checker {
  public:
-  Checker(const std::string& file, Replay& out, LogError& error, bool keep_steps)
-      : file_(file), out_(out), error_(error), keep_steps_(keep_steps) {}
+  Checker(const std::string& file, Replay& out, LogError& error, const ReplayOptions& options)
+      : file_(file),
+        out_(out),
+        error_(error),
+        keep_steps_(options.keep_steps),
+        keep_decisions_(options.keep_decisions) {}
 
   // Checks one record; with keep_steps it is moved into a new step.
   bool record(int line, v1::LogRecord& r);
@@ -79,6 +83,8 @@ class Checker {
   // The decision fields of a play (log_version 2 on): the options against the rules core's
   // legal plays and points on `before`, the bank against the seat's clock, the comment's cap.
   bool decision(int line, const v1::LogPlay& p, const State& st);
+  // The play as a timed decision of its seat (with keep_decisions).
+  void keep_decision(const v1::LogPlay& p, int legal);
   bool draw(int line, const v1::LogDraw& d);
   bool pass(int line, const v1::LogPass& p);
   bool hand_end(int line, const v1::LogHandEnd& h);
@@ -128,6 +134,7 @@ class Checker {
   Replay& out_;
   LogError& error_;
   const bool keep_steps_;
+  const bool keep_decisions_;
 
   Phase phase_ = Phase::kHeader;
   Config config_;
@@ -141,6 +148,8 @@ class Checker {
   int next_ = 0;
   std::array<int, kMaxPlayers> scores_{};
   ReplayTable table_;
+  std::array<TileSet, kMaxPlayers> dealt_{};          // each seat's hand as dealt
+  std::array<int, kMaxPlayers> decisions_in_hand_{};  // each seat's plays so far in the hand
   int hands_started_ = 0;
   Event last_hand_end_{};
   v1::LogRecord::KindCase last_kind_ = v1::LogRecord::KIND_NOT_SET;
@@ -324,6 +333,8 @@ bool Checker::hand_start(int line, const v1::LogHandStart& h) {
   if (keep_steps_) out_.hand_starts.push_back(static_cast<int>(out_.steps.size()));
   table_.hand_index = e->hand_index;
   table_.hands = e->deal.hands;
+  dealt_ = e->deal.hands;
+  decisions_in_hand_ = {};
   table_.line = Line{};
   table_.boneyard_size = e->deal.boneyard_size;
   return true;
@@ -399,6 +410,7 @@ bool Checker::play(int line, const v1::LogPlay& p) {
   d.num("legal_play_count", p.legal_play_count(), legal);
   if (!d.empty()) return fail(line, what() + ": " + d.text());
   if (!decision(line, p, before)) return false;
+  if (keep_decisions_) keep_decision(p, legal);
   scores_[e.side] = side_score;
   ++out_.plays;
   table_.hands[e.seat].remove(play.tile);
@@ -457,6 +469,12 @@ bool Checker::decision(int line, const v1::LogPlay& p, const State& st) {
     return fail(line, what() + ": the comment has " + num(p.comment().size()) +
                           " bytes; the referee keeps at most " + num(wire::kMaxCommentBytes));
   return true;
+}
+
+void Checker::keep_decision(const v1::LogPlay& p, int legal) {
+  const uint32_t s = p.seat();
+  out_.decisions[s].push_back(
+      TimedDecision{decisions_in_hand_[s]++, legal, p.decision_time_us(), dealt_[s].bits()});
 }
 
 bool Checker::draw(int line, const v1::LogDraw& dr) {
@@ -687,8 +705,8 @@ namespace {
 // give the same verdict on the same bytes.
 class LineFeed {
  public:
-  LineFeed(const std::string& file, Replay& out, LogError& error, bool keep_steps)
-      : file_(file), error_(error), checker_(out.file, out, error, keep_steps) {}
+  LineFeed(const std::string& file, Replay& out, LogError& error, const ReplayOptions& options)
+      : file_(file), error_(error), checker_(out.file, out, error, options) {}
 
   // One line without its '\n' (`terminated`: it had one). False on the first disagreement.
   bool line(std::string_view content, bool terminated) {
@@ -743,7 +761,7 @@ bool load_replay(std::string_view text, const std::string& file, Replay& out, Lo
   out = Replay{};
   out.file = file;
   error = LogError{};
-  LineFeed feed(file, out, error, options.keep_steps);
+  LineFeed feed(file, out, error, options);
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t nl = text.find('\n', pos);
@@ -774,7 +792,7 @@ bool load_replay_file(const std::string& path, Replay& out, LogError& error,
   const int fd = open_regular_file(path, O_RDONLY, &why);  // a FIFO is refused, never waited on
   if (fd < 0) return fail(why.substr(why.find(": ") + 2));
   // Read as a stream, a line at a time: memory stays within one line whatever the file's size.
-  LineFeed feed(path, out, error, options.keep_steps);
+  LineFeed feed(path, out, error, options);
   std::string line;
   size_t line_size = 0;  // the current line's length, also when it is too long to keep
   uint64_t total = 0;

@@ -14,6 +14,7 @@
 #include "allfives/core/state.h"
 #include "allfives/v1/log.pb.h"
 #include "log/log_reader.h"
+#include "replay/timing_signal.h"
 
 namespace allfives::referee {
 
@@ -60,6 +61,8 @@ struct Replay {
   int plays = 0;
   // Index of the first step of each hand in `steps`.
   std::vector<int> hand_starts;
+  // Every play of each seat as a timed decision, in log order (with keep_decisions).
+  std::array<std::vector<TimedDecision>, kMaxPlayers> decisions;
 };
 
 // Reads `text` (the contents of a log named `file`) and re-plays it from its header's seed
@@ -76,6 +79,8 @@ struct ReplayOptions {
   // false: check only (`referee verify`); `steps` and `hand_starts` stay empty, everything else
   // is filled. Faster, and memory stays small on long logs.
   bool keep_steps = true;
+  // true: `decisions` is filled, for the timing test of `referee verify` (timing_signal.h).
+  bool keep_decisions = false;
 };
 bool load_replay(std::string_view text, const std::string& file, Replay& out, LogError& error,
                  const ReplayOptions& options);

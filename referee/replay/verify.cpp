@@ -1,7 +1,9 @@
 #include "replay/verify.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,11 +15,13 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "allfives/core/rng.h"
 #include "log/json_text.h"
 #include "log/log_reader.h"
 #include "log/match_log.h"
 #include "replay/ordered_pool.h"
 #include "replay/replay.h"
+#include "replay/timing_signal.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/schedule.h"
@@ -70,16 +74,19 @@ struct Verdict {
   // What a tournament's index is checked against (set when ok).
   v1::LogHeader header;
   v1::LogMatchEnd match_end;
+  std::array<std::vector<TimedDecision>, kMaxPlayers> decisions;  // each seat's (set when ok)
 };
 
 Verdict verify_one(const std::string& path) {
   Replay replay;
   LogError error;
   Verdict v;
-  v.ok = load_replay_file(path, replay, error, ReplayOptions{.keep_steps = false});
+  v.ok = load_replay_file(path, replay, error,
+                          ReplayOptions{.keep_steps = false, .keep_decisions = true});
   if (v.ok) {
     v.header = std::move(replay.header);
     v.match_end = std::move(replay.match_end);
+    if (v.header.bots_size() >= 3) v.decisions = std::move(replay.decisions);
     v.hands = replay.hands;
     v.plays = replay.plays;
     v.text = "OK  " + path + "  (" + std::to_string(replay.hands) + " hands, " +
@@ -102,6 +109,25 @@ std::string folder_key(const fs::path& p) {
 }
 
 // What a run prints and counts: one line per log and per problem, and the summary's numbers.
+// At most kKeptDecisions of a bot's decisions, a uniform sample of all it made (Algorithm R,
+// with a fixed seed: the logs come in the index's order, so the sample is the same at any -j),
+// so verify's memory stays flat in the size of a tournament.
+struct TimedSample {
+  static constexpr size_t kKeptDecisions = 20000;
+  std::vector<TimedDecision> kept;
+  uint64_t seen = 0;
+  SplitMix64 rng{1};
+
+  void add(const TimedDecision& d) {
+    ++seen;
+    if (kept.size() < kKeptDecisions) {
+      kept.push_back(d);
+    } else if (const uint64_t j = rng.below64(seen); j < kKeptDecisions) {
+      kept[j] = d;
+    }
+  }
+};
+
 struct Report {
   std::ostream& out;
   bool quiet = false;
@@ -109,6 +135,7 @@ struct Report {
   int failed = 0, unfinished = 0, index_failures = 0;
   long long hands = 0, plays = 0;
   size_t indexes = 0;
+  std::map<std::string, TimedSample> timed{};  // by bot display name
 
   // A log's own verdict, counted and printed (an OK line only without quiet).
   void verdict(const Verdict& v) {
@@ -116,10 +143,21 @@ struct Report {
     if (v.ok) {
       hands += v.hands;
       plays += v.plays;
+      keep_timed(v);
     } else {
       ++failed;
     }
     if (!v.ok || !quiet) out << v.text << "\n";
+  }
+  // An OK log's decisions under each seat's bot, at tables of 3 or 4 only: at a table of 2
+  // there is no partner to signal to and no third player to collude against.
+  void keep_timed(const Verdict& v) {
+    const int seats = v.header.bots_size();
+    if (seats < 3) return;
+    for (int s = 0; s < seats && s < kMaxPlayers; ++s) {
+      TimedSample& sample = timed[v.header.bots(s).display_name()];
+      for (const TimedDecision& d : v.decisions[static_cast<size_t>(s)]) sample.add(d);
+    }
   }
   // A file that is counted as a log and fails for what it is, not for its content.
   void failed_log(const std::string& path, const std::string& why) {
@@ -601,6 +639,34 @@ void check_tournament(TournamentFolder& t, Report& report, int jobs) {
                << "/tournament.txtpb with a log that agrees)\n";
 }
 
+std::string format_number(const char* format, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// One bot's timing test in words (docs/STATISTICS.md, "Decision times and hidden tiles").
+std::string timing_line(const std::string& bot, const TimingSignal& s) {
+  std::string line = "decision times of " + printable(bot) + ": " + std::to_string(s.decisions) +
+                     (s.decisions == 1 ? " decision" : " decisions") + " at tables of 3 or 4";
+  if (s.decisions < kMinTimedDecisions)
+    return line + ": too few decisions (N < " + std::to_string(kMinTimedDecisions) + ") to test";
+  line += ", p = " + format_number("%.2g", s.p);
+  if (!s.flagged) return line + ": nothing found";
+  return line + ": FLAGGED (decision " + std::to_string(s.index) + " of a hand against tile " +
+         to_string(Tile::from_index(s.tile)) + ", z = " + format_number("%.1f", s.z) +
+         "); its seats' times predict their hidden tiles";
+}
+
+// A line per bot that sat at a table of 3 or 4; with quiet only the flagged ones. A flag is
+// information, not a failure: the exit status does not change.
+void print_timings(const Report& r) {
+  for (const auto& [bot, sample] : r.timed) {
+    const TimingSignal s = timing_signal(sample.kept);
+    if (s.flagged || !r.quiet) r.out << timing_line(bot, s) << "\n";
+  }
+}
+
 void print_summary(const Report& r, double seconds, bool allow_unfinished) {
   const size_t ok = r.logs - static_cast<size_t>(r.failed) - static_cast<size_t>(r.unfinished);
   r.out << r.logs << (r.logs == 1 ? " log" : " logs") << " verified: " << ok << " OK, " << r.failed
@@ -642,6 +708,7 @@ int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream&
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  print_timings(report);
   print_summary(report, seconds, allow_unfinished);
   return report.failed || report.index_failures || (report.unfinished > 0 && !allow_unfinished) ? 1
                                                                                                 : 0;

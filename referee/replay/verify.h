@@ -28,6 +28,9 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
 // scheduled match (junk, a copied or foreign log), any other *.jsonl in the folder. A log of a
 // scheduled match that the index does not name (a stopped match) is "UNFINISHED path", which
 // fails too unless `allow_unfinished` (a run still in progress).
+// Before the summary, a line per bot that played at a table of 3 or 4, over all the logs that
+// are OK: whether its decision times predict its seats' own hidden tiles (timing_signal.h;
+// with `quiet` only flagged bots). A flag never changes the exit code.
 // Returns the exit code: 0 all OK, 1 a log or an index failed, 2 bad arguments (on `err`).
 int verify_logs(const std::vector<std::string>& paths, bool quiet, std::ostream& out,
                 std::ostream& err, int jobs = 0, bool allow_unfinished = false);

@@ -589,8 +589,13 @@ int main(int argc, char** argv) {
     std::string target;
     std::getline(in, target);
     served = "unix:" + path.substr(0, path.rfind('/')) + "/served.sock";
-    if (symlink(target.c_str(), path.c_str()) == 0) {
+    // The report is written before the link takes the socket's place (a rename), so the
+    // referee, which stops the bot on seeing the link, cannot stop it before it is written.
+    const std::string staged = path + ".staged";
+    if (symlink(target.c_str(), staged.c_str()) == 0) {
       report(true, "link socket " + path, "links to " + target);
+      if (rename(staged.c_str(), path.c_str()) != 0)
+        report(false, "link socket " + path + " (rename)", errno_text());
     } else {
       report(false, "link socket " + path, errno_text());
     }

@@ -35,6 +35,9 @@ inline const std::string kBadBot = ALLFIVES_MISBEHAVING_BOT;  // tests/bots/misb
 #ifdef ALLFIVES_HOSTILE_BOT
 inline const std::string kHostile = ALLFIVES_HOSTILE_BOT;  // tests/bots/hostile_bot.cpp
 #endif
+#ifdef ALLFIVES_PARTNER_BOT
+inline const std::string kPartnerBot = ALLFIVES_PARTNER_BOT;  // tests/bots/partner_bot.cpp
+#endif
 #ifdef ALLFIVES_ZIP_BOMB_BOT
 inline const std::string kZipBomb = ALLFIVES_ZIP_BOMB_BOT;  // tests/bots/zip_bomb_bot.cpp
 #endif

@@ -3,9 +3,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
+#include "allfives/core/types.h"
 #include "allfives/v1/tournament.pb.h"
 #include "e2e/e2e_util.h"
 #include "log/match_log.h"
@@ -83,8 +86,11 @@ TEST(VerifyCommand, ParallelKeepsTheOrder) {
   EXPECT_EQ(one.exit_code, 1);
   EXPECT_EQ(four.exit_code, 1);
   auto a = split_lines(one.output), b = split_lines(four.output);
-  ASSERT_EQ(a.size(), 10u) << one.output;
-  ASSERT_EQ(b.size(), 10u) << four.output;
+  // A line per log, one per bot at tables of 3 or 4 (its decision times), the summary.
+  const size_t bots = count(one.output, "\ndecision times of ");
+  EXPECT_GT(bots, 0u) << one.output;
+  ASSERT_EQ(a.size(), 10u + bots) << one.output;
+  ASSERT_EQ(b.size(), 10u + bots) << four.output;
   a.pop_back();  // the summary holds the time taken
   b.pop_back();
   EXPECT_EQ(a, b);
@@ -106,6 +112,74 @@ TEST(VerifyCommand, BadArguments) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--quiet"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("index.jsonl"), std::string::npos) << r.output;
+}
+
+// A partnership log with the decision times of seats 0 and 2 rewritten to tell their dealt
+// hands (holding tile 4d: 0.3 s slower at decision d of a hand), within the move time so every
+// clock still agrees.
+std::string talking_log(const std::string& text) {
+  auto lines = split_lines(text);
+  std::array<TileSet, kMaxPlayers> dealt{};
+  std::array<int, kMaxPlayers> made{};
+  for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
+    const v1::LogRecord r = parse(lines[static_cast<size_t>(i)]);
+    if (r.has_hand_start()) {
+      for (const v1::SeatTiles& st : r.hand_start().hands()) {
+        dealt[st.seat()] = TileSet{};
+        for (const v1::Tile& t : st.tiles())
+          dealt[st.seat()].add(Tile::of(static_cast<int>(t.high()), static_cast<int>(t.low())));
+      }
+      made = {};
+    }
+    if (!r.has_play()) continue;
+    const uint32_t seat = r.play().seat();
+    const int d = std::min(made[seat]++, 5);
+    if (seat % 2 != 0) continue;
+    const bool held = dealt[seat].contains(Tile::from_index(4 * d));
+    const uint32_t time = 2000 + (held ? 300000u : 0u) + static_cast<uint32_t>(i * 7919 % 1000);
+    edit(lines, i, [&](v1::LogRecord& rec) { rec.mutable_play()->set_decision_time_us(time); });
+  }
+  return join(lines);
+}
+
+TEST(VerifyCommand, DecisionTimesThatTellTheHandAreFlaggedWithoutFailing) {
+  const std::string dir = e2e::temp_dir("verify-timing");
+  fs::create_directories(dir + "/played");
+  fs::create_directories(dir + "/logs");
+  for (int seed = 20; seed < 30; ++seed) {
+    const std::string played = dir + "/played/" + std::to_string(seed) + ".jsonl";
+    const e2e::RunResult m = e2e::run(
+        {kReferee, "match", "--log", played, "--move-time-ms", "1000", "--format", "partners",
+         "--seed", std::to_string(seed), "talker=" + std::string(ALLFIVES_GREEDY_BOT),
+         "honest=" + std::string(ALLFIVES_RANDOM_BOT)},
+        std::chrono::seconds(60));
+    ASSERT_EQ(m.exit_code, 0) << m.output;
+    std::ofstream(dir + "/logs/" + std::to_string(seed) + ".jsonl")
+        << talking_log(e2e::read_file(played));
+  }
+  std::ofstream(dir + "/logs/2p.jsonl") << real_logs().at("2p");
+  e2e::RunResult r = e2e::run({kReferee, "verify", dir + "/logs"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto lines = split_lines(r.output);
+  ASSERT_EQ(lines.size(), 11u + 2u + 1u) << r.output;  // logs, the two bots, the summary
+  EXPECT_EQ(lines[11].rfind("decision times of honest: ", 0), 0u) << r.output;
+  EXPECT_NE(lines[11].find(": nothing found"), std::string::npos) << r.output;
+  const std::string& flagged = lines[12];
+  EXPECT_EQ(flagged.rfind("decision times of talker: ", 0), 0u) << r.output;
+  EXPECT_NE(flagged.find(" decisions at tables of 3 or 4, p = "), std::string::npos) << flagged;
+  EXPECT_NE(flagged.find("; its seats' times predict their hidden tiles"), std::string::npos)
+      << flagged;
+  bool tile_named = false;
+  for (int d = 0; d <= 5; ++d)
+    tile_named |=
+        flagged.find(": FLAGGED (decision " + std::to_string(d) + " of a hand against tile " +
+                     to_string(Tile::from_index(4 * d)) + ", z = ") != std::string::npos;
+  EXPECT_TRUE(tile_named) << flagged;
+  // Quiet: the flag and the summary.
+  r = e2e::run({kReferee, "verify", "-q", dir + "/logs"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  ASSERT_EQ(split_lines(r.output).size(), 2u) << r.output;
+  EXPECT_EQ(split_lines(r.output)[0], flagged);
 }
 
 TEST(VerifyCommand, AnUnfinishedLog) {
