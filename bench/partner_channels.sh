@@ -5,7 +5,8 @@
 # prints what it got. For each step S, one partnership tournament against greedy with the
 # referee's defaults (sandboxed, the CPU guard on), and per step: the levels decoded, the share
 # decoded exactly, and the information per decision (the mutual information of sent and
-# decoded levels, in bits, from their joint counts; at most 4). Then `referee verify` of each
+# decoded levels, in bits, from their joint counts; at most the entropy of the levels sent,
+# below 4 because a dealt hand's bits are mostly 0). Then `referee verify` of each
 # folder: the detector's p-value for the talker and for greedy. Usage, from the repository root
 # after scripts/setup.sh:
 #   bash bench/partner_channels.sh [BUILD_DIR] [MATCHES_PER_PAIRING] [STEPS...]
@@ -60,7 +61,9 @@ for (s, g), c in joint.items():
     ps[s] += c
     pg[g] += c
 mi = sum(c / n * math.log2(c * n / (ps[s] * pg[g])) for (s, g), c in joint.items()) if n else 0
-print(f"step {step} ms: {n} delays decoded, {exact / max(n, 1):.1%} exactly, {mi:.2f} bits a decision")
+h = -sum(c / n * math.log2(c / n) for c in ps.values()) if n else 0
+print(f"step {step} ms: {n} delays decoded, {exact / max(n, 1):.1%} exactly, "
+      f"{mi:.2f} bits a decision of the {h:.2f} the levels sent carry")
 PYTHON
   "$build/referee/referee" verify "$work/out-$step" 2>&1 | grep "decision times of" || true
 done
