@@ -12,7 +12,7 @@
 //   4. repeats for a number of worlds (fixed, or until a deadline) and plays the candidate
 //      with the best mean.
 //
-// Everything here uses only the public SDK headers (the rules core and bot.h), as an
+// Everything here uses only the public SDK headers (the rules core, the engine and bot.h), as an
 // out-of-tree bot would. With a fixed number of worlds the result depends only on the view,
 // the knowledge and the seed: world i draws its randomness from derive_seed(seed, i), and the
 // utilities are summed as integers, so neither the thread count nor the machine's speed
@@ -30,31 +30,14 @@
 #include "allfives/core/resample.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
+#include "allfives/engine/policy.h"
 
 namespace allfives::strong {
 
-// The rollout policy: with probability epsilon_permille/1000 a uniformly random legal play,
-// else the greedy play (allfives/core/greedy.h: the most points now, the heavier tile between
-// equals), ties broken at random.
-Play rollout_pick(const State& state, SplitMix64& rng, int epsilon_permille);
-
-// P(win) for two sides from (my score, their score) at a hand's start, for one config: a
-// dynamic programme over the hand outcomes of greedy self-play (sampled once per config with
-// a fixed seed), where a hand that would take both sides past the target is a coin flip.
-class WinTable {
- public:
-  explicit WinTable(const Config& config);
-  // Scores at or past the target give 1 or 0.
-  double p_win(int mine, int theirs) const;
-  // The table of a config, built on first use (thread-safe) and kept.
-  static const WinTable& for_config(const Config& config);
-
- private:
-  static constexpr int kMaxCells = 400;  // targets up to 2000
-  int target_ = 250;
-  int cells_ = 50;         // scores 0, 5, ..., below the target
-  std::vector<double> p_;  // empty: no table (more than two sides, or a huge target)
-};
+// The rollout policy and the win table are the engine's (allfives/engine/policy.h), shared with
+// the game review's evaluation.
+using engine::rollout_pick;
+using engine::WinTable;
 
 enum class Utility : uint8_t {
   kWinProbability,  // WinTable at the hand's end (two sides), 1/0 at the match's end
