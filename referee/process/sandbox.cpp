@@ -36,15 +36,33 @@ constexpr const char* kEtcFiles[] = {"/etc/ld.so.cache", "/etc/ld.so.conf",  "/e
 static_assert(std::size(kEtcFiles) <= spawn::kMaxSandboxCopied);
 
 // Host-wide counters of /proc that move with what other processes do (load, CPU ticks and
-// forks, memory, paging, I/O, interrupts, locks): a bot reading them sees its partner's, or
-// anyone's, activity. Covered in the sandbox (bwrap_argv) where the bot could read them (a bot
-// that is not root cannot read root's own files of them). What stays: sysinfo(2), and time.
-constexpr const char* kHostActivityFiles[] = {
-    "/proc/loadavg",   "/proc/stat",       "/proc/meminfo",      "/proc/vmstat",
-    "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",     "/proc/schedstat",
-    "/proc/buddyinfo", "/proc/zoneinfo",   "/proc/pagetypeinfo", "/proc/slabinfo",
-    "/proc/locks",     "/proc/swaps",      "/proc/vmallocinfo",  "/proc/key-users",
-    "/proc/timer_list"};
+// forks, idle time, memory, paging, I/O, interrupts, locks, open files, inodes and dentries,
+// AIO contexts): a bot reading them sees its partner's, or anyone's, activity. Covered in the
+// sandbox (bwrap_argv) where the bot could read them (a bot that is not root cannot read
+// root's own files of them). What stays: sysinfo(2), and time.
+constexpr const char* kHostActivityFiles[] = {"/proc/loadavg",
+                                              "/proc/stat",
+                                              "/proc/meminfo",
+                                              "/proc/vmstat",
+                                              "/proc/diskstats",
+                                              "/proc/interrupts",
+                                              "/proc/softirqs",
+                                              "/proc/schedstat",
+                                              "/proc/buddyinfo",
+                                              "/proc/zoneinfo",
+                                              "/proc/pagetypeinfo",
+                                              "/proc/slabinfo",
+                                              "/proc/locks",
+                                              "/proc/swaps",
+                                              "/proc/vmallocinfo",
+                                              "/proc/key-users",
+                                              "/proc/timer_list",
+                                              "/proc/uptime",
+                                              "/proc/sys/fs/aio-nr",
+                                              "/proc/sys/fs/file-nr",
+                                              "/proc/sys/fs/inode-nr",
+                                              "/proc/sys/fs/inode-state",
+                                              "/proc/sys/fs/dentry-state"};
 
 std::string absolute_in(const std::string& path, const std::string& working_dir) {
   fs::path p(path);

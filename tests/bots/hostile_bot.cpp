@@ -45,7 +45,9 @@
 //   new-namespace  make a user namespace of its own (unshare(CLONE_NEWUSER)), the way in to much
 //                  of the kernel's namespace code
 //   host-activity  read the host-wide /proc files that change with what other processes do
-//                  (/proc/loadavg, /proc/meminfo, /proc/stat, /proc/vmstat, /proc/pressure/cpu):
+//                  (/proc/loadavg, /proc/meminfo, /proc/stat, /proc/vmstat, /proc/pressure/cpu,
+//                  /proc/uptime's idle time, /proc/sys/fs's counts of files, inodes, dentries
+//                  and AIO contexts):
 //                  a partner could signal through them by loading the machine; and the command
 //                  line of its /proc's first process (the sandbox's bwrap: are the host paths it
 //                  binds and covers there?)
@@ -486,7 +488,9 @@ void new_namespace() {
 void read_host_activity() {
   for (const char* file :
        {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu",
-        "/proc/timer_list", "/proc/slabinfo", "/proc/vmallocinfo", "/proc/pagetypeinfo"}) {
+        "/proc/uptime", "/proc/sys/fs/aio-nr", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr",
+        "/proc/sys/fs/dentry-state", "/proc/timer_list", "/proc/slabinfo", "/proc/vmallocinfo",
+        "/proc/pagetypeinfo"}) {
     std::string data;
     const bool got = read_whole(file, &data) && !data.empty();
     report(got, std::string("host activity ") + file,

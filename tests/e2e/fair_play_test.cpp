@@ -458,8 +458,9 @@ TEST(FairPlay, EverySeatOfEveryLogSaysHowItsBotWasConfined) {
   for (const PlayedLog& l : logs) check(l.log, l.path);
 }
 
-// The sandbox's /proc shows no host-wide activity (load, CPU and fork counters, memory,
-// pressure, nor root's own timer, slab and vmalloc lists), through which partners could signal
+// The sandbox's /proc shows no host-wide activity (load, CPU and fork counters, idle time,
+// memory, pressure, counts of open files, inodes, dentries and AIO contexts, nor root's own
+// timer, slab and vmalloc lists), through which partners could signal
 // by loading the machine, and its first
 // process's command line (bwrap's) holds none of the host paths bound or covered. The twin
 // without the sandbox reads the host's counters, so the test can fail.
@@ -473,7 +474,9 @@ TEST(FairPlay, TheSandboxsProcShowsNeitherHostActivityNorHostPaths) {
     EXPECT_EQ(m.run.exit_code, 0) << m.run.output;
     const std::string& out = m.hostile_output;
     for (const char* file :
-         {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu"}) {
+         {"/proc/loadavg", "/proc/meminfo", "/proc/stat", "/proc/vmstat", "/proc/pressure/cpu",
+          "/proc/uptime", "/proc/sys/fs/aio-nr", "/proc/sys/fs/file-nr", "/proc/sys/fs/inode-nr",
+          "/proc/sys/fs/dentry-state"}) {
       const bool open = contains(out, std::string("GOT host activity ") + file);
       if (sandboxed) {
         EXPECT_FALSE(open) << out;
