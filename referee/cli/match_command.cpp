@@ -255,8 +255,9 @@ int play_rounds(const MatchOptions& o, Format format, const std::vector<BotSpec>
   for (int round = 1;; ++round) {
     const std::string suffix = round == 1 ? "" : "-" + std::to_string(round);
     spec.match_id = match_id + suffix;
-    // With --seed, the matches played again take the seeds after it: a session repeats.
-    spec.seed = o.seed ? *o.seed + static_cast<uint64_t>(round - 1) : draw_seed();
+    // A match played again always draws its seed: one that followed --seed would let the person
+    // at the table, who knows the first one, deal the bots' hands. Each log keeps its seed.
+    spec.seed = o.seed && round == 1 ? *o.seed : draw_seed();
     std::string log_path = first_log;
     if (round > 1) {
       const size_t dot = log_path.rfind(".jsonl");
@@ -464,7 +465,7 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "if nobody opens it in time, no match is played and the command fails (exit "
                   "1). After a match the page offers \"play again\" for " +
                       std::to_string(kRematchWait.count() / 60000) +
-                      " minutes (new deals: the next seed after --seed, or a new random one; "
+                      " minutes (new deals from a new random seed, even after --seed; "
                       "logs and match ids get -2, -3...); the referee exits when the person is "
                       "done or closes the page")
       ->capture_default_str();

@@ -711,8 +711,9 @@ TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
   settle(b);
   EXPECT_FALSE(b.scrolls_sideways());
   b.screenshot(kOut + "/serve-human-forfeit-390.png");
-  // Play again: a second match on the same page (the next seed), where the person does not
-  // answer and the 4 s of a move run out.
+  // Play again: a second match on the same page (a newly drawn seed, not the one after
+  // --seed, which the person could deal the bot's hand from), where the person does not answer
+  // and the 4 s of a move run out.
   ASSERT_TRUE(b.click("#playAgain"));
   ASSERT_TRUE(
       b.wait_for("document.getElementById('state').dataset.match === '2' && "
@@ -724,7 +725,8 @@ TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
   ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.over === '1'", 30s));
   const std::string second_log = h.log.substr(0, h.log.size() - 6) + "-2.jsonl";
   const auto second = read_log(second_log);
-  EXPECT_EQ(second[0].header().seed(), 9u);
+  EXPECT_NE(second[0].header().seed(), 9u);
+  EXPECT_NE(second[0].header().seed(), first[0].header().seed());
   const auto& end2 = only(second, v1::LogRecord::kMatchEnd).match_end();
   EXPECT_EQ(end2.fault_seat(), 0);
   EXPECT_EQ(end2.fault_kind(), v1::FAULT_KIND_TIMEOUT);
