@@ -15,6 +15,7 @@
 
 #include "log/match_log.h"
 #include "process/bot_process.h"
+#include "text/terminal_text.h"
 
 namespace allfives::referee {
 namespace {
@@ -97,7 +98,8 @@ std::string describe_startup_failure(const StartupFailure& f) {
   if (!f.exit.empty()) out += " (" + f.exit + ")";
   out += ".";
   for (const std::string& sentence : causes(f)) out += " " + sentence;
-  if (!f.output.empty()) out += " Its output:\n" + f.output;
+  // Quoted on the operator's terminal by match, tournament and replay: no escape sequences.
+  if (!f.output.empty()) out += " Its output:\n" + terminal_text(f.output, true);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "log/log_records.h"
 #include "match/cpu_guard.h"
 #include "match/seat_bot.h"
+#include "text/terminal_text.h"
 #include "text/utf8_text.h"
 #include "transport/match_stream.h"
 
@@ -201,7 +202,8 @@ void Runner::set_fault(int seat, v1::FaultKind kind, std::string reason) {
     if (!limit.empty()) reason += "; the bot process " + limit + " in this match";
   }
   // A reason may quote the bot (its output, its status message): kept, as valid UTF-8.
-  result_.fault = Fault{seat, kind, valid_utf8(reason)};
+  // A reason may quote the bot (a status message, what it printed) and is shown on terminals.
+  result_.fault = Fault{seat, kind, terminal_text(valid_utf8(reason), true)};
 }
 
 void Runner::check_unasked() {
@@ -349,7 +351,8 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
               std::string("answered MatchStart with ") + kind_name(answer) + " instead of Hello");
     return false;
   }
-  s.hello = BotHello{answer.hello().name(), answer.hello().version()};
+  // A name and version are shown on terminals (results, replays, the tty seat): no escapes.
+  s.hello = BotHello{terminal_text(answer.hello().name()), terminal_text(answer.hello().version())};
   const uint32_t version = answer.hello().protocol_version();
   if (version < wire::kOldestProtocolVersion || version > wire::kProtocolVersion) {
     set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,

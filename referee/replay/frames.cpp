@@ -5,6 +5,7 @@
 #include <deque>
 
 #include "match/match_result.h"
+#include "text/terminal_text.h"
 
 namespace allfives::referee {
 namespace {
@@ -229,7 +230,7 @@ void describe_fault(const Replay& r, const v1::LogFault& fa, int viewer, Frame& 
   f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
   // The reason may name the faulting seat's tiles (an illegal play lists its hand).
   if (viewer < 0 || viewer == f.seat) {
-    f.text += ": " + fa.reason();
+    f.text += ": " + terminal_text(fa.reason(), true);  // it may quote what the bot printed
     f.decision.shown = true;
     f.decision.output = fa.output().text();
     f.decision.output_dropped = fa.output().dropped_bytes();
@@ -375,13 +376,15 @@ std::string format_label(Format format) {
 
 std::string seat_label(const Replay& r, int seat) {
   std::string name;
-  if (seat >= 0 && seat < r.header.bots_size()) name = r.header.bots(seat).display_name();
+  if (seat >= 0 && seat < r.header.bots_size())
+    name = terminal_text(r.header.bots(seat).display_name());  // a log can be forged
   return "seat " + std::to_string(seat) + (name.empty() ? "" : " (" + name + ")");
 }
 
 std::string side_label(const Replay& r, int side) {
   auto name = [&](int seat) {
-    std::string n = seat < r.header.bots_size() ? r.header.bots(seat).display_name() : "";
+    std::string n =
+        seat < r.header.bots_size() ? terminal_text(r.header.bots(seat).display_name()) : "";
     return n.empty() ? "seat " + std::to_string(seat) : n;
   };
   const int partner = partner_of(r.config.format, side);

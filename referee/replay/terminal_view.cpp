@@ -148,7 +148,8 @@ std::string render_heading(const Replay& r, const TerminalOptions& o) {
     if (seat < r.header.bots_size()) {
       const auto& b = r.header.bots(seat);
       if (!b.name().empty())
-        out << "  bot " << b.name() << (b.version().empty() ? "" : " " + b.version());
+        out << "  bot " << terminal_text(b.name())
+            << (b.version().empty() ? "" : " " + terminal_text(b.version()));
     }
     if (partner_of(r.config.format, seat) >= 0) out << "  side " << side_of(r.config.format, seat);
     out << "\n";

@@ -58,6 +58,10 @@
 //                  the decision to stdout (with printf, as a bot author would) and to stderr;
 //                  at its process's first decision also a line that looks like the capture's
 //                  mark of dropped bytes, "[... 999999 bytes dropped]"
+//   hello-escapes  say a Hello whose name and version carry terminal escape sequences (window
+//                  title, clipboard, clear screen)
+//   startup-escapes  write those sequences to stderr and exit before serving (a start-up
+//                  failure quotes what the bot printed)
 //   remember-deals remember, across the matches its process plays, every hand it was dealt and
 //                  every tile each other seat held (played or revealed at the hand's end); at
 //                  each hand start, a hand dealt before (the same deals again, at the same seat)
@@ -606,8 +610,18 @@ int main(int argc, char** argv) {
     for (char*& a : args)
       if (a == g_listen) a = served.data();
   }
+  // Escape sequences that set the window's title, write the clipboard (OSC 52) and clear the
+  // screen of whoever reads the referee's output on a terminal.
+  static const std::string escapes = "\x1b]0;pwned\x07\x1b]52;c;cHduZWQ=\x07\x1b[2J";
+  if (mode == "startup-escapes") {
+    std::fputs(("dying words " + escapes + "\n").c_str(), stderr);
+    return 1;
+  }
+  const allfives::bot::BotIdentity identity =
+      mode == "hello-escapes" ? allfives::bot::BotIdentity{"evil" + escapes, "1.0" + escapes}
+                              : allfives::bot::BotIdentity{"hostile", "1.0"};
   return allfives::bot::run(
-      static_cast<int>(args.size()), args.data(), {"hostile", "1.0"},
+      static_cast<int>(args.size()), args.data(), identity,
       [](const allfives::bot::MatchInfo&) { return std::make_unique<Hostile>(); },
       [](CLI::App& app) {
         app.add_option("--mode", g_options.mode, "What to try at the first decision");

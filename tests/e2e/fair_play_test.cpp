@@ -498,6 +498,39 @@ TEST(FairPlay, TheSandboxsProcShowsNeitherHostActivityNorHostPaths) {
   }
 }
 
+// Terminal escapes (the window's title, the clipboard by OSC 52, a cleared screen) in a bot's
+// Hello name and version, or in what it printed before failing to start, reach the operator's
+// terminal through no command: match's result lines, replay's text and a tournament's output
+// show them as \xNN. Without the escaping, each output holds the raw sequences.
+bool drives_a_terminal(const std::string& out) {
+  return contains(out, "\x1b]") || contains(out, "\x1b[2J") || contains(out, "\x07");
+}
+
+TEST(FairPlay, ABotsNameAndOutputNeverReachTheOperatorsTerminalRaw) {
+  for (const std::string mode : {"hello-escapes", "startup-escapes"}) {
+    SCOPED_TRACE(mode);
+    const PlayedMatch m =
+        play_match(kReferee, "escapes-" + mode, {kHostile + " --mode " + mode, kGreedy}, 1000,
+                   5000, {"--max-hands", "1"});
+    EXPECT_FALSE(drives_a_terminal(m.run.output)) << m.run.output;
+    EXPECT_TRUE(contains(m.run.output, mode == "hello-escapes" ? "evil\\x1b]0;pwned"
+                                                               : "dying words \\x1b]0;pwned"))
+        << m.run.output;
+    const RunResult replay = run({kReferee, "replay", m.log_path});
+    EXPECT_EQ(replay.exit_code, 0) << replay.output;
+    EXPECT_FALSE(drives_a_terminal(replay.output)) << replay.output;
+  }
+  const std::string dir = temp_dir("escapes-tournament");
+  std::ofstream(dir + "/t.txtpb") << "name: \"escapes\"\nformat: FORMAT_TWO_PLAYERS\n"
+                                  << bot_entry("dying", kHostile, {"--mode", "startup-escapes"})
+                                  << bot_entry("greedy", kGreedy)
+                                  << "matches_per_pairing: 2\nmax_hands: 1\n";
+  const RunResult t = run({kReferee, "tournament", dir + "/t.txtpb", "--out", dir + "/out"},
+                          std::chrono::seconds(120));
+  EXPECT_FALSE(drives_a_terminal(t.output)) << t.output;
+  EXPECT_TRUE(contains(t.output, "dying words \\x1b]0;pwned")) << t.output;
+}
+
 // --- 4. A bot cannot slow its opponent -------------------------------------------------------
 
 // The hostile bot keeps four threads spinning from its first match on, while strong_bot
