@@ -231,9 +231,11 @@ TEST(BotCgroups, AForkBombMeetsItsProcessLimitWhoeverTheRefereeIs) {
 TEST(BotCgroups, EmptyFoldersOfAGoneRefereeAreRemovedOnceAMinuteOld) {
   const std::string parent = cgroup_places().memory_parent;
   if (parent.empty()) GTEST_SKIP() << "no cgroups here: " << cgroup_places().why_not;
-  // pid_max is at most 2^22: no process has pid 4999999.
-  const std::string old_one = parent + "/allfives-4999999-0";
-  const std::string fresh = parent + "/allfives-4999999-1";
+  // pid_max is at most 2^22: no process has pid 4999999. The suffixes hold this test's own pid,
+  // so another checkout testing at the same time makes folders of other names.
+  const std::string mine = "-test" + std::to_string(getpid());
+  const std::string old_one = parent + "/allfives-4999999" + mine + "-old";
+  const std::string fresh = parent + "/allfives-4999999" + mine + "-fresh";
   const std::string ours = parent + "/allfives-" + std::to_string(getpid()) + "-999999";
   for (const std::string& f : {old_one, fresh, ours}) ASSERT_TRUE(fs::create_directory(f)) << f;
   const auto two_hours_ago = fs::last_write_time(old_one) - std::chrono::hours(2);
