@@ -14,6 +14,7 @@
 #include "cli/demo_command.h"
 #include "cli/match_command.h"
 #include "cli/replay_command.h"
+#include "cli/review_command.h"
 #include "cli/serve_command.h"
 #include "cli/standings_command.h"
 #include "cli/tournament_command.h"
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   referee::add_standings_command(app, exit_code);
   referee::add_verify_command(app, exit_code);
   referee::add_replay_command(app, exit_code);
+  referee::add_review_command(app, exit_code);
   referee::add_serve_command(app, exit_code);
   referee::add_check_bot_command(app, exit_code);
 

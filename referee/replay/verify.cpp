@@ -26,6 +26,7 @@
 #include "tournament/output_folder.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
+#include "review/review_file.h"
 
 namespace allfives::referee {
 
@@ -45,7 +46,9 @@ bool collect_logs(const std::string& path, std::vector<std::string>& logs, std::
   fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     const fs::path& p = it->path();
-    if (p.extension() != ".jsonl" || p.filename() == kIndexFile) continue;
+    if (p.extension() != ".jsonl" || p.filename() == kIndexFile ||
+        is_review_path(p.filename().string()))
+      continue;
     std::error_code file_ec;
     if (it->is_regular_file(file_ec)) found.push_back(p.string());
   }
