@@ -62,7 +62,8 @@ class Checker {
         out_(out),
         error_(error),
         keep_steps_(options.keep_steps),
-        keep_decisions_(options.keep_decisions) {}
+        keep_decisions_(options.keep_decisions),
+        deals_from_seed_(options.deals_from_seed) {}
 
   // Checks one record; with keep_steps it is moved into a new step.
   bool record(int line, v1::LogRecord& r);
@@ -79,6 +80,9 @@ class Checker {
   }
   bool header(int line, const v1::LogHeader& h);
   bool hand_start(int line, const v1::LogHandStart& h);
+  // Without deals_from_seed: the state restarted from the hand's logged deal, and the hand's
+  // start as the core would report it for that deal (in logged_start_).
+  bool take_logged_deal(int line, const v1::LogHandStart& h, const Event& rules);
   bool play(int line, const v1::LogPlay& p);
   // The decision fields of a play (log_version 2 on): the options against the rules core's
   // legal plays and points on `before`, the bank against the seat's clock, the comment's cap.
@@ -135,6 +139,8 @@ class Checker {
   LogError& error_;
   const bool keep_steps_;
   const bool keep_decisions_;
+  const bool deals_from_seed_;
+  Event logged_start_{};
 
   Phase phase_ = Phase::kHeader;
   Config config_;
@@ -279,6 +285,10 @@ bool Checker::hand_start(int line, const v1::LogHandStart& h) {
     return fail(line, "the log has the start of hand " + num(h.hand_index()) +
                           " here; the rules expect " + expected());
   ++next_;
+  if (!deals_from_seed_) {
+    if (!take_logged_deal(line, h, *e)) return false;
+    e = &logged_start_;
+  }
   const auto what = [&] { return "hand " + num(e->hand_index) + " start"; };
   if (!check_hand_index(line, what, h.hand_index(), e->hand_index)) return false;
   // The deal.
@@ -337,6 +347,49 @@ bool Checker::hand_start(int line, const v1::LogHandStart& h) {
   decisions_in_hand_ = {};
   table_.line = Line{};
   table_.boneyard_size = e->deal.boneyard_size;
+  return true;
+}
+
+bool Checker::take_logged_deal(int line, const v1::LogHandStart& h, const Event& rules) {
+  const auto bad = [&](const std::string& why) {
+    return fail(line, "hand " + num(rules.hand_index) + " start: the logged deal " + why);
+  };
+  if (h.hands_size() != n_) return bad("has " + num(h.hands_size()) + " hands, not " + num(n_));
+  Position p;
+  p.config = config_;
+  p.hand_index = rules.hand_index;
+  for (int s = 0; s < n_; ++s) {
+    if (h.hands(s).seat() != static_cast<uint32_t>(s)) return bad("is not in seat order");
+    for (const v1::Tile& t : h.hands(s).tiles()) {
+      Tile tile;
+      if (!tile_of(t, tile)) return bad("holds " + tile_words(t) + ", which is not a tile");
+      p.hands[s].add(tile);
+    }
+    if (p.hands[s].size() != h.hands(s).tiles_size()) return bad("deals a tile twice");
+    if (p.hands[s].size() != hand_size(config_.format))
+      return bad("gives seat " + num(s) + " " + num(p.hands[s].size()) + " tiles, not " +
+                 num(hand_size(config_.format)));
+  }
+  if (h.boneyard_size() > kNumTiles) return bad("has too long a boneyard");
+  for (const v1::Tile& t : h.boneyard())
+    if (!tile_of(t, p.boneyard[p.boneyard_size++])) return bad("has a boneyard tile that is not one");
+  for (int side = 0; side < sides_; ++side) p.scores[side] = scores_[side];
+  // The winner of the last hand opens whatever the deal; otherwise the deal names the opener.
+  const auto rule = static_cast<OpenRule>(rules.reason);
+  const Opener o = find_opener(config_.format, p.hands);
+  p.open_rule = rule == OpenRule::kWinnerChooses ? rule : o.rule;
+  p.seat_to_move = rule == OpenRule::kWinnerChooses ? rules.seat : o.seat;
+  State restarted = *state_;
+  std::string why;
+  if (!State::from_position(p, seed_, restarted, &why)) return bad("is not a deal: " + why);
+  state_ = restarted;
+  logged_start_ = rules;
+  logged_start_.seat = static_cast<int8_t>(p.seat_to_move);
+  logged_start_.reason = static_cast<uint8_t>(p.open_rule);
+  logged_start_.open_with = p.open_rule == OpenRule::kWinnerChooses ? Tile{} : o.tile;
+  logged_start_.deal.hands = p.hands;
+  logged_start_.deal.boneyard = p.boneyard;
+  logged_start_.deal.boneyard_size = static_cast<uint8_t>(p.boneyard_size);
   return true;
 }
 

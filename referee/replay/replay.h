@@ -81,6 +81,10 @@ struct ReplayOptions {
   bool keep_steps = true;
   // true: `decisions` is filled, for the timing test of `referee verify` (timing_signal.h).
   bool keep_decisions = false;
+  // false: each hand is re-played from the deal its hand_start record logs instead of the one
+  // the header's seed deals (`referee review`, which judges the match the log tells; `verify`
+  // keeps the seed's). Every play, draw, pass, score and opener is still checked against it.
+  bool deals_from_seed = true;
 };
 bool load_replay(std::string_view text, const std::string& file, Replay& out, LogError& error,
                  const ReplayOptions& options);

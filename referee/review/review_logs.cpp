@@ -47,8 +47,10 @@ LogReview review_log_file(const std::string& path, const SeatChoice& choice,
   }
   Replay replay;
   LogError error;
-  if (!load_replay(text, path, replay, error)) {
-    out.error = error.describe() + " (a review needs a log that `referee verify` accepts)";
+  ReplayOptions options;
+  options.deals_from_seed = false;  // the match the log tells; `referee verify` checks the seed
+  if (!load_replay(text, path, replay, error, options)) {
+    out.error = error.describe() + " (a review needs a log that follows the rules)";
     return out;
   }
   const std::vector<int> seats = seats_of(choice, replay.header, num_players(replay.config.format));
