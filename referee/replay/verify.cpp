@@ -613,10 +613,17 @@ void scan_matches_folder(TournamentFolder& t, Report& report, int jobs) {
        it.increment(ec)) {
     const fs::path& p = it->path();
     std::error_code type_ec;
+    if (is_review_path(p.string()) && fs::is_regular_file(fs::symlink_status(p, type_ec))) {
+      // A review beside its log (`referee review DIR`) is the reviewer's, not the match's.
+      ReviewFile review;
+      std::string why;
+      if (!read_review_file(p.string(), review, &why)) report.folder_problem(why);
+      continue;
+    }
     if (p.extension() != ".jsonl" || !fs::is_regular_file(fs::symlink_status(p, type_ec))) {
       report.folder_problem(p.string() +
-                            ": not a match log (a folder of match logs holds only MATCH_ID.jsonl "
-                            "files)");
+                            ": not a match log (a folder of match logs holds only "
+                            "MATCH_ID.jsonl files and their reviews, MATCH_ID.review.jsonl)");
       continue;
     }
     if (const auto o = t.ordinal_of(p.stem().string()); o && t.claimed[*o]) continue;

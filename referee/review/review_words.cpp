@@ -43,7 +43,7 @@ std::string decision_words(const v1::ReviewDecision& d) {
   std::string s = "best: " + play_words(best.play(), opening) + " " +
                   value_words(best.points(), best.points_se(), d.exact()) + " \u00b7 played " +
                   play_words(played.play(), opening) + " " +
-                  value_words(played.points(), played.points_se(), d.exact()) + ": ";
+                  value_words(played.points(), played.points_se(), d.exact()) + how + ": ";
   const std::string_view mark = mark_word(d.mark());
   if (!mark.empty())
     s += mark;
@@ -52,7 +52,7 @@ std::string decision_words(const v1::ReviewDecision& d) {
   s += ", " + value_words(-d.loss(), d.loss_se(), d.exact());
   if (d.mark() != v1::REVIEW_MARK_NONE && d.kind() != v1::LOSS_KIND_NONE)
     s += " (" + std::string(kind_words(d.kind())) + ")";
-  return s + how;
+  return s;
 }
 
 }  // namespace allfives::referee
