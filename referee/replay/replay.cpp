@@ -372,7 +372,8 @@ bool Checker::take_logged_deal(int line, const v1::LogHandStart& h, const Event&
   }
   if (h.boneyard_size() > kNumTiles) return bad("has too long a boneyard");
   for (const v1::Tile& t : h.boneyard())
-    if (!tile_of(t, p.boneyard[p.boneyard_size++])) return bad("has a boneyard tile that is not one");
+    if (!tile_of(t, p.boneyard[p.boneyard_size++]))
+      return bad("has a boneyard tile that is not one");
   for (int side = 0; side < sides_; ++side) p.scores[side] = scores_[side];
   // The winner of the last hand opens whatever the deal; otherwise the deal names the opener.
   const auto rule = static_cast<OpenRule>(rules.reason);

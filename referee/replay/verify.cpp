@@ -22,11 +22,11 @@
 #include "replay/ordered_pool.h"
 #include "replay/replay.h"
 #include "replay/timing_signal.h"
+#include "review/review_file.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/schedule.h"
 #include "tournament/tournament_file.h"
-#include "review/review_file.h"
 
 namespace allfives::referee {
 

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <random>
 
-#include "e2e/e2e_util.h"
 #include "allfives/core/state.h"
 #include "allfives/wire/convert.h"
+#include "e2e/e2e_util.h"
 #include "log/match_log.h"
 #include "replay/replay.h"
 #include "review/review_file.h"
@@ -86,7 +86,8 @@ std::vector<Place> hidden_places(const Records& log, size_t start, size_t end, i
                     static_cast<int>(log[i].draw().seat()));
   }
   const auto unplayed = [&](const v1::Tile& t) {
-    return std::none_of(played.begin(), played.end(), [&](const v1::Tile& p) { return same(p, t); });
+    return std::none_of(played.begin(), played.end(),
+                        [&](const v1::Tile& p) { return same(p, t); });
   };
   std::vector<Place> places;
   for (int s = 0; s < h.hands_size(); ++s) {
@@ -123,7 +124,8 @@ void rewrite_options(Records& log, size_t start, const Config& config) {
       p.hands[s].add(Tile::of(static_cast<int>(t.high()), static_cast<int>(t.low())));
   for (const v1::Tile& t : h.boneyard())
     p.boneyard[p.boneyard_size++] = Tile::of(static_cast<int>(t.high()), static_cast<int>(t.low()));
-  for (int side = 0; side < h.scores_size(); ++side) p.scores[side] = static_cast<int>(h.scores(side));
+  for (int side = 0; side < h.scores_size(); ++side)
+    p.scores[side] = static_cast<int>(h.scores(side));
   p.seat_to_move = static_cast<int>(h.opener_seat());
   OpenRule rule = OpenRule::kWinnerChooses;
   wire::from_proto(h.open_rule(), rule, nullptr);
@@ -185,8 +187,7 @@ int exchange_hidden_tiles(Records& log, int seat, std::mt19937& rng) {
         for (const Place& p : a) sa += pips(p);
         for (const Place& p : b) sb += pips(p);
         const bool moves = a[0].owner != b[0].owner || a[0].seat != b[0].seat;
-        if (a.size() == b.size() && moves && sa == sb)
-          exchanges.emplace_back(a, b);
+        if (a.size() == b.size() && moves && sa == sb) exchanges.emplace_back(a, b);
       }
     std::shuffle(exchanges.begin(), exchanges.end(), rng);
     int here = 0;
@@ -224,8 +225,8 @@ void expect_same_review_after_exchange(const std::string& name, const std::strin
   const std::string dir = temp_dir(name);
   const std::string log = dir + "/m.jsonl";
   // A long match (a high target) has many hands, each with a few tiles hidden to its end.
-  std::vector<std::string> argv = {kReferee, "match", "--format", format, "--seed", "2024",
-                                   "--target", "1000", "--log", log};
+  std::vector<std::string> argv = {kReferee, "match",    "--format", format,  "--seed",
+                                   "2024",   "--target", "1000",     "--log", log};
   argv.insert(argv.end(), bots.begin(), bots.end());
   const RunResult match = run(argv);
   ASSERT_EQ(match.exit_code, 0) << match.output;
@@ -240,8 +241,8 @@ void expect_same_review_after_exchange(const std::string& name, const std::strin
   EXPECT_EQ(run({kReferee, "verify", other}).exit_code, 1) << "the exchange changed no deal";
 
   for (const std::string& path : {log, other}) {
-    const RunResult r = run({kReferee, "review", "--seat", std::to_string(seat), "--worlds",
-                             "200", path});
+    const RunResult r =
+        run({kReferee, "review", "--seat", std::to_string(seat), "--worlds", "200", path});
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   const std::vector<std::string> a = reviewed_decisions(referee::review_path_for(log));

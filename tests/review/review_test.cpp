@@ -73,8 +73,8 @@ TEST(LoggedDeals, ReplayTheSameMatchAsTheSeed) {
 
 TEST(LoggedDeals, MustBeDeals) {
   std::vector<std::string> lines = replay_test::split_lines(real_logs().at("2p"));
-  const int start = replay_test::find_line(
-      lines, [](const v1::LogRecord& r) { return r.has_hand_start(); });
+  const int start =
+      replay_test::find_line(lines, [](const v1::LogRecord& r) { return r.has_hand_start(); });
   // A tile moved from seat 0's hand to the boneyard: hands of 6 and 7, a boneyard of 15.
   replay_test::edit(lines, start, [](v1::LogRecord& r) {
     v1::LogHandStart& h = *r.mutable_hand_start();
@@ -203,9 +203,9 @@ TEST(ReviewFile, RefusesWhatTheRefereeNeverWrites) {
   v1::ReviewRecord out_of_range = decision;
   out_of_range.mutable_decision()->set_best_option(99);
   refused(to_json_line(header) + "\n" + to_json_line(out_of_range) + "\n", "not an index");
-  refused(to_json_line(header) + "\n" + to_json_line(decision) + "\n" + to_json_line(decision) +
-              "\n",
-          "log order");
+  refused(
+      to_json_line(header) + "\n" + to_json_line(decision) + "\n" + to_json_line(decision) + "\n",
+      "log order");
   refused(to_json_line(header) + "\n" + std::string(kMaxReviewLineBytes + 1, ' ') + "\n",
           "longer than");
 }
