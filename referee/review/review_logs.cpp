@@ -117,7 +117,7 @@ int review_logs(const ReviewRun& run, std::ostream& out, std::ostream& err) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   char line[200];
   std::snprintf(line, sizeof line,
-                "Reviewed %zu logs in %.1f s (%d reused, %d without the bot, %d failed); "
+                "Reviewed %zu logs in %.1f s (%d reused, %d without that seat or bot, %d failed); "
                 "%d worlds a decision, seed %llu.\n",
                 reviewed.size(), seconds, reused, skipped, failed, run.settings.eval.worlds,
                 static_cast<unsigned long long>(run.settings.eval.seed));
