@@ -387,11 +387,10 @@ TEST(ServeTest, AFinishedMatchIsReviewedWhenAsked) {
   const HttpReply cut = http_post(s.port, "/review/0/cut.jsonl", "");
   EXPECT_EQ(cut.status, 409) << cut.body;
   EXPECT_NE(cut.body.find("not over"), std::string::npos) << cut.body;
-  const HttpReply foreign =
-      http_raw(s.port,
-               "POST /review/0/m.jsonl HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port) +
-                   "\r\nOrigin: http://elsewhere.example\r\nContent-Length: 0\r\n"
-                   "Connection: close\r\n\r\n");
+  const HttpReply foreign = http_raw(
+      s.port, "POST /review/0/m.jsonl HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port) +
+                  "\r\nOrigin: http://elsewhere.example\r\nContent-Length: 0\r\n"
+                  "Connection: close\r\n\r\n");
   EXPECT_EQ(foreign.status, 403) << foreign.body;
   EXPECT_EQ(http_post(s.port, "/m/0/m.jsonl", "").status, 405);
   const HttpReply started = http_post(s.port, "/review/0/m.jsonl", "");
