@@ -781,11 +781,12 @@ HttpResponse ArenaSite::review(const HttpRequest& req, int root, std::string_vie
     return json_response(404, refused("the log cannot be read"));
   Replay replay;
   LogError error;
-  if (!load_replay(text, p->real, replay, error))
-    return json_response(
-        422, refused("a review needs a log that `referee verify` accepts: " + error.describe()));
+  const bool ok = load_replay(text, p->real, replay, error);
   if (!replay.finished)
     return json_response(409, refused("the match is not over: a review is of a finished match"));
+  if (!ok)
+    return json_response(
+        422, refused("a review needs a log that `referee verify` accepts: " + error.describe()));
   const ReviewJobStatus s = reviews_->start(p->real, -1);
   return json_response(s.state == "refused" ? 503 : 202, s);
 }

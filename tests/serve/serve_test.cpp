@@ -381,7 +381,7 @@ TEST(ServeTest, AFinishedMatchIsReviewedWhenAsked) {
   ServeProcess s = serve({dir});
   EXPECT_NE(http_get(s.port, "/m/0/m.jsonl").body.find("\"reviewUrl\":\"/review/0/m.jsonl\""),
             std::string::npos);
-  EXPECT_EQ(http_get(s.port, "/m/0/cut.jsonl").body.find("reviewUrl"), std::string::npos);
+  EXPECT_EQ(http_get(s.port, "/m/0/cut.jsonl").body.find("\"reviewUrl\":"), std::string::npos);
   EXPECT_NE(http_get(s.port, "/review/0/m.jsonl").body.find("\"state\":\"none\""),
             std::string::npos);
   const HttpReply cut = http_post(s.port, "/review/0/cut.jsonl", "");
