@@ -4,8 +4,10 @@
 // runs; a live match watched until it ends; the replay at phone width; a whole match played by
 // clicking legal tiles, with every message the page received recorded by the browser and
 // checked against the log; at phone width, an opponent's forfeit, "play again" and a time-out,
-// each explained on the page. Screenshots at 1280 and 390 px are left in the build
-// folder (ALLFIVES_SERVE_OUT); the pictures in docs/ (docs/SERVE.md) come from them.
+// each explained on the page; a reviewed replay, its graph and "only mistakes", a match
+// reviewed from its page, and a person's own decisions reviewed. Screenshots at 1280 and 390 px are
+// left in the build folder (ALLFIVES_SERVE_OUT); the pictures in docs/ (docs/SERVE.md) come from
+// them.
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
