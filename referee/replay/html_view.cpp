@@ -68,7 +68,8 @@ std::string hand_result(const Replay& r, const Frame& end) {
 
 // A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
 // "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped,
-// "w":what the bot printed meanwhile, "x":bytes of it dropped}; a fault's: only "w" and "x".
+// "w":what the bot printed meanwhile, "x":bytes of it dropped, "r":the review's valuation
+// (review_decision_json) where reviewed}; a fault's: only "w" and "x".
 // Only what the viewer may see (frames.h: Decision::shown), and what HtmlOptions keeps.
 void append_output_json(std::string& out, const Decision& d) {
   out += "\"w\":";
