@@ -11,6 +11,7 @@
 #include "allfives/core/types.h"
 
 #include "log/json_text.h"
+#include "log/log_reader.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
 #include "replay/terminal_view.h"
@@ -31,6 +32,7 @@ struct ReplayCommandOptions {
   bool no_output = false;
   std::string only_bot;  // a seat number or a bot's name
   bool only_missed = false;
+  bool only_mistakes = false;
 };
 
 // The seat `who` names: a seat number, or the seat whose bot has that name (the name the
@@ -54,8 +56,15 @@ int seat_named(const Replay& r, const std::string& who, std::string* error) {
 }
 
 // The decision filter --only-bot and --only-missed ask for; false with the reason on stderr.
-bool filter_asked(const ReplayCommandOptions& o, const Replay& replay, DecisionFilter& filter) {
+bool filter_asked(const ReplayCommandOptions& o, const Replay& replay, bool reviewed,
+                  DecisionFilter& filter) {
   filter.higher_only = o.only_missed;
+  filter.marked_only = o.only_mistakes;
+  if (o.only_mistakes && !reviewed) {
+    std::cerr << "referee replay: --only-mistakes needs a current review beside the log ("
+              << review_path_for(o.log) << "); `referee review " << o.log << "` writes it\n";
+    return false;
+  }
   if (o.only_bot.empty()) return true;
   std::string why;
   filter.seat = seat_named(replay, o.only_bot, &why);
@@ -87,9 +96,9 @@ bool range_asked(const ReplayCommandOptions& o, const std::vector<Frame>& frames
 int write_html_replay(const ReplayCommandOptions& o, const Replay& replay,
                       const std::vector<Frame>& frames, int viewer, int first,
                       const DecisionFilter& filter) {
-  if (o.no_decisions && o.only_missed) {
-    std::cerr << "referee replay: --only-missed picks decisions by their plays, which "
-                 "--no-decisions leaves out of the page; drop one of them\n";
+  if (o.no_decisions && (o.only_missed || o.only_mistakes)) {
+    std::cerr << "referee replay: --only-missed and --only-mistakes pick decisions by their "
+                 "plays, which --no-decisions leaves out of the page; drop one of them\n";
     return 2;
   }
   HtmlOptions h;
@@ -146,10 +155,20 @@ int show_in_terminal(const ReplayCommandOptions& o, const Replay& replay,
   if (kept.empty()) {
     std::cout << render_heading(replay, t) << "\nNo decision of this match is of the kind asked ("
               << (filter.seat >= 0 ? "seat " + std::to_string(filter.seat) + "'s" : "any seat's")
-              << (filter.higher_only ? ", with a higher-scoring play" : "") << ").\n";
+              << (filter.higher_only ? ", with a higher-scoring play" : "")
+              << (filter.marked_only ? ", marked by the review" : "") << ").\n";
     return 0;
   }
   return show_frames(o, replay, kept, 0, static_cast<int>(kept.size()) - 1, t, tty_out);
+}
+
+// Gives the frames the review beside the log, if it is of this very log; whether there was one.
+bool attach_current_review(const std::string& log, std::vector<Frame>& frames) {
+  std::string bytes, why;
+  if (!read_log_file(log, bytes, &why)) return false;
+  const std::optional<ReviewFile> review = current_review(log, bytes);
+  if (review) attach_review(frames, *review);
+  return review.has_value();
 }
 
 int run_replay(const ReplayCommandOptions& o) {
@@ -166,14 +185,15 @@ int run_replay(const ReplayCommandOptions& o) {
               << *o.seat << "\n";
     return 2;
   }
-  const std::vector<Frame> frames = build_frames(replay, viewer);
+  std::vector<Frame> frames = build_frames(replay, viewer);
   if (frames.empty()) {
     std::cerr << "referee replay: " << o.log << " holds no hand to show\n";
     return 1;
   }
+  const bool reviewed = attach_current_review(o.log, frames);
   DecisionFilter filter;
   int first = 0, last = 0;
-  if (!filter_asked(o, replay, filter) || !range_asked(o, frames, first, last)) return 2;
+  if (!filter_asked(o, replay, reviewed, filter) || !range_asked(o, frames, first, last)) return 2;
   if (!o.html.empty()) return write_html_replay(o, replay, frames, viewer, first, filter);
   return show_in_terminal(o, replay, frames, viewer, first, last, filter);
 }
@@ -190,7 +210,11 @@ void add_replay_command(CLI::App& app, int& exit_code) {
       "↑/k previous hand, g/G first/last, q quit); otherwise, or with --print, it prints the\n"
       "whole match. With --html it writes one self-contained HTML page instead.\n"
       "The log is re-played with the rules core first: a log that does not follow the rules\n"
-      "is refused with the line at fault (exit 1).");
+      "is refused with the line at fault (exit 1).\n"
+      "Where the review `referee review LOG` wrote lies beside the log and is of this very log,\n"
+      "each reviewed decision shows its line (the best play, the play made, the mark and the\n"
+      "expected points lost) and each play's expected value ± its error; the HTML page adds a\n"
+      "graph of each side's expected points lost over the match.");
   cmd->add_option("log", o->log, "The match log (a .jsonl file written by `referee match`)")
       ->required();
   cmd->add_option("--html", o->html,
@@ -225,6 +249,9 @@ void add_replay_command(CLI::App& app, int& exit_code) {
                   "Show only the decisions of this seat (a number) or of the bot of this name");
   cmd->add_flag("--only-missed", o->only_missed,
                 "Show only the decisions where a play that scored more was there");
+  cmd->add_flag("--only-mistakes", o->only_mistakes,
+                "Show only the decisions the game review marked (an inaccuracy, a mistake or a "
+                "blunder); needs the review `referee review LOG` writes beside the log");
   cmd->callback([o, &exit_code] { exit_code = run_replay(*o); });
 }
 

@@ -10,8 +10,7 @@ namespace allfives::referee {
 
 void add_review_command(CLI::App& app, int& exit_code) {
   auto run = std::make_shared<ReviewRun>();
-  run->settings.eval.seed = 1;
-  run->settings.eval.worlds = 1000;
+  run->settings = default_review_settings();
   CLI::App* cmd = app.add_subcommand(
       "review",
       "Review logged matches: every legal play of each reviewed decision valued from the "

@@ -183,6 +183,7 @@ Decision decision_of(const Replay& r, const v1::LogPlay& p, int viewer) {
   d.output_dropped = p.output().dropped_bytes();
   for (const v1::LogOption& o : p.options()) {
     DecisionOption opt;
+    opt.offered = static_cast<int>(d.options.size());
     opt.play =
         Play{tile_of(o.play().tile()), o.play().end() == v1::END_RIGHT ? End::kRight : End::kLeft};
     opt.count = static_cast<int>(o.count());
@@ -330,7 +331,35 @@ std::string option_text(const DecisionOption& o, bool opening) {
 bool DecisionFilter::keeps(const Frame& f) const {
   if (f.kind != v1::LogRecord::kPlay) return false;
   if (seat >= 0 && f.seat != seat) return false;
+  if (marked_only && review_mark(f) == v1::REVIEW_MARK_NONE) return false;
   return !higher_only || (f.decision.shown && f.decision.higher_existed());
+}
+
+std::optional<ReviewFile> current_review(const std::string& log_path, std::string_view log_bytes) {
+  ReviewFile review;
+  if (!read_review_file(review_path_for(log_path), review, nullptr) ||
+      !review_matches_log(review.header, log_bytes))
+    return std::nullopt;
+  return review;
+}
+
+void attach_review(std::vector<Frame>& frames, const ReviewFile& review) {
+  size_t at = 0;  // both are in log order
+  for (Frame& f : frames) {
+    if (f.kind != v1::LogRecord::kPlay || !f.decision.shown) continue;
+    while (at < review.decisions.size() &&
+           review.decisions[at].log_line() < static_cast<uint32_t>(f.log_line))
+      ++at;
+    if (at == review.decisions.size()) return;
+    const v1::ReviewDecision& d = review.decisions[at];
+    if (d.log_line() == static_cast<uint32_t>(f.log_line) &&
+        d.options_size() == static_cast<int>(f.decision.options.size()))
+      f.decision.review = d;
+  }
+}
+
+v1::ReviewMark review_mark(const Frame& f) {
+  return f.decision.review ? f.decision.review->mark() : v1::REVIEW_MARK_NONE;
 }
 
 bool Decision::higher_existed() const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "allfives/core/line.h"
 #include "allfives/core/types.h"
 #include "replay/replay.h"
+#include "review/review_file.h"
 
 namespace allfives::referee {
 
@@ -20,6 +22,7 @@ struct DecisionOption {
   int count = 0;
   int points = 0;
   bool chosen = false;  // the play made
+  int offered = 0;      // its index in the order offered (a review's options are in that order)
 };
 
 // What a play's record says of the decision behind it (LogPlay's decision fields, log_version
@@ -36,6 +39,9 @@ struct Decision {
   uint32_t decision_us = 0;
   int bank_left_ms = -1;  // -1: not logged (version 1)
   int best_points = 0;    // the most any option would have scored
+  // The game review's valuation of this decision, where a current review lies beside the log
+  // and the viewer sees the decision (attach_review).
+  std::optional<v1::ReviewDecision> review;
   // A play that would have scored more than the one made was among the options.
   bool higher_existed() const;
   // The options from the most points down (the order offered among equals).
@@ -120,9 +126,19 @@ std::string decision_time_text(uint32_t us);
 struct DecisionFilter {
   int seat = -1;             // only plays of this seat (-1: every seat's)
   bool higher_only = false;  // only decisions where a higher-scoring play existed
-  bool active() const { return seat >= 0 || higher_only; }
+  bool marked_only = false;  // only decisions the review marked (inaccuracy and worse)
+  bool active() const { return seat >= 0 || higher_only || marked_only; }
   bool keeps(const Frame& f) const;
 };
+
+// The review beside the log at `log_path` if it is of exactly `log_bytes` (a stale or broken
+// one is passed over: it would value other plays), else nullopt.
+std::optional<ReviewFile> current_review(const std::string& log_path, std::string_view log_bytes);
+// Gives each play frame the review's valuation of its decision (matched by log line), where
+// the frame shows the decision and the review offers the same number of options.
+void attach_review(std::vector<Frame>& frames, const ReviewFile& review);
+// The review's mark of a frame's decision (none without a review).
+v1::ReviewMark review_mark(const Frame& frame);
 
 // A hand from the heaviest tile down, as players sort them: "6-6 6-5 5-5 6-4".
 std::string tiles_text(TileSet tiles);

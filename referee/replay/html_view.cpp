@@ -2,8 +2,12 @@
 
 #include "log/json_text.h"
 
+#include <cmath>
 #include <cstdio>
 #include <string_view>
+
+#include "review/review_file.h"
+#include "review/review_words.h"
 
 namespace allfives::referee {
 
@@ -64,7 +68,8 @@ std::string hand_result(const Replay& r, const Frame& end) {
 
 // A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
 // "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped,
-// "w":what the bot printed meanwhile, "x":bytes of it dropped}; a fault's: only "w" and "x".
+// "w":what the bot printed meanwhile, "x":bytes of it dropped, "r":the review's valuation
+// (review_decision_json) where reviewed}; a fault's: only "w" and "x".
 // Only what the viewer may see (frames.h: Decision::shown), and what HtmlOptions keeps.
 void append_output_json(std::string& out, const Decision& d) {
   out += "\"w\":";
@@ -135,10 +140,57 @@ void append_decision_json(std::string& out, const Frame& f, bool output) {
     out += ',';
     append_output_json(out, d);
   }
+  if (d.review) {
+    out += ",\"r\":";
+    out += review_decision_json(*d.review);
+  }
   out += '}';
 }
 
+// A number from a review file for the page's JSON: a file anyone wrote may hold NaN or
+// infinities, which JSON cannot carry.
+void append_number(std::string& out, double v, const char* format) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, format, std::isfinite(v) ? v : 0.0);
+  out += buf;
+}
+
 }  // namespace
+
+std::string review_decision_json(const v1::ReviewDecision& d) {
+  const bool opening = d.play_in_hand() == 1;
+  std::string out =
+      "{\"h\":" + std::to_string(d.hand_index()) + ",\"n\":" + std::to_string(d.play_in_hand()) +
+      ",\"a\":" + std::to_string(d.seat()) + ",\"m\":" + std::to_string(d.mark()) +
+      ",\"b\":" + std::to_string(d.best_option()) + ",\"p\":" + std::to_string(d.played_option()) +
+      ",\"x\":" + (d.exact() ? "1" : "0") + ",\"l\":";
+  append_number(out, d.loss(), "%.3f");
+  out += ",\"e\":";
+  append_number(out, d.loss_se(), "%.3f");
+  out += ",\"k\":";
+  append_json_string(out, std::string(mark_word(d.mark())));
+  out += ",\"t\":";
+  append_json_string(out, decision_words(d));
+  out += ",\"v\":[";
+  for (int i = 0; i < d.options_size(); ++i) {
+    const v1::ReviewOption& o = d.options(i);
+    out += i ? ",[" : "[";
+    append_json_string(out, play_words(o.play(), opening));
+    out += ',';
+    out += std::to_string(o.points_now());
+    out += ',';
+    append_number(out, o.points(), "%.3f");
+    out += ',';
+    append_number(out, o.points_se(), "%.3f");
+    out += ',';
+    append_number(out, o.win(), "%.4f");
+    out += ',';
+    append_number(out, o.win_se(), "%.4f");
+    out += ']';
+  }
+  out += "]}";
+  return out;
+}
 
 std::string tile_pairs(TileSet s) {
   std::string out;
@@ -260,6 +312,14 @@ std::string html_data_json(const Replay& r, const std::vector<Frame>& frames,
   out += ",\"onlySeat\":" + std::to_string(o.filter.seat);
   out += ",\"onlyMissed\":" + std::string(o.filter.higher_only ? "true" : "false");
   out += ",\"decisions\":" + std::string(o.decisions ? "true" : "false");
+  out += ",\"onlyMistakes\":" + std::string(o.filter.marked_only ? "true" : "false");
+  bool reviewed = false;
+  for (const Frame& f : frames) reviewed = reviewed || f.decision.review.has_value();
+  out += ",\"reviewed\":" + std::string(reviewed && o.decisions ? "true" : "false");
+  if (!o.review_url.empty()) {
+    out += ",\"reviewUrl\":";
+    append_json_string(out, o.review_url);
+  }
   if (!o.live_url.empty()) {
     out += ",\"live\":";
     append_json_string(out, o.live_url);

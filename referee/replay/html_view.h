@@ -9,7 +9,9 @@
 // hand_index), data-play (plays in the hand so far), data-kind (the record kind), data-seat,
 // data-scores ("25,10"), data-count and data-points (the hand's last play so far, "" if
 // none), data-line (the line as digit pairs from left to right), data-log-line,
-// data-boneyard, data-last-play (its words) and data-playing. Its URL may say where to open:
+// data-boneyard, data-last-play (its words), data-playing, data-mark (the review's mark word of
+// the step's decision, "" if none) and data-graph-points (the evaluation graph's points). Its URL
+// may say where to open:
 // `?step=K`, or `?hand=H` (1-based); and for tests `?click=next,nextHand,...` presses those
 // buttons, `?keys=ArrowRight,...` those keys, in order, and `?autoplay` starts playing.
 #pragma once
@@ -35,7 +37,17 @@ struct HtmlOptions {
   // what the bot printed. Left out of the page's data, not only hidden.
   bool decisions = true;
   bool output = true;
+  // For `referee serve`: where the page asks for a review of the match (POST starts one, GET
+  // says how far it is, as JSON {"state":"none|running|done|failed","done":D,"total":T,
+  // "error":why}); empty: the page offers none.
+  std::string review_url;
 };
+
+// One reviewed decision as the pages draw it: {"h":hand (0-based),"n":play in hand,"a":seat,
+// "m":mark (0-3),"k":its word,"b":best option,"p":played option,"x":exact (0/1),"l":loss,
+// "e":its error,"t":decision_words,"v":[[words,points now,points,se,win,win se],...] in the
+// order offered}.
+std::string review_decision_json(const v1::ReviewDecision& d);
 
 // Tiles as digit pairs, the pages' compact encoding: "6663" is 6-6 and 6-3 (a set, heaviest
 // first); line_pairs gives the line's halves as laid from left to right.

@@ -11,6 +11,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "review/review_words.h"
 #include "text/terminal_text.h"
 
 namespace allfives::referee {
@@ -183,6 +184,10 @@ void add_output_lines(const Decision& d, std::vector<std::string>& lines) {
 
 }  // namespace
 
+std::string review_line(const v1::ReviewDecision& d) {
+  return "review: " + decision_words(d);
+}
+
 std::vector<std::string> decision_lines(const Frame& f, bool output) {
   std::vector<std::string> lines;
   const Decision& d = f.decision;
@@ -193,8 +198,12 @@ std::vector<std::string> decision_lines(const Frame& f, bool output) {
     std::string had = "had " + plural(static_cast<int>(d.options.size()), "play", "plays") + ":";
     const char* sep = " ";
     for (const DecisionOption& o : d.ranked()) {
-      had += sep + option_text(o, opening) + " " + std::to_string(o.points) +
-             (o.chosen ? " (played)" : "");
+      had += sep + option_text(o, opening) + " " + std::to_string(o.points);
+      if (d.review) {
+        const v1::ReviewOption& v = d.review->options(o.offered);
+        had += " (" + value_words(v.points(), v.points_se(), d.review->exact()) + ")";
+      }
+      had += o.chosen ? " (played)" : "";
       sep = " · ";
     }
     lines.push_back(had);
@@ -204,6 +213,7 @@ std::vector<std::string> decision_lines(const Frame& f, bool output) {
                       std::to_string(best.points));
     }
   }
+  if (d.review) lines.push_back(review_line(*d.review));
   lines.push_back("took " + decision_time_text(d.decision_us) + ", bank left " +
                   std::to_string(d.bank_left_ms) + " ms");
   if (!d.comment.empty() || d.comment_dropped > 0)
@@ -228,9 +238,13 @@ std::string render_frame(const Replay& r, const Frame& f, const TerminalOptions&
   out << paint(rule + right, "1") << "\n";
   out << highlight(f.text, paint) << "\n";
   for (const MarkedText& note : f.notes) out << "  " << highlight(note, paint) << "\n";
-  if (o.decisions)
+  if (o.decisions) {
+    // A marked decision's review line in red (a mistake or blunder) or yellow, so it stands out.
+    const v1::ReviewMark mark = review_mark(f);
+    const char* marked = mark >= v1::REVIEW_MARK_MISTAKE ? "1;31" : mark ? "1;33" : "36";
     for (const std::string& line : decision_lines(f, o.output))
-      out << "  " << paint(line, "36") << "\n";
+      out << "  " << paint(line, line.starts_with("review: ") ? marked : "36") << "\n";
+  }
   for (const std::string& row : draw_line(f, width, paint)) out << row << "\n";
   if (!f.line.empty()) out << "  " << ends_text(f) << "\n";
   const int n = num_players(r.config.format);

@@ -28,9 +28,13 @@ struct TerminalOptions {
   bool output = true;
 };
 
-// Those lines for one play frame (none for other frames or a version 1 log's plays), and for
-// a fault's frame the output of the decision that ended in it; `output`: with the bot's
-// output lines.
+// The review's line under a reviewed decision: "review: best play: 6-4 right +7.2 ± 0.4", or
+// "review: best: ... · played ...: mistake, −6.1 ± 0.5 (a score missed)".
+std::string review_line(const v1::ReviewDecision& d);
+
+// Those lines for one play frame (with the review's line where reviewed) (none for other frames or
+// a version 1 log's plays), and for a fault's frame the output of the decision that ended in it;
+// `output`: with the bot's output lines.
 std::vector<std::string> decision_lines(const Frame& frame, bool output = true);
 
 // The match's heading: id, format, seed (for a seat's view only once the match is over), target,

@@ -36,6 +36,13 @@ std::string marks_words(const ReviewFile& r) {
 
 }  // namespace
 
+ReviewSettings default_review_settings() {
+  ReviewSettings s;
+  s.eval.seed = 1;
+  s.eval.worlds = 1000;
+  return s;
+}
+
 LogReview review_log_file(const std::string& path, const SeatChoice& choice,
                           const ReviewSettings& settings, bool force,
                           const std::function<void(int, int)>& progress) {

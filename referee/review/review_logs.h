@@ -18,6 +18,10 @@ struct SeatChoice {
   std::string bot;  // or the seats of the bot of this name (the header's display_name)
 };
 
+// The settings `referee review` uses unless told otherwise (1000 worlds a decision, seed 1),
+// also those of the reviews the served pages ask for.
+ReviewSettings default_review_settings();
+
 // What reviewing one log came to.
 struct LogReview {
   bool ok = false;

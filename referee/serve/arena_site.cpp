@@ -17,6 +17,7 @@
 #include "replay/html_view.h"
 #include "replay/replay.h"
 #include "serve/log_folders.h"
+#include "serve/review_jobs.h"
 #include "serve/site_pages.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
@@ -355,7 +356,8 @@ ArenaSite::ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots
                      SiteOptions options)
     : roots_(std::move(roots)),
       live_(std::make_shared<Live>(ioc, options.poll_interval)),
-      indexes_(std::make_shared<Indexes>()) {}
+      indexes_(std::make_shared<Indexes>()),
+      reviews_(std::make_unique<ReviewJobs>(2)) {}
 
 ArenaSite::~ArenaSite() {
   live_->timer.cancel();
@@ -482,7 +484,7 @@ std::optional<std::string> log_at(const ServedRoot& r, std::string_view rel,
     refusal = text_response(why == "no such file" ? 404 : 400, why);
     return std::nullopt;
   }
-  if (!is_file(*real) || !real->ends_with(".jsonl")) {
+  if (!is_file(*real) || !real->ends_with(".jsonl") || is_review_path(*real)) {
     refusal = text_response(404, "not a match log");
     return std::nullopt;
   }
@@ -523,16 +525,17 @@ std::optional<LogPage> log_page(const ServedRoot& r, int root, std::string_view 
 // One handler per route (arena_site.h lists them); each gets the served folder's number and
 // the path under it.
 HttpResponse ArenaSite::handle(const HttpRequest& req) {
-  if (req.method != "GET") return text_response(405, "only GET (and HEAD) is served here");
   const std::string_view path = target_path(req.target);
+  // The one action of the site, asking for a review, is the one POST it takes.
+  const bool may_post = path.starts_with("/review/");
+  if (req.method != "GET" && !(may_post && req.method == "POST"))
+    return text_response(405, may_post ? "GET or POST only" : "only GET (and HEAD) is served here");
   if (path == "/" || path == "/index.html") return folders();
   using Handler = HttpResponse (ArenaSite::*)(const HttpRequest&, int, std::string_view);
   static constexpr std::pair<std::string_view, Handler> kRoutes[] = {
-      {"/t/", &ArenaSite::tournament},
-      {"/standings/", &ArenaSite::standings},
-      {"/m/", &ArenaSite::replay},
-      {"/live/", &ArenaSite::live},
-      {"/log/", &ArenaSite::raw_log}};
+      {"/t/", &ArenaSite::tournament}, {"/standings/", &ArenaSite::standings},
+      {"/m/", &ArenaSite::replay},     {"/live/", &ArenaSite::live},
+      {"/log/", &ArenaSite::raw_log},  {"/review/", &ArenaSite::review}};
   for (const auto& [prefix, handler] : kRoutes) {
     int root = 0;
     std::string_view rel;
@@ -749,6 +752,45 @@ HttpResponse ArenaSite::live(const HttpRequest& req, int root, std::string_view 
   return res;
 }
 
+namespace {
+
+HttpResponse json_response(int status, const ReviewJobStatus& s) {
+  HttpResponse res;
+  res.status = status;
+  res.content_type = "application/json";
+  res.body = status_json(s);
+  return res;
+}
+
+ReviewJobStatus refused(std::string why) {
+  ReviewJobStatus s;
+  s.state = "refused";
+  s.error = std::move(why);
+  return s;
+}
+
+}  // namespace
+
+HttpResponse ArenaSite::review(const HttpRequest& req, int root, std::string_view rel) {
+  HttpResponse refusal;
+  const auto p = log_page(roots_[static_cast<size_t>(root)], root, rel, req, refusal);
+  if (!p) return refusal;
+  if (req.method != "POST") return json_response(200, reviews_->status(p->real));
+  std::string text;
+  if (!read_bounded(p->real, static_cast<size_t>(kMaxPageLogBytes), text, true))
+    return json_response(404, refused("the log cannot be read"));
+  Replay replay;
+  LogError error;
+  const bool ok = load_replay(text, p->real, replay, error);
+  if (!replay.finished)
+    return json_response(409, refused("the match is not over: a review is of a finished match"));
+  if (!ok)
+    return json_response(
+        422, refused("a review needs a log that `referee verify` accepts: " + error.describe()));
+  const ReviewJobStatus s = reviews_->start(p->real, -1);
+  return json_response(s.state == "refused" ? 503 : 202, s);
+}
+
 HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& rel_url, int viewer,
                                     const std::string& seat) {
   std::string text;
@@ -759,7 +801,10 @@ HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& 
   const bool ok = load_replay(text, real, replay, error);  // else: the steps before the error
   if (viewer >= num_players(replay.config.format))
     return text_response(400, "this match has no seat " + seat);
-  const std::vector<Frame> frames = build_frames(replay, viewer);
+  std::vector<Frame> frames = build_frames(replay, viewer);
+  if (replay.finished)
+    if (const std::optional<ReviewFile> review = current_review(real, text))
+      attach_review(frames, *review);
   if (frames.empty()) {
     if (!ok && !error.message.empty() && replay.header.match_id().empty() && !text.empty())
       return text_response(422, "not a match log: " + error.describe());
@@ -774,6 +819,8 @@ HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& 
   // A log without its end is followed: while its match is played it grows.
   if (!replay.finished)
     h.live_url = "/live/" + rel_url + "?seat=" + (viewer >= 0 ? std::to_string(viewer) : "");
+  else if (ok)
+    h.review_url = "/review/" + rel_url;
   return html(render_html(replay, frames, h));
 }
 

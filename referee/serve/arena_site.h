@@ -9,6 +9,9 @@
 //   /live/R/PATH.jsonl?from=K[&seat=S]  server-sent events: the steps from K on, as the log grows
 //   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk
 //   /standings/R/PATH/         the standings as JSON (standings.json's format)
+//   /review/R/PATH.jsonl       a finished match's game review: POST starts computing it in the
+//                              background (review_jobs.h), GET says how far it is (JSON); the
+//                              replay page shows a review once it lies beside the log
 // A tournament's page takes ?bot=NAME&fault=any|none|KIND to list only some matches. Pages of
 // logs over kMaxPageLogBytes (log_folders.h) are refused (413); /log/ serves any size.
 // R is the folder's position on the command line; PATH is relative to it (see served_paths.h).
@@ -24,6 +27,8 @@
 #include "serve/served_paths.h"
 
 namespace allfives::referee::serve {
+
+class ReviewJobs;
 
 struct SiteOptions {
   std::chrono::milliseconds poll_interval{100};  // how often followed logs are checked
@@ -47,12 +52,14 @@ class ArenaSite {
   HttpResponse replay(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse live(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse raw_log(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse review(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
                            const std::string& seat);
 
   std::vector<ServedRoot> roots_;
   std::shared_ptr<Live> live_;
   std::shared_ptr<Indexes> indexes_;
+  std::unique_ptr<ReviewJobs> reviews_;
 };
 
 }  // namespace allfives::referee::serve

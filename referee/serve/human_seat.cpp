@@ -18,6 +18,7 @@
 #include "serve/human_table.h"
 #include "serve/human_tty.h"
 #include "serve/log_folders.h"
+#include "serve/review_jobs.h"
 
 namespace allfives::referee {
 // embed_file.cmake defines the page in this namespace.
@@ -127,6 +128,10 @@ struct HumanSeat::Impl {
   HttpResponse handle(const HttpRequest& req);
   HttpResponse play(const HttpRequest& req);
   HttpResponse replay_page();
+  HttpResponse review(const HttpRequest& req);
+  // The person's own reviewed decisions once the review of `log` is written: [{...},...].
+  static std::string own_decisions_json(const std::string& log, int seat);
+  ReviewJobs reviews{1};  // one person: one review at a time
   Play decide(const View& view, const bot::Clock& clock);
 };
 
@@ -323,10 +328,11 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
 HttpResponse HumanSeat::Impl::handle(const HttpRequest& req) {
   const std::string_view path = target_path(req.target);
   if (path != "/" && path != "/events" && path != "/play" && path != "/replay" &&
-      path != "/rematch" && path != "/leave")
+      path != "/rematch" && path != "/leave" && path != "/review")
     return text_response(404, "no such page");
   if (!token_matches(query_value(req.target, "token"), options.token))
     return text_response(403, "this seat's page needs the token printed by the referee");
+  if (path == "/review") return review(req);
   const bool post = path == "/play" || path == "/rematch" || path == "/leave";
   if (req.method != (post ? "POST" : "GET"))
     return text_response(405, post ? "POST only" : "GET only");
@@ -409,6 +415,50 @@ HttpResponse HumanSeat::Impl::replay_page() {
   HttpResponse res;
   res.body = render_html(replay, build_frames(replay, viewer), h);
   return res;
+}
+
+// GET /review: how far the review of the person's decisions is, with them once it is written;
+// POST /review starts it, once the match is over.
+HttpResponse HumanSeat::Impl::review(const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "POST") return text_response(405, "GET or POST only");
+  std::string log;
+  int seat = 0;
+  {
+    std::lock_guard lock(mu);
+    log = finished_log;
+    seat = table.seat;
+  }
+  HttpResponse res;
+  res.content_type = "application/json";
+  ReviewJobStatus s;
+  if (log.empty()) {
+    s.state = "refused";
+    s.error = "your decisions are reviewed once the match is over";
+    res.status = 409;
+  } else {
+    s = req.method == "POST" ? reviews.start(log, seat) : reviews.status(log);
+    if (s.state == "refused") res.status = 503;
+  }
+  res.body = status_json(s);
+  if (s.state == "done") {
+    res.body.pop_back();
+    res.body += ",\"decisions\":" + own_decisions_json(log, seat) + "}";
+  }
+  return res;
+}
+
+std::string HumanSeat::Impl::own_decisions_json(const std::string& log, int seat) {
+  std::string bytes, why;
+  if (!read_log_file(log, bytes, &why)) return "[]";
+  const std::optional<ReviewFile> review = current_review(log, bytes);
+  if (!review) return "[]";
+  std::string out = "[";
+  for (const v1::ReviewDecision& d : review->decisions) {
+    if (static_cast<int>(d.seat()) != seat) continue;
+    if (out.size() > 1) out += ',';
+    out += review_decision_json(d);
+  }
+  return out + "]";
 }
 
 std::unique_ptr<HumanSeat> HumanSeat::start(const HumanSeatOptions& options, std::string* error) {

@@ -11,6 +11,10 @@
 //     POST /play?token=T           seq=S&play=I: play I of the table numbered S; 409 if that
 //                                  table is not of the decision now waiting (a late click)
 //     GET  /replay?token=T         the finished match's replay, as this seat saw it
+//     POST /review?token=T         "review my decisions": the finished match's review of this
+//                                  seat, computed in the background (review_jobs.h)
+//     GET  /review?token=T         how far it is, as JSON, with this seat's reviewed decisions
+//                                  (html_view.h's review_decision_json) once it is written
 //     POST /rematch?token=T        "play again": another match once this one is over
 //     POST /leave?token=T          done: the referee exits
 // * terminal: human_tty.h.

@@ -11,6 +11,7 @@
 #include <ctime>
 
 #include "log/log_reader.h"
+#include "review/review_file.h"
 #include "tournament/output_folder.h"
 
 namespace allfives::referee::serve {
@@ -109,7 +110,8 @@ std::vector<std::string> list_names(const ServedRoot& root, const std::string& d
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
     if (name.empty() || name[0] == '.') continue;
-    if (!folders && (!ends_with(name, ".jsonl") || name == kIndexFile)) continue;
+    if (!folders && (!ends_with(name, ".jsonl") || name == kIndexFile || is_review_path(name)))
+      continue;
     if (skip && skip(name)) continue;
     const auto real = real_inside(root, dir + "/" + name);
     if (!real) continue;  // a link out of the served folder: not even looked at

@@ -43,9 +43,9 @@ std::optional<Folder> as_folder(const std::vector<ServedRoot>& roots, int root,
 std::vector<Folder> find_folders(const std::vector<ServedRoot>& roots);
 
 // The names in a folder inside `root`, in natural order: sub-folders, or the match logs
-// (*.jsonl but index.jsonl), at most kMaxListed, leaving out the names `skip` says (e.g. the
-// logs an index holds, so that a folder of many finished matches lists the others).
-// Links are followed only where they stay inside the root.
+// (*.jsonl but index.jsonl and the reviews beside logs, *.review.jsonl), at most kMaxListed,
+// leaving out the names `skip` says (e.g. the logs an index holds, so that a folder of many
+// finished matches lists the others). Links are followed only where they stay inside the root.
 std::vector<std::string> list_names(const ServedRoot& root, const std::string& dir, bool folders,
                                     const std::function<bool(const std::string&)>& skip = {});
 

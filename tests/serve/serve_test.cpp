@@ -236,12 +236,17 @@ TEST(ServeTest, EveryMatchOpensItsReplayAndEachSeatsView) {
     EXPECT_EQ(http_get(s.port, url + "?seat=2").status, 400);  // a 2-player match
     EXPECT_EQ(http_get(s.port, url + "?seat=x").status, 400);
   }
-  // The page is the replay `referee replay --html` writes, byte for byte.
+  // The page is the replay `referee replay --html` writes, byte for byte, but for the address
+  // its "review this match" asks (a finished match without a review).
   const std::string one = *urls.begin();
   const std::string log = dir + one.substr(std::string("/m/0").size());
   const std::string html = temp_dir("serve-html") + "/r.html";
   ASSERT_EQ(run({kReferee, "replay", log, "--seat", "1", "--html", html}).exit_code, 0);
-  EXPECT_EQ(http_get(s.port, one + "?seat=1").body, slurp(html));
+  std::string served = http_get(s.port, one + "?seat=1").body;
+  const std::string action = ",\"reviewUrl\":\"/review" + one.substr(2) + "\"";
+  ASSERT_NE(served.find(action), std::string::npos) << action;
+  served.erase(served.find(action), action.size());
+  EXPECT_EQ(served, slurp(html));
   // The raw log.
   const HttpReply raw = http_get(s.port, "/log/0" + one.substr(4));
   EXPECT_EQ(raw.status, 200);
@@ -351,6 +356,71 @@ TEST(ServeTest, AnEmptyLogIsAMatchWhoseBotsAreStarting) {
   const HttpReply page = http_get(s.port, "/m/0/" + between(listing.body, "href=\"/m/0/", "\""));
   EXPECT_EQ(page.status, 200) << page.body;
   EXPECT_NE(page.body.find("Waiting for the first hand"), std::string::npos) << page.body;
+  EXPECT_EQ(s.child->interrupt(), 0);
+}
+
+// "Review this match": a POST starts the review of a finished match in the background, GET
+// follows its progress to the end, and the replay page then carries the review; the review
+// file is never listed as a log, a match not over is not reviewed, and a POST from another
+// site's page is refused.
+TEST(ServeTest, AFinishedMatchIsReviewedWhenAsked) {
+  const std::string dir = temp_dir("serve-review");
+  const std::string log = dir + "/m.jsonl";
+  const RunResult m = run({kReferee, "match", "--seed", "21", "--log", log, "--no-sandbox",
+                           "greedy=" + kGreedy, "random=" + kRandom});
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  // The same match without its end: as a match still being played looks.
+  {
+    std::istringstream lines(slurp(log));
+    std::ofstream cut(dir + "/cut.jsonl");
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("\"match_end\"") == std::string::npos &&
+          line.find("\"bot_output\"") == std::string::npos)
+        cut << line << "\n";
+  }
+  ServeProcess s = serve({dir});
+  EXPECT_NE(http_get(s.port, "/m/0/m.jsonl").body.find("\"reviewUrl\":\"/review/0/m.jsonl\""),
+            std::string::npos);
+  EXPECT_EQ(http_get(s.port, "/m/0/cut.jsonl").body.find("\"reviewUrl\":"), std::string::npos);
+  EXPECT_NE(http_get(s.port, "/review/0/m.jsonl").body.find("\"state\":\"none\""),
+            std::string::npos);
+  const HttpReply cut = http_post(s.port, "/review/0/cut.jsonl", "");
+  EXPECT_EQ(cut.status, 409) << cut.body;
+  EXPECT_NE(cut.body.find("not over"), std::string::npos) << cut.body;
+  const HttpReply foreign = http_raw(
+      s.port, "POST /review/0/m.jsonl HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(s.port) +
+                  "\r\nOrigin: http://elsewhere.example\r\nContent-Length: 0\r\n"
+                  "Connection: close\r\n\r\n");
+  EXPECT_EQ(foreign.status, 403) << foreign.body;
+  EXPECT_EQ(http_post(s.port, "/m/0/m.jsonl", "").status, 405);
+  const HttpReply started = http_post(s.port, "/review/0/m.jsonl", "");
+  EXPECT_EQ(started.status, 202) << started.body;
+  EXPECT_NE(started.body.find("\"state\":\"running\""), std::string::npos) << started.body;
+  // Polled until done; the counts only grow and end at every decision of the match.
+  google::protobuf::Struct last;
+  int done = 0;
+  for (const auto until = std::chrono::steady_clock::now() + 60s;
+       std::chrono::steady_clock::now() < until; std::this_thread::sleep_for(50ms)) {
+    last.Clear();
+    ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(
+                    http_get(s.port, "/review/0/m.jsonl").body, &last)
+                    .ok());
+    const int now = static_cast<int>(last.fields().at("done").number_value());
+    EXPECT_GE(now, done);
+    done = now;
+    if (last.fields().at("state").string_value() != "running") break;
+  }
+  ASSERT_EQ(last.fields().at("state").string_value(), "done");
+  int plays = 0;
+  for (const v1::LogRecord& r : read_log(log)) plays += r.has_play();
+  EXPECT_EQ(done, plays);
+  EXPECT_EQ(static_cast<int>(last.fields().at("total").number_value()), plays);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/m.review.jsonl"));
+  const HttpReply page = http_get(s.port, "/m/0/m.jsonl");
+  EXPECT_NE(page.body.find("\"reviewed\":true"), std::string::npos);
+  const HttpReply listing = http_get(s.port, "/t/0/");
+  EXPECT_EQ(listing.body.find("review.jsonl"), std::string::npos) << listing.body;
+  EXPECT_EQ(http_get(s.port, "/m/0/m.review.jsonl").status, 404);
   EXPECT_EQ(s.child->interrupt(), 0);
 }
 
