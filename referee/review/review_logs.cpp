@@ -102,8 +102,8 @@ int review_logs(const ReviewRun& run, std::ostream& out, std::ostream& err) {
         },
         [&](std::string& path, LogReview& r) {
           ++done;
-          const std::string head =
-              "[" + std::to_string(done) + "/" + std::to_string(logs.size()) + "] ";
+          char head[48];
+          std::snprintf(head, sizeof head, "[%d/%zu] ", done, logs.size());
           if (!r.ok) {
             ++failed;
             err << head << "FAIL " << r.error << "\n";
