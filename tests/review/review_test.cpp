@@ -104,7 +104,9 @@ TEST(MatchReview, OneDecisionPerPlayOfTheChosenSeats) {
     EXPECT_NEAR(d.loss(), best.points() - d.options(static_cast<int>(d.played_option())).points(),
                 1e-9);
     EXPECT_GE(d.loss(), 0);
-    if (d.mark() != v1::REVIEW_MARK_NONE) EXPECT_GT(d.loss(), 2 * d.loss_se());
+    if (d.mark() != v1::REVIEW_MARK_NONE) {
+      EXPECT_GT(d.loss(), 2 * d.loss_se());
+    }
   }
 }
 
