@@ -48,7 +48,7 @@ TEST(Typos, AnUnknownCommandNamesTheNearestAndTheList) {
                  "referee: unknown command 'tournamnt'; did you mean 'tournament'?");
   expect_refused({"chek-bot"}, "did you mean 'check-bot'?");
   expect_refused({},
-                 "Commands: demo, match, tournament, standings, verify, replay, serve or "
+                 "Commands: demo, match, tournament, standings, verify, replay, review, serve or "
                  "check-bot");
   expect_refused({"--verbose"},
                  "referee: unknown flag --verbose (flags of a command come after "
