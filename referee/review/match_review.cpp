@@ -181,7 +181,7 @@ ReviewFile review_match(const Replay& replay, std::string_view log_bytes,
       ++to_do;
   std::vector<Knowledge> knowledge;
   for (int s = 0; s < players; ++s) knowledge.emplace_back(replay.config.format, s);
-  std::array<int, kMaxPlayers> plays_in_hand{};
+  int plays_in_hand = 0;
   std::array<bool, kMaxPlayers> played_in_hand{};
   engine::HandSolver solver;
   engine::Evaluation scratch;
@@ -197,7 +197,7 @@ ReviewFile review_match(const Replay& replay, std::string_view log_bytes,
         wire::from_proto(r.hand_start().open_with(), open_with, nullptr);
       for (Knowledge& k : knowledge)
         k.start_hand(static_cast<int>(r.hand_start().hand_index()), rule, open_with);
-      plays_in_hand = {};
+      plays_in_hand = 0;
       played_in_hand = {};
       continue;
     }
@@ -205,7 +205,7 @@ ReviewFile review_match(const Replay& replay, std::string_view log_bytes,
     if (!public_event(r, e)) continue;
     if (r.has_play()) {
       const int seat = e.seat;
-      const int in_hand = ++plays_in_hand[0];
+      const int in_hand = ++plays_in_hand;
       const uint64_t seed = derive_seed(settings.eval.seed, ordinal++);
       if (i > 0 && seat >= 0 && seat < players && wanted(seats, seat)) {
         const State& before = replay.steps[i - 1].state;

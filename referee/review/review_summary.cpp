@@ -1,6 +1,7 @@
 #include "review/review_summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 
