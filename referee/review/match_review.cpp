@@ -90,6 +90,18 @@ bool public_event(const v1::LogRecord& r, Event& e) {
   return false;
 }
 
+// The engine's settings and the marks' thresholds, as the header records them.
+void record_settings(const ReviewSettings& settings, v1::ReviewHeader& h) {
+  h.set_worlds(static_cast<uint32_t>(settings.eval.worlds));
+  h.set_seed(settings.eval.seed);
+  h.set_epsilon_permille(static_cast<uint32_t>(settings.eval.epsilon_permille));
+  h.set_exact_tiles(static_cast<uint32_t>(settings.eval.exact_tiles));
+  h.set_exact_boneyard(static_cast<uint32_t>(settings.eval.exact_boneyard));
+  h.set_inaccuracy(settings.thresholds.inaccuracy);
+  h.set_mistake(settings.thresholds.mistake);
+  h.set_blunder(settings.thresholds.blunder);
+}
+
 bool wanted(const std::vector<int>& seats, int seat) {
   return seats.empty() || std::find(seats.begin(), seats.end(), seat) != seats.end();
 }
@@ -166,14 +178,7 @@ ReviewFile review_match(const Replay& replay, std::string_view log_bytes,
     if (wanted(seats, s)) h.add_seats(static_cast<uint32_t>(s));
     h.add_seat_bots(s < replay.header.bots_size() ? replay.header.bots(s).display_name() : "");
   }
-  h.set_worlds(static_cast<uint32_t>(settings.eval.worlds));
-  h.set_seed(settings.eval.seed);
-  h.set_epsilon_permille(static_cast<uint32_t>(settings.eval.epsilon_permille));
-  h.set_exact_tiles(static_cast<uint32_t>(settings.eval.exact_tiles));
-  h.set_exact_boneyard(static_cast<uint32_t>(settings.eval.exact_boneyard));
-  h.set_inaccuracy(settings.thresholds.inaccuracy);
-  h.set_mistake(settings.thresholds.mistake);
-  h.set_blunder(settings.thresholds.blunder);
+  record_settings(settings, h);
 
   int to_do = 0;
   for (const ReplayStep& step : replay.steps)
@@ -233,15 +238,11 @@ bool review_is_current(const v1::ReviewHeader& existing, std::string_view log_by
   if (want.empty())
     for (int s = 0; s < existing.seat_bots_size(); ++s) want.push_back(s);
   std::sort(want.begin(), want.end());
+  // Written over with these settings, a current header is unchanged.
+  v1::ReviewHeader rewritten = existing;
+  record_settings(settings, rewritten);
   return existing.review_version() == kReviewVersion && review_matches_log(existing, log_bytes) &&
-         have == want && existing.worlds() == static_cast<uint32_t>(settings.eval.worlds) &&
-         existing.seed() == settings.eval.seed &&
-         existing.epsilon_permille() == static_cast<uint32_t>(settings.eval.epsilon_permille) &&
-         existing.exact_tiles() == static_cast<uint32_t>(settings.eval.exact_tiles) &&
-         existing.exact_boneyard() == static_cast<uint32_t>(settings.eval.exact_boneyard) &&
-         existing.inaccuracy() == settings.thresholds.inaccuracy &&
-         existing.mistake() == settings.thresholds.mistake &&
-         existing.blunder() == settings.thresholds.blunder;
+         have == want && rewritten.SerializeAsString() == existing.SerializeAsString();
 }
 
 }  // namespace allfives::referee

@@ -19,10 +19,6 @@ namespace {
 constexpr std::string_view kLogSuffix = ".jsonl";
 constexpr std::string_view kReviewSuffix = ".review.jsonl";
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 bool fail(std::string* error, std::string why) {
   if (error) *error = std::move(why);
   return false;
@@ -44,13 +40,13 @@ std::string decision_problem(const v1::ReviewDecision& d, uint32_t previous_line
 }  // namespace
 
 std::string review_path_for(const std::string& log_path) {
-  if (ends_with(log_path, kLogSuffix))
+  if (log_path.ends_with(kLogSuffix))
     return log_path.substr(0, log_path.size() - kLogSuffix.size()) + std::string(kReviewSuffix);
   return log_path + std::string(kReviewSuffix);
 }
 
 bool is_review_path(std::string_view path) {
-  return ends_with(path, kReviewSuffix);
+  return path.ends_with(kReviewSuffix);
 }
 
 v1::ReviewMark mark_for(double loss, double loss_se, const MarkThresholds& t) {
