@@ -97,6 +97,9 @@ void record_settings(const ReviewSettings& settings, v1::ReviewHeader& h) {
   h.set_epsilon_permille(static_cast<uint32_t>(settings.eval.epsilon_permille));
   h.set_exact_tiles(static_cast<uint32_t>(settings.eval.exact_tiles));
   h.set_exact_boneyard(static_cast<uint32_t>(settings.eval.exact_boneyard));
+  h.set_model_candidates(static_cast<uint32_t>(settings.eval.candidates));
+  h.set_model_beta(settings.eval.model.beta);
+  h.set_model_epsilon(settings.eval.model.epsilon);
   h.set_inaccuracy(settings.thresholds.inaccuracy);
   h.set_mistake(settings.thresholds.mistake);
   h.set_blunder(settings.thresholds.blunder);

@@ -40,6 +40,7 @@ ReviewSettings default_review_settings() {
   ReviewSettings s;
   s.eval.seed = 1;
   s.eval.worlds = 1000;
+  s.eval.candidates = 8;  // the strong bot's opponent model (sample_bots/strong/README.md)
   return s;
 }
 

@@ -7,7 +7,8 @@
 //   strong_arena --a strong:sims=400 --b greedy --deals 100 -j 2
 //
 // A bot spec is greedy, random, heavy, or strong[:key=value,...] with keys sims, ms, eps,
-// util (win|points), voids (0|1), threads.
+// util (win|points), voids (0|1), threads, engine (v1|v2), k (opponent-model candidates),
+// beta (its sharpness), exact (tiles in hands at which worlds are solved, 0: never).
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -96,6 +97,14 @@ Spec parse_spec(const std::string& text) {
           value == "points" ? strong::Utility::kPoints : strong::Utility::kWinProbability;
     } else if (key == "voids") {
       spec.config.use_knowledge = value != "0";
+    } else if (key == "engine") {
+      spec.config.engine = value == "v1" ? strong::Engine::kV1 : strong::Engine::kV2;
+    } else if (key == "k") {
+      spec.config.candidates = std::stoi(value);
+    } else if (key == "beta") {
+      spec.config.model_beta = std::stod(value);
+    } else if (key == "exact") {
+      spec.config.exact_tiles = std::stoi(value);
     } else if (key == "threads") {
       spec.config.threads = std::stoi(value);
     } else {

@@ -87,11 +87,67 @@ class Searcher {
   std::array<int, kMaxPlayers> root_scores_{};
 };
 
+engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
+  engine::EvalConfig e;
+  e.seed = seed;
+  e.epsilon_permille = config.epsilon_permille;
+  e.exact_tiles = config.exact_tiles;
+  // A seat that knows everything is solved within a bounded effort; past it, sampled worlds.
+  e.exact_node_budget = 300000;
+  e.candidates = config.candidates;
+  e.model.beta = config.model_beta;
+  return e;
+}
+
+// v2: the engine's evaluation, its worlds split between the threads by index, so with a fixed
+// count the worlds (and the choice) do not depend on the thread count.
+void search_v2(const View& view, const Knowledge* knowledge, const SearchConfig& config,
+               uint64_t seed, std::chrono::steady_clock::time_point end, Workspace& ws,
+               SearchResult& result) {
+  const int threads = std::max(1, config.threads);
+  if (ws.solvers.size() < static_cast<size_t>(threads)) ws.solvers.resize(threads);
+  ws.evaluations.resize(static_cast<size_t>(threads));
+  const bool fixed = config.simulations > 0;
+  const auto run = [&](int t) {
+    engine::EvalConfig e = eval_config(config, seed);
+    const int per = fixed ? config.simulations / threads : 1 << 30;
+    e.first_world = fixed ? t * per : t << 24;
+    e.worlds = fixed && t == threads - 1 ? config.simulations - t * per : per;
+    const engine::StopAt stop = [&](int) { return std::chrono::steady_clock::now() >= end; };
+    engine::evaluate(view, knowledge, e, ws.solvers[t], ws.evaluations[t], stop);
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(run, t);
+    run(0);
+  }
+  const bool win = config.utility == Utility::kWinProbability;
+  const engine::Utility u = win ? engine::Utility::kWin : engine::Utility::kPoints;
+  const int n = view.legal_plays().size();
+  std::vector<double> sums(static_cast<size_t>(n), 0.0);
+  // Summed world by world in world order, so the thread count changes no bit of the means.
+  for (const engine::Evaluation& ev : ws.evaluations) {
+    const std::vector<double>& v = u == engine::Utility::kWin ? ev.win_by_world : ev.points_by_world;
+    for (int w = 0; w < ev.worlds; ++w)
+      for (int c = 0; c < n; ++c) sums[c] += v[static_cast<size_t>(w) * n + c];
+    result.worlds += ev.worlds;
+    if (ev.knowledge_used) result.strict_worlds += ev.worlds;
+    if (ev.exact) break;  // every thread solved the same one world
+  }
+  if (result.worlds == 0) return;
+  int best = 0;
+  for (int c = 0; c < n; ++c) {
+    result.means[c] = sums[c] / result.worlds;
+    if (result.means[c] > result.means[best]) best = c;
+  }
+  result.play = view.legal_plays()[best];
+}
+
 }  // namespace
 
 SearchResult search(const View& view, const Knowledge* knowledge, const SearchConfig& config,
                     uint64_t seed, std::chrono::steady_clock::time_point stop,
-                    std::chrono::steady_clock::time_point hard_stop) {
+                    std::chrono::steady_clock::time_point hard_stop, Workspace* workspace) {
   using Clock = std::chrono::steady_clock;
   SearchResult result;
   const PlayList& legal = view.legal_plays();
@@ -104,8 +160,16 @@ SearchResult search(const View& view, const Knowledge* knowledge, const SearchCo
     return result;
   }
 
-  const Searcher searcher(view, config.use_knowledge ? knowledge : nullptr, config, seed);
   const bool fixed = config.simulations > 0;
+  if (config.engine == Engine::kV2) {
+    Workspace local;
+    search_v2(view, config.use_knowledge ? knowledge : nullptr, config, seed,
+              fixed ? hard_stop : std::min(stop, hard_stop), workspace ? *workspace : local,
+              result);
+    if (result.worlds == 0) result.play = greedy_play(view.line(), view.legal_plays());
+    return result;
+  }
+  const Searcher searcher(view, config.use_knowledge ? knowledge : nullptr, config, seed);
   const uint64_t limit = fixed ? static_cast<uint64_t>(config.simulations) : (1ull << 40);
   const Clock::time_point end = fixed ? hard_stop : std::min(stop, hard_stop);
   std::atomic<uint64_t> next{0};
@@ -175,7 +239,7 @@ Play StrongBot::choose_play(const View& view, const bot::Clock& clock) {
   } else {
     hard_stop = clock.received + 4 * config_.budget + seconds(1);
   }
-  last_ = search(view, &knowledge_, config_, seed, stop, hard_stop);
+  last_ = search(view, &knowledge_, config_, seed, stop, hard_stop, &workspace_);
   return last_.play;
 }
 

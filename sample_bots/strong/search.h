@@ -30,6 +30,7 @@
 #include "allfives/core/resample.h"
 #include "allfives/core/rng.h"
 #include "allfives/core/state.h"
+#include "allfives/engine/evaluate.h"
 #include "allfives/engine/policy.h"
 
 namespace allfives::strong {
@@ -44,13 +45,29 @@ enum class Utility : uint8_t {
   kPoints,          // my side's points in the rest of the hand minus the others' mean
 };
 
+// Which search decides: v1 the flat Monte Carlo search above (strong_v1, the baseline); v2 the
+// engine's evaluation (allfives/engine/evaluate.h): the same flat search with worlds chosen by
+// an opponent model and, late in a hand, each world solved exactly.
+enum class Engine : uint8_t { kV1, kV2 };
+
 struct SearchConfig {
+  Engine engine = Engine::kV2;
+  int candidates = 8;        // v2: uniform draws per world kept (1: no opponent model)
+  double model_beta = 0.3;   // v2: the opponent model's sharpness per point
+  int exact_tiles = 8;       // v2: solve worlds with at most this many tiles in hands (0: never)
   int simulations = 0;  // > 0: exactly this many worlds per decision (deterministic)
   std::chrono::milliseconds budget{200};  // else: search until this long after the request
   int threads = 1;
   int epsilon_permille = 100;  // rollout randomness
   bool use_knowledge = true;   // sample with the observed voids (false: only the view)
   Utility utility = Utility::kWinProbability;
+};
+
+// What v2 reuses from one decision to the next: a solver (3 MiB of table) and an evaluation
+// per thread.
+struct Workspace {
+  std::vector<engine::HandSolver> solvers;
+  std::vector<engine::Evaluation> evaluations;
 };
 
 struct SearchResult {
@@ -64,9 +81,11 @@ struct SearchResult {
 // or (without a count) when `stop` passes; in every case it stops at `hard_stop` (a safety
 // net: the answer must never be late). Searches at least one world unless hard_stop has
 // passed, in which case it answers the greedy play.
+// `workspace` (nullptr: a fresh one) keeps v2's buffers between calls.
 SearchResult search(const View& view, const Knowledge* knowledge, const SearchConfig& config,
                     uint64_t seed, std::chrono::steady_clock::time_point stop,
-                    std::chrono::steady_clock::time_point hard_stop);
+                    std::chrono::steady_clock::time_point hard_stop,
+                    Workspace* workspace = nullptr);
 
 // The bot: the seat's Knowledge fed by the SDK's hooks and a search per decision.
 class StrongBot final : public bot::Bot {
@@ -87,6 +106,7 @@ class StrongBot final : public bot::Bot {
   uint64_t seed_;
   uint64_t decisions_ = 0;
   Knowledge knowledge_;
+  Workspace workspace_;
   SearchResult last_;
 };
 

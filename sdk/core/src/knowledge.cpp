@@ -37,6 +37,7 @@ void Knowledge::start_hand(int hand_index, OpenRule rule, Tile open_with) {
   num_groups_ = {};
   pending_ = {};
   pending_suits_ = {};
+  last_draw_.fill(-1);
   const TileSet forbidden = not_dealt_to_anyone(rule, open_with);
   for (int s = 0; s < num_players(format_); ++s)
     if (s != seat_) add_group(s, hand_size(format_), forbidden);
@@ -61,6 +62,7 @@ void Knowledge::observe(const Event& e) {
         line_.place(e.play.tile, e.play.end, s);
       break;
     case EventKind::kDraw:
+      if (e.count > 0) last_draw_[s] = static_cast<int8_t>(line_.size());
       if (s != seat_ && e.count > 0) {
         const TileSet suits = end_suits(line_);
         forbid_all(s, suits);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "allfives/core/resample.h"
 #include "allfives/core/rng.h"
@@ -68,6 +69,24 @@ void mean_se(int worlds, F f, double& mean, double& se) {
   se = std::sqrt(squares / (worlds - 1) / worlds);
 }
 
+// Draws one world into `world`: a uniform sample, or with a model the pick among `pool.size()`
+// samples in proportion to their likelihood. False if the sampler fails.
+bool draw_world(const WorldSampler& sampler, const PlayLikelihood* model, SplitMix64& rng,
+                std::vector<State>& pool, std::vector<double>& weights, State& world) {
+  if (model == nullptr || pool.size() < 2) return sampler.sample(rng, world);
+  double total = 0;
+  for (size_t j = 0; j < pool.size(); ++j) {
+    if (!sampler.sample(rng, pool[j])) return false;
+    weights[j] = model->of(pool[j]);
+    total += weights[j];
+  }
+  double r = static_cast<double>(rng.next() >> 11) * 0x1p-53 * total;
+  size_t pick = 0;
+  while (pick + 1 < pool.size() && r >= weights[pick]) r -= weights[pick++];
+  world = pool[pick];
+  return true;
+}
+
 }  // namespace
 
 double Evaluation::mean(int option, Utility utility) const {
@@ -98,7 +117,7 @@ Evaluation evaluate(const View& view, const Knowledge* knowledge, const EvalConf
 }
 
 void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& config,
-              HandSolver& solver, Evaluation& out) {
+              HandSolver& solver, Evaluation& out, const StopAt& stop) {
   const PlayList& legal = view.legal_plays();
   const int n = legal.size();
   out.options.resize(static_cast<size_t>(n));
@@ -148,12 +167,19 @@ void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& co
   const bool solve_worlds = two_sides && tiles_in_hands <= config.exact_tiles &&
                             view.boneyard_size() <= config.exact_boneyard;
   const Scorer scorer(view);
-  out.points_by_world.resize(static_cast<size_t>(worlds) * n);
-  out.win_by_world.resize(static_cast<size_t>(worlds) * n);
+  std::optional<PlayLikelihood> model;
+  if (config.candidates > 1 && knowledge != nullptr && out.knowledge_used)
+    model.emplace(view, *knowledge, config.model);
+  const bool weigh = model && model->plays() > 0;
+  std::vector<State> pool(weigh ? static_cast<size_t>(config.candidates) : 0, world);
+  std::vector<double> weights(pool.size());
   for (int w = 0; w < worlds; ++w) {
-    SplitMix64 rng(derive_seed(config.seed, static_cast<uint64_t>(w)));
-    if (!sampler.sample(rng, world)) break;
+    if (w > 0 && stop && stop(w)) break;
+    SplitMix64 rng(derive_seed(config.seed, static_cast<uint64_t>(config.first_world + w)));
+    if (!draw_world(sampler, weigh ? &*model : nullptr, rng, pool, weights, world)) break;
     const uint64_t rollout_seed = rng.next();
+    out.points_by_world.resize(static_cast<size_t>(w + 1) * n);
+    out.win_by_world.resize(static_cast<size_t>(w + 1) * n);
     double* points = &out.points_by_world[static_cast<size_t>(w) * n];
     double* win = &out.win_by_world[static_cast<size_t>(w) * n];
     if (solve_worlds && solve_world(config.world_node_budget)) {

@@ -68,6 +68,10 @@ class Knowledge {
   int tracked_size(int seat) const;
   // Tiles no tile of `seat`'s hand can be.
   TileSet forbidden_for_all(int seat) const;
+  // How many tiles were on the line when `seat` last drew this hand, -1 if it never did: its
+  // plays from that one on came from the hand it holds now plus the tiles it played since,
+  // which is what an opponent model needs to judge them.
+  int last_draw(int seat) const { return last_draw_[seat]; }
 
   friend bool operator==(const Knowledge&, const Knowledge&) = default;
 
@@ -84,6 +88,7 @@ class Knowledge {
   std::array<int8_t, kMaxPlayers> num_groups_{};
   std::array<bool, kMaxPlayers> pending_{};
   std::array<TileSet, kMaxPlayers> pending_suits_{};
+  std::array<int8_t, kMaxPlayers> last_draw_ = {-1, -1, -1, -1};
 };
 
 // The tiles nobody held at a hand's deal, as the open rule tells (docs/RULES.md §4): with the

@@ -9,6 +9,10 @@
 //   - or, when few tiles remain (EvalConfig::exact_tiles), by solving that world exactly
 //     (solver.h), the world's hidden tiles shown to every seat; a world over its node budget is
 //     rolled out instead.
+// With an opponent model (EvalConfig::candidates > 1, opponent_model.h) each world kept is
+// picked among `candidates` uniform draws in proportion to how likely each makes the plays the
+// other seats chose (sampling-importance-resampling): the worlds lean towards the hands the
+// others' choices suggest, and every kept world still weighs the same.
 // Each option gets two values with their standard errors over the worlds:
 //   - points: its side's points minus the other sides' mean over the rest of the hand, the
 //     hand-end points included;
@@ -25,11 +29,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "allfives/core/knowledge.h"
 #include "allfives/core/state.h"
 #include "allfives/core/types.h"
+#include "allfives/engine/opponent_model.h"
 #include "allfives/engine/solver.h"
 
 namespace allfives::engine {
@@ -37,6 +43,7 @@ namespace allfives::engine {
 struct EvalConfig {
   int worlds = 400;  // worlds sampled (at least 1)
   uint64_t seed = 0;
+  int first_world = 0;  // world i draws from derive_seed(seed, first_world + i): split runs
   int epsilon_permille = 100;  // the rollout's random plays, per mille
   // Solve each world exactly instead of rolling it out when the tiles left in all hands are at
   // most this many and the boneyard holds at most exact_boneyard (two sides only; 0: never).
@@ -45,7 +52,15 @@ struct EvalConfig {
   int exact_boneyard = 4;
   int64_t world_node_budget = 20000;    // per world and utility; over it the world is rolled out
   int64_t exact_node_budget = 2000000;  // the solve of a seat that knows everything
+  // Uniform draws per world kept, the likeliest-weighted one kept (1: no opponent model; the
+  // model needs the knowledge).
+  int candidates = 1;
+  OpponentModel model;
 };
+
+// Asked before every world after the first with the worlds done so far: true stops the
+// evaluation there (a time budget). Empty: config.worlds decides alone.
+using StopAt = std::function<bool(int worlds)>;
 
 struct OptionValue {
   Play play;
@@ -81,6 +96,6 @@ Evaluation evaluate(const View& view, const Knowledge* knowledge, const EvalConf
                     HandSolver& solver);
 // The same into `out`, its buffers reused: a caller evaluating many decisions allocates once.
 void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& config,
-              HandSolver& solver, Evaluation& out);
+              HandSolver& solver, Evaluation& out, const StopAt& stop = {});
 
 }  // namespace allfives::engine
