@@ -53,12 +53,16 @@ def core_extension() -> Pybind11Extension:
     if not sources:
         raise SystemExit(f"allfives_bot: no rules core sources in {core}/src (give "
                          "ALLFIVES_CORE_DIR, the repository's sdk/core)")
+    # The engine (the strong bot's evaluation) sits beside the core.
+    engine = os.path.normpath(os.path.join(core, "..", "engine"))
+    sources += sorted(glob.glob(os.path.join(engine, "src", "*.cpp")))
     bindings = sorted(glob.glob(os.path.join(HERE, "src", "*.cpp")))
     # setuptools takes only paths relative to this folder (objects go to its scratch folder).
     sources = [os.path.relpath(path, HERE) for path in bindings + sources]
     return Pybind11Extension(
         "allfives_bot._core", sources=sources, cxx_std=20,
-        include_dirs=[os.path.join(core, "include"), os.path.join(HERE, "src")],
+        include_dirs=[os.path.join(core, "include"), os.path.join(engine, "include"),
+                      os.path.join(HERE, "src")],
         extra_compile_args=["-O2"])
 
 

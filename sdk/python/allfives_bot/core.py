@@ -23,6 +23,8 @@ A bot that searches or learns simulates with exactly the rules the referee score
 - ``play_matches(config, policies, count, seed, threads)``: matches between built-in policies
   ("random", "greedy") played in C++, for evaluation.
 - ``Table``: a match with every seat's knowledge, stepped by actions (allfives_bot.env).
+- ``evaluate(view, worlds=400, ...)``: every legal play valued by the strong bot's search (the
+  engine, sdk/engine), points and match-win probability with standard errors.
 - ``SplitMix64``, ``derive_seed``, ``fnv1a64``, ``match_seed``, ``deal_hand``: the project's
   randomness and deals, bit for bit.
 - ``RULES_VERSION``, ``num_players(format)``, ``num_sides``, ``hand_size``,
@@ -34,14 +36,14 @@ sdk/README.md ("Simulating in Python") has the details.
 from . import model  # noqa: F401  (registers the value types the core converts to)
 from ._core import (DEFAULT_MAX_HANDS, MAX_PIPS, MAX_PLAYERS, NUM_ACTIONS, NUM_TILES,
                     OBSERVATION_SIZE, RULES_VERSION, Config, Event, Knowledge, SplitMix64, State,
-                    Table, View, WorldSampler, action_of, deal_hand, derive_seed, fnv1a64,
-                    hand_size, match_seed, num_players, num_sides, partner_of, play_matches,
+                    Table, View, WorldSampler, action_of, deal_hand, derive_seed, evaluate,
+                    fnv1a64, hand_size, match_seed, num_players, num_sides, partner_of, play_matches,
                     play_of, points_for_count, side_of, standard_target, tile_index, tile_of)
 
 __all__ = [
     "Config", "DEFAULT_MAX_HANDS", "Event", "Knowledge", "MAX_PIPS", "MAX_PLAYERS",
     "NUM_ACTIONS", "NUM_TILES", "OBSERVATION_SIZE", "RULES_VERSION", "SplitMix64", "State",
-    "Table", "View", "WorldSampler", "action_of", "deal_hand", "derive_seed", "fnv1a64",
-    "hand_size", "match_seed", "num_players", "num_sides", "partner_of", "play_matches",
+    "Table", "View", "WorldSampler", "action_of", "deal_hand", "derive_seed", "evaluate",
+    "fnv1a64", "hand_size", "match_seed", "num_players", "num_sides", "partner_of", "play_matches",
     "play_of", "points_for_count", "side_of", "standard_target", "tile_index", "tile_of",
 ]

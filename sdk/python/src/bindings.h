@@ -51,5 +51,6 @@ void bind_view(py::module_& m);
 void bind_knowledge(py::module_& m);  // search_bindings.cpp: Knowledge, WorldSampler,
 void bind_batch(py::module_& m);      // play_matches
 void bind_table(py::module_& m);      // table_bindings.cpp: Table
+void bind_engine(py::module_& m);     // engine_bindings.cpp: evaluate
 
 }  // namespace allfives::python

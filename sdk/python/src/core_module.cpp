@@ -273,4 +273,5 @@ PYBIND11_MODULE(_core, m) {
   bind_state(m);
   bind_table(m);
   bind_batch(m);
+  bind_engine(m);
 }
