@@ -95,6 +95,8 @@ engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
   // A seat that knows everything is solved within a bounded effort; past it, sampled worlds.
   e.exact_node_budget = 300000;
   e.candidates = config.candidates;
+  e.solve_only = config.utility == Utility::kWinProbability ? engine::Utility::kWin
+                                                           : engine::Utility::kPoints;
   e.model.beta = config.model_beta;
   return e;
 }

@@ -355,6 +355,39 @@ TEST(Evaluate, SameSeedSameResult) {
   }
 }
 
+// Solving one utility leaves its values as solving both gives them, and the other utility's
+// values those of the rollouts; the worlds, and the split runs of a threaded search, agree.
+TEST(Evaluate, OneUtilitySolvedAndSplitRunsAgree) {
+  HandSolver solver;
+  int solved = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    const auto d = random_decision(kConfigs[0], seed, 0, [](const State& s) {
+      return tiles_in_hands(s) <= 8 && s.boneyard_size() <= 2 && s.boneyard_size() > 0;
+    });
+    if (!d) continue;
+    EvalConfig both;
+    both.worlds = 40;
+    both.seed = seed;
+    EvalConfig win_only = both;
+    win_only.solve_only = Utility::kWin;
+    const Evaluation a = evaluate(d->view, &d->knowledge, both, solver);
+    const Evaluation b = evaluate(d->view, &d->knowledge, win_only, solver);
+    EXPECT_EQ(a.win_by_world, b.win_by_world);
+    EXPECT_EQ(a.solved_worlds, b.solved_worlds);
+    solved += b.solved_worlds;
+    EvalConfig first = both, second = both;
+    first.worlds = 15;
+    second.first_world = 15;
+    second.worlds = 25;
+    std::vector<double> joined = evaluate(d->view, &d->knowledge, first, solver).points_by_world;
+    const std::vector<double> rest =
+        evaluate(d->view, &d->knowledge, second, solver).points_by_world;
+    joined.insert(joined.end(), rest.begin(), rest.end());
+    EXPECT_EQ(joined, a.points_by_world);
+  }
+  EXPECT_GT(solved, 200);
+}
+
 TEST(Evaluate, ErrorsShrinkWithMoreWorldsAndPairingHelpsALittleMidHand) {
   HandSolver solver;
   double paired = 0, unpaired = 0;

@@ -182,13 +182,13 @@ void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& co
     out.win_by_world.resize(static_cast<size_t>(w + 1) * n);
     double* points = &out.points_by_world[static_cast<size_t>(w) * n];
     double* win = &out.win_by_world[static_cast<size_t>(w) * n];
-    if (solve_worlds && solve_world(config.world_node_budget)) {
-      for (int c = 0; c < n; ++c) {
-        points[c] = solved_points[c].value;
-        win[c] = solved_win[c].value;
-      }
-      ++out.solved_worlds;
-    } else {
+    const bool solved =
+        solve_worlds &&
+        (config.solve_only
+             ? solver.solve(world, *config.solve_only, config.world_node_budget,
+                            *config.solve_only == Utility::kPoints ? solved_points : solved_win)
+             : solve_world(config.world_node_budget));
+    if (!solved || config.solve_only) {
       const int hand = world.hand_index();
       for (int c = 0; c < n; ++c) {
         SplitMix64 r(rollout_seed);  // the same rollout randomness for every option
@@ -199,6 +199,14 @@ void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& co
         points[c] = scorer.points(s);
         win[c] = scorer.win(s);
       }
+    }
+    if (solved) {
+      const bool both = !config.solve_only;
+      for (int c = 0; c < n; ++c) {
+        if (both || *config.solve_only == Utility::kPoints) points[c] = solved_points[c].value;
+        if (both || *config.solve_only == Utility::kWin) win[c] = solved_win[c].value;
+      }
+      ++out.solved_worlds;
     }
     ++out.worlds;
   }

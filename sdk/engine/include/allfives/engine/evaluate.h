@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "allfives/core/knowledge.h"
@@ -52,6 +53,9 @@ struct EvalConfig {
   int exact_boneyard = 4;
   int64_t world_node_budget = 20000;    // per world and utility; over it the world is rolled out
   int64_t exact_node_budget = 2000000;  // the solve of a seat that knows everything
+  // Sampled worlds are solved for this utility only, the other's values rolled out (a search
+  // that decides by one utility halves its solving); unset: both solved.
+  std::optional<Utility> solve_only;
   // Uniform draws per world kept, the likeliest-weighted one kept (1: no opponent model; the
   // model needs the knowledge).
   int candidates = 1;
