@@ -103,6 +103,10 @@ Spec parse_spec(const std::string& text) {
       spec.config.candidates = std::stoi(value);
     } else if (key == "beta") {
       spec.config.model_beta = std::stod(value);
+    } else if (key == "tree") {
+      spec.config.tree = value != "0";
+    } else if (key == "c") {
+      spec.config.exploration = std::stod(value);
     } else if (key == "exact") {
       spec.config.exact_tiles = std::stoi(value);
     } else if (key == "threads") {

@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
                    "(0: never)")
         ->check(CLI::Range(0, 28));
     app.add_flag(
+        "--no-tree", [&](int64_t) { config.tree = false; },
+        "v2: value the plays by the flat evaluation alone, without the tree search");
+    app.add_option("--exploration", config.exploration, "v2: the tree search's UCB1 constant")
+        ->check(CLI::Range(0.0, 10.0));
+    app.add_flag(
         "--no-voids", [&](int64_t) { config.use_knowledge = false; },
         "Sample hidden tiles from hand sizes only, ignoring what draws and passes "
         "showed (for comparison)");

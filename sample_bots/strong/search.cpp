@@ -145,6 +145,32 @@ void search_v2(const View& view, const Knowledge* knowledge, const SearchConfig&
   result.play = view.legal_plays()[best];
 }
 
+// Whether the engine solves this decision's worlds exactly (then the flat evaluation decides).
+bool late(const View& view, const SearchConfig& config) {
+  int tiles = 0;
+  for (int seat = 0; seat < view.num_players(); ++seat) tiles += view.hand_size(seat);
+  return num_sides(view.config().format) != 2 ||
+         (tiles <= config.exact_tiles && view.boneyard_size() <= engine::EvalConfig{}.exact_boneyard);
+}
+
+// v2 with a tree: information-set MCTS, one thread.
+void tree_v2(const View& view, const Knowledge* knowledge, const SearchConfig& config,
+             uint64_t seed, std::chrono::steady_clock::time_point end, SearchResult& result) {
+  engine::TreeConfig t;
+  t.seed = seed;
+  t.iterations = config.simulations > 0 ? config.simulations : 1 << 30;
+  t.exploration = config.exploration;
+  t.epsilon_permille = config.epsilon_permille;
+  t.candidates = config.candidates;
+  t.model.beta = config.model_beta;
+  const engine::StopAt stop = [&](int) { return std::chrono::steady_clock::now() >= end; };
+  const engine::TreeResult r = engine::tree_search(view, knowledge, t, stop);
+  if (!r.ok) return;
+  result.worlds = r.iterations;
+  result.means = r.means;
+  result.play = view.legal_plays()[r.best];
+}
+
 }  // namespace
 
 SearchResult search(const View& view, const Knowledge* knowledge, const SearchConfig& config,
@@ -163,6 +189,12 @@ SearchResult search(const View& view, const Knowledge* knowledge, const SearchCo
   }
 
   const bool fixed = config.simulations > 0;
+  if (config.engine == Engine::kV2 && config.tree && !late(view, config)) {
+    tree_v2(view, config.use_knowledge ? knowledge : nullptr, config, seed,
+            fixed ? hard_stop : std::min(stop, hard_stop), result);
+    if (result.worlds == 0) result.play = greedy_play(view.line(), view.legal_plays());
+    return result;
+  }
   if (config.engine == Engine::kV2) {
     Workspace local;
     search_v2(view, config.use_knowledge ? knowledge : nullptr, config, seed,

@@ -32,6 +32,7 @@
 #include "allfives/core/state.h"
 #include "allfives/engine/evaluate.h"
 #include "allfives/engine/policy.h"
+#include "allfives/engine/tree_search.h"
 
 namespace allfives::strong {
 
@@ -55,6 +56,8 @@ struct SearchConfig {
   int candidates = 8;        // v2: uniform draws per world kept (1: no opponent model)
   double model_beta = 0.3;   // v2: the opponent model's sharpness per point
   int exact_tiles = 8;       // v2: solve worlds with at most this many tiles in hands (0: never)
+  bool tree = true;           // v2: information-set MCTS before the exact late worlds
+  double exploration = 0.3;  // its UCB1 constant
   int simulations = 0;  // > 0: exactly this many worlds per decision (deterministic)
   std::chrono::milliseconds budget{200};  // else: search until this long after the request
   int threads = 1;
