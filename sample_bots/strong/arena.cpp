@@ -103,6 +103,8 @@ Spec parse_spec(const std::string& text) {
       spec.config.candidates = std::stoi(value);
     } else if (key == "beta") {
       spec.config.model_beta = std::stod(value);
+    } else if (key == "deals") {
+      spec.config.count_deals = value != "0";
     } else if (key == "tree") {
       spec.config.tree = value != "0";
     } else if (key == "c") {

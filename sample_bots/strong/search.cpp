@@ -98,6 +98,7 @@ engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
   e.solve_only = config.utility == Utility::kWinProbability ? engine::Utility::kWin
                                                            : engine::Utility::kPoints;
   e.model.beta = config.model_beta;
+  e.model.count_deals = config.count_deals;
   return e;
 }
 
@@ -163,6 +164,7 @@ void tree_v2(const View& view, const Knowledge* knowledge, const SearchConfig& c
   t.epsilon_permille = config.epsilon_permille;
   t.candidates = config.candidates;
   t.model.beta = config.model_beta;
+  t.model.count_deals = config.count_deals;
   const engine::StopAt stop = [&](int) { return std::chrono::steady_clock::now() >= end; };
   const engine::TreeResult r = engine::tree_search(view, knowledge, t, stop);
   if (!r.ok) return;

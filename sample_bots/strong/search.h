@@ -55,6 +55,7 @@ struct SearchConfig {
   Engine engine = Engine::kV2;
   int candidates = 8;        // v2: uniform draws per world kept (1: no opponent model)
   double model_beta = 0.3;   // v2: the opponent model's sharpness per point
+  bool count_deals = true;   // v2: weigh worlds by the deals behind each
   int exact_tiles = 8;       // v2: solve worlds with at most this many tiles in hands (0: never)
   bool tree = true;           // v2: information-set MCTS before the exact late worlds
   double exploration = 0.3;  // its UCB1 constant

@@ -91,6 +91,49 @@ TEST(PlayLikelihood, IsTheModelsProbabilityOfThePlaysMadeSinceTheLastDraw) {
   EXPECT_GT(with_plays, 300);
 }
 
+// The ways to put `tiles` into seat 1's groups, each group exactly full and holding no tile
+// it cannot: every assignment tried.
+long brute_force_deals(const std::vector<Tile>& tiles, const Knowledge& k, size_t i,
+                       std::array<int, Knowledge::kMaxGroups>& room) {
+  if (i == tiles.size()) return 1;
+  long ways = 0;
+  for (int g = 0; g < k.num_groups(1); ++g) {
+    if (room[g] == 0 || k.group(1, g).forbidden.contains(tiles[i])) continue;
+    --room[g];
+    ways += brute_force_deals(tiles, k, i + 1, room);
+    ++room[g];
+  }
+  return ways;
+}
+
+TEST(PlayLikelihood, CountsTheDealsBehindAWorld) {
+  const OpponentModel model;
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    play_match(seed, [&](const State& truth, const Knowledge& k, const std::vector<Made>&) {
+      if (k.num_groups(1) < 2) return;
+      const View view = truth.view(0);
+      const WorldSampler sampler(view, &k);
+      const PlayLikelihood likelihood(view, k, model);
+      ASSERT_TRUE(likelihood.deals_vary());
+      SplitMix64 rng(seed);
+      State world = truth;
+      for (int i = 0; i < 5; ++i) {
+        ASSERT_TRUE(sampler.sample(rng, world));
+        std::vector<Tile> tiles;
+        for (const Tile t : world.hand(1)) tiles.push_back(t);
+        std::array<int, Knowledge::kMaxGroups> room{};
+        for (int g = 0; g < k.num_groups(1); ++g) room[g] = k.group(1, g).count;
+        const long expected = brute_force_deals(tiles, k, 0, room);
+        EXPECT_GT(expected, 0);
+        EXPECT_EQ(likelihood.deals(world), static_cast<double>(expected));
+        ++checked;
+      }
+    });
+  }
+  EXPECT_GT(checked, 100);
+}
+
 // Against a greedy opponent, worlds weighted by a sharp model hold more of its true tiles than
 // uniform worlds do, summed over many decisions.
 TEST(PlayLikelihood, PullsWorldsTowardsAGreedyOpponentsTrueHand) {

@@ -119,7 +119,7 @@ void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& co
   std::optional<PlayLikelihood> model;
   if (config.candidates > 1 && knowledge != nullptr && out.knowledge_used)
     model.emplace(view, *knowledge, config.model);
-  const bool weigh = model && model->plays() > 0;
+  const bool weigh = model && (model->plays() > 0 || model->deals_vary());
   std::vector<State> pool(weigh ? static_cast<size_t>(config.candidates) : 0, world);
   std::vector<double> weights(pool.size());
   for (int w = 0; w < worlds; ++w) {

@@ -22,6 +22,42 @@ PlayLikelihood::PlayLikelihood(const View& view, const Knowledge& knowledge,
     }
     before.place(p.tile, p.end, p.seat);
   }
+  for (int seat = 0; seat < view.num_players(); ++seat) {
+    if (seat == view.seat()) continue;
+    if (knowledge.num_groups(seat) > 1) deals_vary_ = true;
+    for (int g = 0; g < knowledge.num_groups(seat); ++g) {
+      const Knowledge::Group& group = knowledge.group(seat, g);
+      groups_[num_groups_++] =
+          Group{static_cast<uint8_t>(seat), static_cast<uint8_t>(group.count),
+                TileSet::all() - group.forbidden};
+    }
+  }
+}
+
+namespace {
+
+double choose(int n, int k) {
+  if (k < 0 || k > n) return 0;
+  double c = 1;
+  for (int i = 1; i <= k; ++i) c = c * (n - k + i) / i;
+  return c;
+}
+
+}  // namespace
+
+double PlayLikelihood::deals(const State& world) const {
+  // Oldest group first: it may hold the fewest tiles, and each newer group may hold every tile
+  // an older one may, less those the older ones took.
+  double ways = 1;
+  int taken = 0;
+  for (int i = 0; i < num_groups_; ++i) {
+    const Group& g = groups_[i];
+    if (i > 0 && groups_[i - 1].seat != g.seat) taken = 0;
+    const int allowed = (world.hand(g.seat) & g.allowed).size();
+    ways *= choose(allowed - taken, g.count);
+    taken += g.count;
+  }
+  return ways;
 }
 
 double PlayLikelihood::of(const State& world) const {

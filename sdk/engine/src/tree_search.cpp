@@ -131,7 +131,7 @@ TreeResult tree_search(const View& view, const Knowledge* knowledge, const TreeC
   std::optional<PlayLikelihood> model;
   if (config.candidates > 1 && knowledge != nullptr && sampler.exact())
     model.emplace(view, *knowledge, config.model);
-  const bool weigh = model && model->plays() > 0;
+  const bool weigh = model && (model->plays() > 0 || model->deals_vary());
   State world = State::new_match(view.config(), 0);
   std::vector<State> pool(weigh ? static_cast<size_t>(config.candidates) : 0, world);
   std::vector<double> weights(pool.size());

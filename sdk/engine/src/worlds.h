@@ -57,7 +57,7 @@ inline bool draw_world(const WorldSampler& sampler, const PlayLikelihood* model,
   double total = 0;
   for (size_t j = 0; j < pool.size(); ++j) {
     if (!sampler.sample(rng, pool[j])) return false;
-    weights[j] = model->of(pool[j]);
+    weights[j] = model->weight(pool[j]);
     total += weights[j];
   }
   double r = static_cast<double>(rng.next() >> 11) * 0x1p-53 * total;

@@ -25,6 +25,7 @@ namespace allfives::engine {
 struct OpponentModel {
   double beta = 0.3;     // softmax sharpness, per point
   double epsilon = 0.1;  // share of uniformly random choices (keeps every world possible)
+  bool count_deals = true;  // weigh worlds by the deals behind each too (deals())
 };
 
 // The other seats' judged plays of the hand so far, prepared once per decision.
@@ -38,6 +39,17 @@ class PlayLikelihood {
   // The probability of the judged plays had the other seats held the hands of `world` (a
   // state sampled for this decision): a product over the plays of the model's probability.
   double of(const State& world) const;
+  // How many deals lead to `world`'s hands, up to a factor every world of this decision shares:
+  // the ways to split each other seat's hand into its groups (the deal, then each draw; the
+  // knowledge's groups) so that no group holds a tile it cannot. The sampler draws hands
+  // uniformly, so a world that more deals lead to is weighed up by this.
+  double deals(const State& world) const;
+  // Whether deals() can differ between worlds (some seat drew this hand).
+  bool deals_vary() const { return deals_vary_ && model_.count_deals; }
+  // of(world) * deals(world): the weight of a world.
+  double weight(const State& world) const {
+    return model_.count_deals ? of(world) * deals(world) : of(world);
+  }
 
  private:
   struct Judged {
@@ -48,6 +60,16 @@ class PlayLikelihood {
   };
   std::array<Judged, kNumTiles> judged_{};
   int count_ = 0;
+  // Every other seat's groups, oldest first: how many tiles, and the tiles they may hold
+  // (nested: an older group may hold fewer).
+  struct Group {
+    uint8_t seat = 0;
+    uint8_t count = 0;
+    TileSet allowed;
+  };
+  std::array<Group, kMaxPlayers * Knowledge::kMaxGroups> groups_{};
+  int num_groups_ = 0;
+  bool deals_vary_ = false;
   OpponentModel model_;
 };
 
