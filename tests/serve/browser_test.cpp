@@ -772,15 +772,14 @@ TEST(BrowserTest, TheReplayShowsTheReviewItsGraphAndOnlyMistakes) {
   std::string why;
   ASSERT_TRUE(referee::read_review_file(referee::review_path_for(log), review, &why)) << why;
   const std::map<int, int> steps = steps_by_line(read_log(log));
-  const v1::ReviewDecision* marked = nullptr;
-  int marks = 0;
+  std::vector<const v1::ReviewDecision*> candidates;
   for (const v1::ReviewDecision& d : review.decisions)
-    if (d.mark() != v1::REVIEW_MARK_NONE) {
-      ++marks;
-      if (!marked || d.options_size() > marked->options_size()) marked = &d;
-    }
-  ASSERT_TRUE(marked) << "random's plays in a whole match include a mistake";
-  const int step = steps.at(static_cast<int>(marked->log_line()));
+    if (d.mark() != v1::REVIEW_MARK_NONE) candidates.push_back(&d);
+  const int marks = static_cast<int>(candidates.size());
+  ASSERT_GT(marks, 0) << "random's plays in a whole match include a mistake";
+  std::stable_sort(candidates.begin(), candidates.end(), [](const auto* a, const auto* b) {
+    return a->options_size() > b->options_size();
+  });
 
   ServeProcess s = serve(dir);
   auto b = browser();
@@ -790,6 +789,23 @@ TEST(BrowserTest, TheReplayShowsTheReviewItsGraphAndOnlyMistakes) {
   ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
   EXPECT_EQ(b->eval("document.querySelectorAll('#graph circle').length"),
             std::to_string(review.decisions.size()));
+  // The marked decision of most options whose point a click reaches (neighbouring decisions'
+  // points may overlap it).
+  const v1::ReviewDecision* marked = nullptr;
+  for (const v1::ReviewDecision* d : candidates) {
+    const std::string circle = "document.querySelector(\"#graph circle[data-step='" +
+                               std::to_string(steps.at(static_cast<int>(d->log_line()))) +
+                               "']\")";
+    if (b->eval("(() => { const c = " + circle +
+                "; c.scrollIntoView({block: 'center'}); const r = c.getBoundingClientRect(); "
+                "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === "
+                "c; })()") == "true") {
+      marked = d;
+      break;
+    }
+  }
+  ASSERT_TRUE(marked) << "no marked decision's point can be clicked";
+  const int step = steps.at(static_cast<int>(marked->log_line()));
   EXPECT_EQ(b->eval("document.querySelectorAll('#reviewStart').length"), "0");
   // A real click on the marked decision's point opens its step.
   ASSERT_TRUE(b->click("#graph circle[data-step='" + std::to_string(step) + "']"));
