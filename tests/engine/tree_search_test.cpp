@@ -107,6 +107,24 @@ TEST(TreeSearch, IsDeterministicAndCountsItsIterations) {
   }
 }
 
+// Partners are one side: the tree searches for it, each seat's plays valued for its own side.
+TEST(TreeSearch, SearchesPartnerships) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const auto spot = a_spot(Format::kPartnerships, seed, [](const State& s) {
+      return s.line().size() >= 4;
+    });
+    ASSERT_TRUE(spot);
+    TreeConfig config;
+    config.iterations = 300;
+    config.seed = seed;
+    const TreeResult r =
+        tree_search(spot->state.view(spot->state.seat_to_move()), &spot->knowledge, config);
+    ASSERT_TRUE(r.ok);
+    EXPECT_EQ(r.iterations, 300);
+    for (const double m : r.means) EXPECT_TRUE(m >= 0 && m <= 1);
+  }
+}
+
 TEST(TreeSearch, DeclinesMoreThanTwoSides) {
   const auto spot = a_spot(Format::kThreePlayers, 5, [](const State&) { return true; });
   ASSERT_TRUE(spot);
