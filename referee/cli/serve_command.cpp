@@ -19,6 +19,7 @@ struct ServeOptions {
   std::string listen = "127.0.0.1:8080";
   std::vector<std::string> allow_hosts;
   int poll_ms = 100;
+  std::string spectators = "public";
 };
 
 // Checks the stop flag every 100 ms: Ctrl-C ends the event loop.
@@ -50,6 +51,7 @@ int run_serve(const ServeOptions& o) {
   boost::asio::io_context ioc(1);
   serve::SiteOptions site_options;
   site_options.poll_interval = std::chrono::milliseconds(o.poll_ms);
+  site_options.spectators_full = o.spectators == "full";
   serve::ArenaSite site(ioc, roots, site_options);
   serve::HttpServerOptions options;
   options.listen = o.listen;
@@ -107,6 +109,13 @@ void add_serve_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("--poll-ms", o->poll_ms,
                   "How often a log being watched live is checked for new lines")
+      ->capture_default_str();
+  cmd->add_option("--spectators", o->spectators,
+                  "What a match still being played shows: public (only what every seat sees: "
+                  "the line, hand sizes, scores; its log file once it is over) or full (every "
+                  "hand and the seed, as after the match; a bot that can reach this server "
+                  "could read its opponents' hands)")
+      ->check(CLI::IsMember({"public", "full"}))
       ->capture_default_str();
   cmd->callback([o, &exit_code] { exit_code = run_serve(*o); });
 }

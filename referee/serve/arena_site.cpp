@@ -355,6 +355,7 @@ bool ArenaSite::Indexes::fold_index(const std::string& index, Entry& e) {
 ArenaSite::ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots,
                      SiteOptions options)
     : roots_(std::move(roots)),
+      spectators_full_(options.spectators_full),
       live_(std::make_shared<Live>(ioc, options.poll_interval)),
       indexes_(std::make_shared<Indexes>()),
       reviews_(std::make_unique<ReviewJobs>(2)) {}
@@ -719,10 +720,24 @@ HttpResponse ArenaSite::tournament(const HttpRequest& req, int root, std::string
   return html(tournament_page(p));
 }
 
+int ArenaSite::allowed_viewer(const std::string& real, int asked) const {
+  // A file that is no match log (not even one whose first line is still being written) holds
+  // no hand to hide.
+  const LogSummary& summary = indexes_->summary(real);
+  if (spectators_full_ || summary.end.has_value() || !summary.readable) return asked;
+  return kSpectator;
+}
+
 HttpResponse ArenaSite::raw_log(const HttpRequest&, int root, std::string_view rel) {
   HttpResponse res;
   const auto real = log_at(roots_[static_cast<size_t>(root)], rel, res);
   if (!real) return res;
+  if (allowed_viewer(*real, -1) == kSpectator)
+    return text_response(403,
+                         "this match is still being played: its log holds every hand and the "
+                         "seed, so it is served once the match is over. Its page (/m/) follows it "
+                         "as a spectator sees it; the folder's owner can show everything with "
+                         "`referee serve --spectators full`");
   // Streamed from disk: any size, at a few KiB of memory.
   res.content_type = "application/x-ndjson; charset=utf-8";
   res.file = *real;
@@ -733,7 +748,7 @@ HttpResponse ArenaSite::replay(const HttpRequest& req, int root, std::string_vie
   HttpResponse refusal;
   const auto p = log_page(roots_[static_cast<size_t>(root)], root, rel, req, refusal);
   if (!p) return refusal;
-  return replay_page(p->real, p->rel_url, p->viewer, p->seat);
+  return replay_page(p->real, p->rel_url, allowed_viewer(p->real, p->viewer), p->seat);
 }
 
 HttpResponse ArenaSite::live(const HttpRequest& req, int root, std::string_view rel) {
@@ -745,7 +760,7 @@ HttpResponse ArenaSite::live(const HttpRequest& req, int root, std::string_view 
     return text_response(400, "from must be a step number");
   HttpResponse res;
   auto weak = std::weak_ptr<Live>(live_);
-  res.on_event_stream = [weak, file = p->real, viewer = p->viewer,
+  res.on_event_stream = [weak, file = p->real, viewer = allowed_viewer(p->real, p->viewer),
                          from](std::shared_ptr<EventSink> sink) {
     if (auto l = weak.lock()) l->subscribe(file, viewer, static_cast<size_t>(from), sink);
   };
@@ -799,7 +814,7 @@ HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& 
   Replay replay;
   LogError error;
   const bool ok = load_replay(text, real, replay, error);  // else: the steps before the error
-  if (viewer >= num_players(replay.config.format))
+  if (viewer != kSpectator && viewer >= num_players(replay.config.format))
     return text_response(400, "this match has no seat " + seat);
   std::vector<Frame> frames = build_frames(replay, viewer);
   if (replay.finished)
@@ -818,7 +833,8 @@ HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& 
   h.start = replay.finished ? 0 : static_cast<int>(frames.size()) - 1;
   // A log without its end is followed: while its match is played it grows.
   if (!replay.finished)
-    h.live_url = "/live/" + rel_url + "?seat=" + (viewer >= 0 ? std::to_string(viewer) : "");
+    h.live_url = "/live/" + rel_url + "?seat=" +
+                 (viewer >= 0 && viewer != kSpectator ? std::to_string(viewer) : "");
   else if (ok)
     h.review_url = "/review/" + rel_url;
   return html(render_html(replay, frames, h));

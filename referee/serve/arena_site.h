@@ -5,9 +5,11 @@
 //   /                          every tournament (or folder of match logs) found
 //   /t/R/PATH/                 one tournament: standings, head to head, its matches
 //   /m/R/PATH.jsonl[?seat=S]   the HTML replay of one log (one seat's view with ?seat=);
-//                              a log still being written follows the match live
+//                              a log still being written follows the match live, with no
+//                              hidden tile unless SiteOptions::spectators_full
 //   /live/R/PATH.jsonl?from=K[&seat=S]  server-sent events: the steps from K on, as the log grows
-//   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk
+//   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk; a
+//                              match's once it is over unless SiteOptions::spectators_full
 //   /standings/R/PATH/         the standings as JSON (standings.json's format)
 //   /review/R/PATH.jsonl       a finished match's game review: POST starts computing it in the
 //                              background (review_jobs.h), GET says how far it is (JSON); the
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "allfives/core/types.h"
 #include "serve/http_server.h"
 #include "serve/served_paths.h"
 
@@ -32,7 +35,15 @@ class ReviewJobs;
 
 struct SiteOptions {
   std::chrono::milliseconds poll_interval{100};  // how often followed logs are checked
+  // Whether a match still being played is shown with its hidden tiles and seed (every seat's
+  // view, /log/). Off: only what every seat sees (the line, hand sizes, scores) until its end,
+  // since a bot at a network address could read its opponents' hands from these pages.
+  bool spectators_full = false;
 };
+
+// The viewer of a match in progress without --spectators full: no seat (frames.h shows a
+// viewer past the last seat only what every seat sees).
+inline constexpr int kSpectator = kMaxPlayers;
 
 class ArenaSite {
  public:
@@ -56,7 +67,12 @@ class ArenaSite {
   HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
                            const std::string& seat);
 
+  // The viewer a page of the log at `real` may show: `asked` once the match is over (or the
+  // file is no match log) or with spectators_full_, else kSpectator.
+  int allowed_viewer(const std::string& real, int asked) const;
+
   std::vector<ServedRoot> roots_;
+  bool spectators_full_ = false;
   std::shared_ptr<Live> live_;
   std::shared_ptr<Indexes> indexes_;
   std::unique_ptr<ReviewJobs> reviews_;

@@ -424,10 +424,11 @@ TEST(ServeTest, AFinishedMatchIsReviewedWhenAsked) {
   EXPECT_EQ(s.child->interrupt(), 0);
 }
 
+// With --spectators full the folder's owner shows a match in progress whole, as after its end.
 TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
   const std::string dir = temp_dir("serve-live");
   const std::string log = dir + "/live.jsonl";
-  ServeProcess s = serve({dir});
+  ServeProcess s = serve({dir, "--spectators", "full"});
   // A match slow enough to watch: one bot takes 15 ms per decision.
   Child match({kReferee, "match", "--seed", "4", "--log", log,
                "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
@@ -483,6 +484,80 @@ TEST(ServeTest, ALiveMatchIsStreamedStepByStepUntilItEnds) {
       s.port, "/live/0/live.jsonl?seat=0&from=3", [&](const std::string&) { return ++late < 5; },
       10s);
   EXPECT_EQ(late, 1);
+}
+
+// Whether every step of a replay's data shows a hand only between a hand's end and the next
+// deal (when every hand is public): a number is a hidden hand's size, a string its tiles.
+bool no_hidden_tile(const google::protobuf::ListValue& steps, std::string* where) {
+  bool revealed = false;
+  for (int i = 0; i < steps.values_size(); ++i) {
+    const auto& f = steps.values(i).struct_value().fields();
+    const std::string kind = f.at("k").string_value();
+    if (kind == "s") revealed = false;
+    if (kind == "e") revealed = true;
+    for (const auto& hand : f.at("d").list_value().values())
+      if (!revealed && hand.has_string_value()) {
+        *where = "step " + std::to_string(i) + " (" + kind + ") shows " + hand.string_value();
+        return false;
+      }
+  }
+  return true;
+}
+
+// A visitor of the pages (a bot playing at a network address could be one) learns nothing of a
+// match in progress that a seat does not see: every view asked for is a spectator's, the seed is
+// withheld, the live stream hides the hands, and the log file waits for the match's end.
+TEST(ServeTest, AMatchInProgressShowsAVisitorNoHiddenTile) {
+  const std::string dir = temp_dir("serve-spectator");
+  const std::string log = dir + "/live.jsonl";
+  ServeProcess s = serve({dir});
+  Child match({kReferee, "match", "--seed", "4", "--log", log,
+               "slow=" + kBadBot + " --mode slow --ms 15", "greedy=" + kGreedy});
+  HttpReply page;
+  for (int i = 0; i < 1000; ++i) {
+    page = http_get(s.port, "/m/0/live.jsonl?seat=1");
+    if (page.body.find("\"live\":\"/live/") != std::string::npos) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_NE(page.body.find("\"live\":\"/live/"), std::string::npos) << page.body;
+  EXPECT_EQ(http_get(s.port, "/log/0/live.jsonl").status, 403);
+  std::string where;
+  for (const std::string seat : {"", "0", "1"}) {
+    SCOPED_TRACE("?seat=" + seat);
+    const HttpReply p = http_get(s.port, "/m/0/live.jsonl?seat=" + seat);
+    ASSERT_EQ(p.status, 200);
+    const auto data =
+        json(between(p.body, "<script type=\"application/json\" id=\"replay-data\">", "</script>"));
+    const auto& m = data.fields().at("match").struct_value().fields();
+    if (m.at("finished").bool_value()) break;  // the match ended meanwhile
+    EXPECT_EQ(m.at("viewer").number_value(), 4);
+    EXPECT_EQ(m.at("seed").string_value(), "shown when the match is over");
+    EXPECT_TRUE(no_hidden_tile(data.fields().at("steps").list_value(), &where)) << where;
+  }
+  // The live stream as seat 0's view, while the match is played.
+  google::protobuf::ListValue streamed;
+  bool finished = false;
+  read_events(
+      s.port, "/live/0/live.jsonl?seat=0&from=0",
+      [&](const std::string& text) {
+        const auto m = json(text);
+        finished = m.fields().at("finished").bool_value();
+        if (!finished)
+          for (const auto& st : m.fields().at("steps").list_value().values())
+            *streamed.add_values() = st;
+        return !finished && streamed.values_size() < 60;
+      },
+      30s);
+  EXPECT_GT(streamed.values_size(), 10);
+  EXPECT_TRUE(no_hidden_tile(streamed, &where)) << where;
+  // Once the match is over, everything is public.
+  EXPECT_EQ(match.wait_exit(60s), 0) << match.output();
+  EXPECT_EQ(http_get(s.port, "/log/0/live.jsonl").status, 200);
+  const HttpReply done = http_get(s.port, "/m/0/live.jsonl");
+  const auto data =
+      json(between(done.body, "<script type=\"application/json\" id=\"replay-data\">", "</script>"));
+  EXPECT_EQ(data.fields().at("match").struct_value().fields().at("seed").string_value(), "4");
+  EXPECT_FALSE(no_hidden_tile(data.fields().at("steps").list_value(), &where));
 }
 
 // ---------------------------------------------------------------------------------------
