@@ -12,14 +12,7 @@ referee="$build/referee/referee"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-seconds() {  # wall seconds of a command
-  local start end
-  start=$(date +%s.%N)
-  "$@" > /dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
-}
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+source bench/median.sh
 
 declare -A times
 for t in $(seq "$trials"); do

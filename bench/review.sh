@@ -21,14 +21,7 @@ decisions=$(grep -c '"play":{"hand_index"' "$work/m.jsonl" || true)
 seat0=$(grep -c '"play":{"hand_index":[0-9]*,"seat":0' "$work/m.jsonl" || true)
 echo "match: $decisions plays, $seat0 of seat 0; demo: $(ls "$work/demo/matches" | wc -l) logs"
 
-seconds() {  # wall seconds of a command
-  local start end
-  start=$(date +%s.%N)
-  "$@" > /dev/null 2>&1
-  end=$(date +%s.%N)
-  echo "$end - $start" | bc
-}
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+source bench/median.sh
 
 : > "$work/one" && : > "$work/j1" && : > "$work/j2"
 for ((t = 0; t < trials; t++)); do
