@@ -87,6 +87,17 @@ class Searcher {
   std::array<int, kMaxPlayers> root_scores_{};
 };
 
+engine::OpponentModel model_of(const SearchConfig& config) {
+  engine::OpponentModel m;
+  m.beta = config.model_beta;
+  m.count_deals = config.count_deals;
+  return m;
+}
+
+engine::StopAt stop_at(std::chrono::steady_clock::time_point end) {
+  return [end](int) { return std::chrono::steady_clock::now() >= end; };
+}
+
 engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
   engine::EvalConfig e;
   e.seed = seed;
@@ -97,8 +108,7 @@ engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
   e.candidates = config.candidates;
   e.solve_only = config.utility == Utility::kWinProbability ? engine::Utility::kWin
                                                            : engine::Utility::kPoints;
-  e.model.beta = config.model_beta;
-  e.model.count_deals = config.count_deals;
+  e.model = model_of(config);
   return e;
 }
 
@@ -116,8 +126,7 @@ void search_v2(const View& view, const Knowledge* knowledge, const SearchConfig&
     const int per = fixed ? config.simulations / threads : 1 << 30;
     e.first_world = fixed ? t * per : t << 24;
     e.worlds = fixed && t == threads - 1 ? config.simulations - t * per : per;
-    const engine::StopAt stop = [&](int) { return std::chrono::steady_clock::now() >= end; };
-    engine::evaluate(view, knowledge, e, ws.solvers[t], ws.evaluations[t], stop);
+    engine::evaluate(view, knowledge, e, ws.solvers[t], ws.evaluations[t], stop_at(end));
   };
   {
     std::vector<std::jthread> helpers;
@@ -163,10 +172,8 @@ void tree_v2(const View& view, const Knowledge* knowledge, const SearchConfig& c
   t.exploration = config.exploration;
   t.epsilon_permille = config.epsilon_permille;
   t.candidates = config.candidates;
-  t.model.beta = config.model_beta;
-  t.model.count_deals = config.count_deals;
-  const engine::StopAt stop = [&](int) { return std::chrono::steady_clock::now() >= end; };
-  const engine::TreeResult r = engine::tree_search(view, knowledge, t, stop);
+  t.model = model_of(config);
+  const engine::TreeResult r = engine::tree_search(view, knowledge, t, stop_at(end));
   if (!r.ok) return;
   result.worlds = r.iterations;
   result.means = r.means;

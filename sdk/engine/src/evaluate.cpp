@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <optional>
 
 #include "allfives/core/resample.h"
 #include "allfives/core/rng.h"
@@ -116,16 +115,11 @@ void evaluate(const View& view, const Knowledge* knowledge, const EvalConfig& co
   const bool solve_worlds = two_sides && tiles_in_hands <= config.exact_tiles &&
                             view.boneyard_size() <= config.exact_boneyard;
   const Scorer scorer(view);
-  std::optional<PlayLikelihood> model;
-  if (config.candidates > 1 && knowledge != nullptr && out.knowledge_used)
-    model.emplace(view, *knowledge, config.model);
-  const bool weigh = model && (model->plays() > 0 || model->deals_vary());
-  std::vector<State> pool(weigh ? static_cast<size_t>(config.candidates) : 0, world);
-  std::vector<double> weights(pool.size());
+  WorldDraw draws(view, knowledge, sampler, config.candidates, config.model, world);
   for (int w = 0; w < worlds; ++w) {
     if (w > 0 && stop && stop(w)) break;
     SplitMix64 rng(derive_seed(config.seed, static_cast<uint64_t>(config.first_world + w)));
-    if (!draw_world(sampler, weigh ? &*model : nullptr, rng, pool, weights, world)) break;
+    if (!draws.draw(rng, world)) break;
     const uint64_t rollout_seed = rng.next();
     out.points_by_world.resize(static_cast<size_t>(w + 1) * n);
     out.win_by_world.resize(static_cast<size_t>(w + 1) * n);

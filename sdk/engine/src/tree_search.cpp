@@ -1,7 +1,6 @@
 #include "allfives/engine/tree_search.h"
 
 #include <cmath>
-#include <optional>
 
 #include "worlds.h"
 
@@ -128,19 +127,14 @@ TreeResult tree_search(const View& view, const Knowledge* knowledge, const TreeC
     return out;
   const WorldSampler sampler(view, knowledge);
   if (!sampler.ok()) return out;
-  std::optional<PlayLikelihood> model;
-  if (config.candidates > 1 && knowledge != nullptr && sampler.exact())
-    model.emplace(view, *knowledge, config.model);
-  const bool weigh = model && (model->plays() > 0 || model->deals_vary());
   State world = State::new_match(view.config(), 0);
-  std::vector<State> pool(weigh ? static_cast<size_t>(config.candidates) : 0, world);
-  std::vector<double> weights(pool.size());
+  WorldDraw draws(view, knowledge, sampler, config.candidates, config.model, world);
   const Scorer scorer(view);
   Tree tree(config, view.side(), view.config().format);
   for (int i = 0; i < std::max(1, config.iterations); ++i) {
     if (i > 0 && stop && stop(i)) break;
     SplitMix64 rng(derive_seed(config.seed, static_cast<uint64_t>(i)));
-    if (!draw_world(sampler, weigh ? &*model : nullptr, rng, pool, weights, world)) break;
+    if (!draws.draw(rng, world)) break;
     tree.iterate(world, scorer, rng);
     ++out.iterations;
   }

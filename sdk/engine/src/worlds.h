@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "allfives/core/resample.h"
@@ -49,23 +50,43 @@ class Scorer {
 };
 
 
-// Draws one world into `world`: a uniform sample, or with a model the pick among `pool.size()`
-// samples in proportion to their likelihood. False if the sampler fails.
-inline bool draw_world(const WorldSampler& sampler, const PlayLikelihood* model, SplitMix64& rng,
-                std::vector<State>& pool, std::vector<double>& weights, State& world) {
-  if (model == nullptr || pool.size() < 2) return sampler.sample(rng, world);
-  double total = 0;
-  for (size_t j = 0; j < pool.size(); ++j) {
-    if (!sampler.sample(rng, pool[j])) return false;
-    weights[j] = model->weight(pool[j]);
-    total += weights[j];
+// Draws the worlds of one decision: uniform samples, or with the opponent model each the pick
+// among `candidates` samples in proportion to their weight (sampling-importance-resampling).
+class WorldDraw {
+ public:
+  // The model is used when candidates > 1, the knowledge binds every sample and it can tell
+  // worlds apart (a judged play, or deals that differ).
+  WorldDraw(const View& view, const Knowledge* knowledge, const WorldSampler& sampler,
+            int candidates, const OpponentModel& model, const State& blank)
+      : sampler_(sampler) {
+    if (candidates < 2 || knowledge == nullptr || !sampler.exact()) return;
+    model_.emplace(view, *knowledge, model);
+    if (model_->plays() == 0 && !model_->deals_vary()) return;
+    pool_.assign(static_cast<size_t>(candidates), blank);
+    weights_.resize(pool_.size());
   }
-  double r = static_cast<double>(rng.next() >> 11) * 0x1p-53 * total;
-  size_t pick = 0;
-  while (pick + 1 < pool.size() && r >= weights[pick]) r -= weights[pick++];
-  world = pool[pick];
-  return true;
-}
 
+  // One world into `world`; false if the sampler fails.
+  bool draw(SplitMix64& rng, State& world) {
+    if (pool_.empty()) return sampler_.sample(rng, world);
+    double total = 0;
+    for (size_t j = 0; j < pool_.size(); ++j) {
+      if (!sampler_.sample(rng, pool_[j])) return false;
+      weights_[j] = model_->weight(pool_[j]);
+      total += weights_[j];
+    }
+    double r = static_cast<double>(rng.next() >> 11) * 0x1p-53 * total;
+    size_t pick = 0;
+    while (pick + 1 < pool_.size() && r >= weights_[pick]) r -= weights_[pick++];
+    world = pool_[pick];
+    return true;
+  }
+
+ private:
+  const WorldSampler& sampler_;
+  std::optional<PlayLikelihood> model_;
+  std::vector<State> pool_;  // empty: uniform samples
+  std::vector<double> weights_;
+};
 
 }  // namespace allfives::engine
