@@ -619,13 +619,13 @@ bool check_safe_name(const std::string& name, const char* what, size_t max_lengt
     return fail("is " + std::to_string(name.size()) + " characters long; at most " +
                 std::to_string(max_length) + " are allowed");
   for (const char c : name) {
-    if (alnum(c) || c == '.' || c == '_' || c == '-' || c == '+') continue;
+    if (alnum(c) || c == '.' || c == '_' || c == '-' || c == '+' || c == '@') continue;
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 || u >= 0x7f)
       return fail("contains the byte " + std::to_string(u) +
-                  "; only letters, digits and . _ + - are allowed");
+                  "; only letters, digits and . _ + - @ are allowed");
     return fail("'" + name + "' contains '" + std::string(1, c) +
-                "'; only letters, digits and . _ + - are allowed");
+                "'; only letters, digits and . _ + - @ are allowed");
   }
   if (!alnum(name[0])) return fail("'" + name + "' must start with a letter or a digit");
   return true;

@@ -41,7 +41,7 @@ int open_regular_file(const std::string& path, int flags, std::string* error);
 int read_chunks(int fd, const std::function<bool(std::string_view)>& chunk);
 
 // Match ids and bot names become file names and lines of text: at most `max_length`
-// characters from [A-Za-z0-9._+-], starting with a letter or digit. Returns false and says why
+// characters from [A-Za-z0-9._+@-] (a ladder's versions are NAME@N), starting with a letter or digit. Returns false and says why
 // (naming `what`, e.g. "bot name").
 bool check_safe_name(const std::string& name, const char* what, size_t max_length,
                      std::string* error);

@@ -437,14 +437,19 @@ bool read_format_and_bots(TournamentDef& t, const std::string& path,
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
                      const std::function<void(v1::Tournament&)>& adjust,
                      const LoadOptions& options) {
+  std::string text;
+  if (!read_tournament_text(path, text, error)) return false;
+  return load_tournament_text(text, path, out, error, adjust, options);
+}
+
+bool load_tournament_text(const std::string& text, const std::string& path, TournamentDef& out,
+                          std::string* error, const std::function<void(v1::Tournament&)>& adjust,
+                          const LoadOptions& options) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
   };
   std::string why;
-  std::string text;
-  if (!read_tournament_text(path, text, &why)) return fail(why);
-
   TournamentDef t;
   t.path = path;
   TextFormat::Parser parser;

@@ -77,6 +77,12 @@ bool read_tournament_text(const std::string& path, std::string& text, std::strin
 bool load_tournament(const std::string& path, TournamentDef& out, std::string* error,
                      const std::function<void(v1::Tournament&)>& adjust = {},
                      const LoadOptions& options = {});
+// load_tournament of a file's text already read; `path` names it in messages and is the folder
+// relative paths are read from.
+bool load_tournament_text(const std::string& text, const std::string& path, TournamentDef& out,
+                          std::string* error,
+                          const std::function<void(v1::Tournament&)>& adjust = {},
+                          const LoadOptions& options = {});
 
 // Sets the base seed of a loaded definition whose file gives none (see settle_seed in
 // tournament_runner.h) and recomputes its hashes, which depend on the seed.
