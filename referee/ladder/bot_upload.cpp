@@ -192,7 +192,7 @@ std::string copy_folder(TreeWriter& w, const fs::path& source) {
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(source, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    const std::string name = fs::relative(it->path(), source, ec).string();
+    const std::string name = it->path().lexically_relative(source).string();
     const fs::file_status st = it->symlink_status(ec);
     std::string why;
     if (fs::is_symlink(st))
