@@ -140,7 +140,7 @@ int submit(const LadderFlags& f) {
     std::cerr << "referee ladder submit: " << f.path << " refused: " << reason << "\n";
     return 1;
   };
-  if (std::string bad = store_upload(f.path, staged, def.upload()); !bad.empty()) return refuse(bad);
+  if (std::string bad = store_upload(f.path, staged, def.upload(), default_unpacker()); !bad.empty()) return refuse(bad);
   std::vector<std::string> argv;
   if (std::string bad = choose_command(staged, words, def.proto.python(), argv); !bad.empty())
     return refuse(bad);

@@ -1,7 +1,5 @@
 #include "ladder/bot_upload.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,9 +9,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
+#include <optional>
 
-#include "text/utf8_text.h"
+#include "ladder/child_process.h"
+#include "ladder/tree_writer.h"
 
 namespace allfives::referee {
 namespace fs = std::filesystem;
@@ -22,154 +23,10 @@ namespace {
 struct Fd {
   int fd = -1;
   explicit Fd(int f) : fd(f) {}
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
   Fd(const Fd&) = delete;
-  Fd& operator=(Fd&& o) noexcept {
-    std::swap(fd, o.fd);
-    return *this;
-  }
   ~Fd() {
     if (fd >= 0) close(fd);
   }
-};
-
-// A name in a message: quoted, made UTF-8.
-std::string quote(const std::string& name) {
-  std::string out = "'";
-  out += valid_utf8(name);
-  out += '\'';
-  return out;
-}
-
-// The components of an entry's name, or why the name is refused.
-std::string split_name(const std::string& name, std::vector<std::string>& parts) {
-  uint64_t invalid = 0;
-  valid_utf8(name, &invalid);
-  if (invalid) return quote(name) + ": the name is not UTF-8";
-  for (const unsigned char c : name)
-    if (c < 0x20 || c == 0x7f) return quote(name) + ": the name holds a control byte";
-  if (name.empty() || name[0] == '/') return quote(name) + ": an absolute or empty name";
-  size_t from = 0;
-  while (from <= name.size()) {
-    const size_t slash = std::min(name.find('/', from), name.size());
-    const std::string part = name.substr(from, slash - from);
-    from = slash + 1;
-    if (part.empty() || part == ".") continue;
-    if (part == "..") return quote(name) + ": the name climbs out with ..";
-    parts.push_back(part);
-  }
-  return "";
-}
-
-// Writes a tree below one folder, never through a link, within the limits.
-class TreeWriter {
- public:
-  TreeWriter(int root, const UploadLimits& limits) : root_(root), limits_(limits) {}
-
-  std::string add_dir(const std::string& name) {
-    std::vector<std::string> parts;
-    if (std::string why = split_name(name, parts); !why.empty()) return why;
-    int dummy = -1;
-    return parts.empty() ? "" : walk(parts, parts.size(), name, dummy, /*keep=*/false);
-  }
-
-  // Opens a new file; write() appends to it.
-  std::string add_file(const std::string& name, bool executable) {
-    file_.reset();
-    std::vector<std::string> parts;
-    if (std::string why = split_name(name, parts); !why.empty()) return why;
-    if (parts.empty()) return quote(name) + ": a file without a name";
-    int parent = -1;
-    if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty())
-      return why;
-    Fd dir(parent);
-    if (std::string why = count(name); !why.empty()) return why;
-    const int fd = openat(dir.fd, parts.back().c_str(),
-                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          executable ? 0755 : 0644);
-    if (fd < 0)
-      return quote(name) + ": " +
-             (errno == EEXIST ? std::string("the name appears twice") : strerror(errno));
-    file_ = std::make_unique<Fd>(fd);
-    file_name_ = name;
-    return "";
-  }
-
-  std::string write(const char* data, size_t n) {
-    bytes_ += n;
-    if (bytes_ > limits_.max_bytes)
-      return "more than " + std::to_string(limits_.max_bytes) +
-             " bytes once unpacked (the ladder's max_upload_bytes)";
-    while (n > 0) {
-      const ssize_t w = ::write(file_->fd, data, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return quote(file_name_) + ": " + strerror(errno);
-      }
-      data += w;
-      n -= static_cast<size_t>(w);
-    }
-    return "";
-  }
-
-  std::string add_link(const std::string& name, const std::string& target) {
-    std::vector<std::string> parts, target_parts;
-    if (std::string why = split_name(name, parts); !why.empty()) return why;
-    if (parts.empty()) return quote(name) + ": a link without a name";
-    if (target.empty() || target[0] == '/' || !split_name(target, target_parts).empty())
-      return quote(name) + " is a link to " + quote(target) +
-             ": a link may only lead below its own folder (no absolute target, no ..)";
-    int parent = -1;
-    if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty())
-      return why;
-    Fd dir(parent);
-    if (std::string why = count(name); !why.empty()) return why;
-    if (symlinkat(target.c_str(), dir.fd, parts.back().c_str()) != 0)
-      return quote(name) + ": " + strerror(errno);
-    return "";
-  }
-
- private:
-  std::string count(const std::string& name) {
-    if (++files_ > limits_.max_files)
-      return quote(name) + ": more than " + std::to_string(limits_.max_files) +
-             " files and folders (the ladder's max_upload_files)";
-    return "";
-  }
-
-  // Opens (making them) the first `n` components as folders, refusing links on the way; the
-  // last folder's descriptor into *out if `keep`.
-  std::string walk(const std::vector<std::string>& parts, size_t n, const std::string& name,
-                   int& out, bool keep) {
-    Fd cur(dup(root_));
-    for (size_t i = 0; i < n; ++i) {
-      int fd = openat(cur.fd, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      if (fd < 0 && errno == ENOENT) {
-        if (std::string why = count(name); !why.empty()) return why;
-        if (mkdirat(cur.fd, parts[i].c_str(), 0755) != 0)
-          return quote(name) + ": " + strerror(errno);
-        fd = openat(cur.fd, parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-      }
-      if (fd < 0)
-        return quote(name) + ": " +
-               (errno == ELOOP || errno == ENOTDIR
-                    ? std::string("its folder '") + parts[i] + "' is a link or a file"
-                    : std::string(strerror(errno)));
-      cur = Fd(fd);
-    }
-    if (keep) {
-      out = cur.fd;
-      cur.fd = -1;
-    }
-    return "";
-  }
-
-  int root_;
-  UploadLimits limits_;
-  uint64_t bytes_ = 0;
-  uint32_t files_ = 0;
-  std::unique_ptr<Fd> file_;
-  std::string file_name_;
 };
 
 std::string copy_file_into(TreeWriter& w, const fs::path& from, const std::string& name) {
@@ -208,45 +65,23 @@ std::string copy_folder(TreeWriter& w, const fs::path& source) {
   return ec ? source.string() + ": " + ec.message() : "";
 }
 
-std::string unpack(TreeWriter& w, const std::string& path) {
-  std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(), archive_read_free);
-  archive_read_support_filter_all(a.get());
-  archive_read_support_format_all(a.get());
-  if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-    return path + ": not an archive this referee reads: " + archive_error_string(a.get());
-  archive_entry* e = nullptr;
-  std::array<char, 1 << 16> buf{};
-  for (;;) {
-    const int rc = archive_read_next_header(a.get(), &e);
-    if (rc == ARCHIVE_EOF) return "";
-    if (rc < ARCHIVE_WARN) return path + ": " + archive_error_string(a.get());
-    const char* raw = archive_entry_pathname(e);
-    const std::string name = raw ? raw : "";
-    std::string why;
-    if (archive_entry_hardlink(e)) {
-      why = quote(name) + " is a hard link";
-    } else {
-      switch (archive_entry_filetype(e)) {
-        case AE_IFDIR: why = w.add_dir(name); break;
-        case AE_IFLNK: {
-          const char* t = archive_entry_symlink(e);
-          why = w.add_link(name, t ? t : "");
-          break;
-        }
-        case AE_IFREG:
-          why = w.add_file(name, archive_entry_perm(e) & 0111);
-          for (la_ssize_t r; why.empty() && (r = archive_read_data(a.get(), buf.data(),
-                                                                   buf.size())) != 0;) {
-            if (r < 0) return path + ": " + archive_error_string(a.get());
-            why = w.write(buf.data(), static_cast<size_t>(r));
-          }
-          break;
-        default:
-          why = quote(name) + " is a device, a FIFO or a socket";
-      }
-    }
-    if (!why.empty()) return why;
-  }
+// The archive unpacked by the helper program, in a process of its own (archive_unpack.h).
+std::string unpack(const std::string& archive, const std::string& into, const UploadLimits& limits,
+                   const std::string& unpacker) {
+  const std::string report = into + ".why";
+  std::string why;
+  std::optional<ChildProcess> child =
+      ChildProcess::start({unpacker, archive, into, std::to_string(limits.max_bytes),
+                           std::to_string(limits.max_files)},
+                          report, &why);
+  if (!child) return why;
+  const int code = child->wait();
+  std::ifstream in(report);
+  std::getline(in, why);
+  std::error_code ec;
+  fs::remove(report, ec);
+  if (code == 0) return "";
+  return why.empty() ? unpacker + " failed (exit " + std::to_string(code) + ")" : why;
 }
 
 // The one folder an unpacked archive put everything in, or empty.
@@ -272,7 +107,7 @@ bool is_archive_name(const std::string& path) {
 }
 
 std::string store_upload(const std::string& source, const std::string& dest,
-                         const UploadLimits& limits) {
+                         const UploadLimits& limits, const std::string& unpacker) {
   std::error_code ec;
   const fs::file_status st = fs::status(source, ec);
   if (ec || !fs::exists(st)) return source + ": no such file or folder";
@@ -286,7 +121,7 @@ std::string store_upload(const std::string& source, const std::string& dest,
   if (fs::is_directory(st))
     why = copy_folder(w, source);
   else if (archive)
-    why = unpack(w, source);
+    why = unpack(source, into.string(), limits, unpacker);
   else if (fs::is_regular_file(st))
     why = copy_file_into(w, source, fs::path(source).filename().string());
   else
@@ -297,6 +132,10 @@ std::string store_upload(const std::string& source, const std::string& dest,
   if (ec) return dest + ": " + ec.message();
   fs::remove_all(into, ec);
   return "";
+}
+
+std::string default_unpacker() {
+  return (fs::path(own_program()).parent_path() / "referee-unpack").string();
 }
 
 std::string make_read_only(const std::string& folder) {

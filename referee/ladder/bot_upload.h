@@ -1,6 +1,8 @@
 // A submitted bot brought into the ladder folder: a program folder copied, a single file
-// copied, or an archive unpacked (Debian's libarchive: tar, zip, and their compressions), all
-// through one writer that refuses what could escape the version's folder or exhaust the disk.
+// copied, or an archive unpacked (Debian's libarchive: tar, zip, and their compressions, read
+// by the helper program referee-unpack in a process of its own, so a flaw in a decoder cannot
+// reach the ladder, and libarchive's dependencies stay out of the referee), all through one
+// writer (tree_writer.h) that refuses what could escape the version's folder or exhaust the disk.
 // Refused, each with its reason: an absolute name, a ".." component, a name that is not UTF-8,
 // a link whose target is absolute or holds ".." (a link may only lead below its own folder, so
 // no chain of links can climb out), a hard link, a device, a FIFO or a socket, more files than
@@ -24,11 +26,15 @@ struct UploadLimits {
 bool is_archive_name(const std::string& path);
 
 // Brings `source` (a folder, an archive, or any other single file, kept under its own name)
-// into `dest`, a folder this makes (it must not exist). An archive whose entries all lie in one
-// top folder is unpacked without it. Returns "" or why it was refused; on refusal `dest` may
-// hold part of the upload (the caller removes it).
+// into `dest`, a folder this makes (it must not exist). An archive is unpacked by the program
+// `unpacker` (archive_unpack.h); one whose entries all lie in one top folder is unpacked
+// without it. Returns "" or why it was refused; on refusal `dest` may hold part of the upload
+// (the caller removes it, and DEST.unpacking).
 std::string store_upload(const std::string& source, const std::string& dest,
-                         const UploadLimits& limits);
+                         const UploadLimits& limits, const std::string& unpacker);
+
+// The helper beside the running referee program (its folder/referee-unpack).
+std::string default_unpacker();
 
 // Makes everything in `folder` read-only (files keep their execute bits). "" or why not.
 std::string make_read_only(const std::string& folder);

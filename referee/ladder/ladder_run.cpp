@@ -67,6 +67,10 @@ class LadderLoop {
   }
 
   int run() {
+    if (const std::string bad = store_->integrity_problem(); !bad.empty()) {
+      err_ << "referee ladder run: " << bad << "\n";
+      return 1;
+    }
     store_->for_each_match([&](v1::IndexEntry&& e) { fit_.add(e); });
     refit();
     if (std::optional<Round> cut = store_->unfinished_round()) {
@@ -240,13 +244,20 @@ class LadderLoop {
       if (!o_.quiet) out_ << "ladder: stopped; round " << r.id << " resumes with the next run\n";
       return true;
     }
-    const std::string note = *code == 0 ? "" : "referee tournament exited with " + std::to_string(*code) + "; see rounds/" + label + ".out";
-    store_->end_round(r.id, note);
-    if (!o_.quiet) report(r, seconds, note);
+    if (*code != 0) {
+      // A failed write (a full disk), a folder in the way, a bot that never started: the
+      // organiser fixes it and runs again, which resumes this round.
+      err_ << "referee ladder run: round " << r.id << " stopped: referee tournament exited with "
+           << *code << "; its output: " << (rounds / (label + ".out")).string()
+           << "\nFix what it says and run again: the round resumes where it stopped.\n";
+      return false;
+    }
+    store_->end_round(r.id, "");
+    if (!o_.quiet) report(r, seconds);
     return true;
   }
 
-  void report(const Round& r, double seconds, const std::string& note) {
+  void report(const Round& r, double seconds) {
     const std::vector<RoundBot> bots = round_bots(r);
     out_ << "round " << r.id << (r.placement ? " (placement) " : " ") << bots[0].name << " vs ";
     for (size_t i = 1; i < bots.size(); ++i) out_ << (i > 1 ? ", " : "") << bots[i].name;
@@ -255,7 +266,6 @@ class LadderLoop {
     if (!standings_.bots.empty())
       out_ << "; first " << standings_.bots[0].name << " " << std::showpos << std::setprecision(0)
            << standings_.bots[0].elo << std::noshowpos << " +/- " << standings_.bots[0].elo_ci95;
-    if (!note.empty()) out_ << "\n  " << note;
     out_ << "\n" << std::flush;
   }
 

@@ -171,6 +171,14 @@ void LadderStore::migrate() {
   }
 }
 
+std::string LadderStore::integrity_problem() {
+  Statement st = db_->prepare("PRAGMA integrity_check");
+  std::string found;
+  while (st.step())
+    if (st.text(0) != "ok") found += "\n  " + st.text(0);
+  return found.empty() ? "" : db_->path() + " is damaged (PRAGMA integrity_check):" + found;
+}
+
 std::string LadderStore::add_user(const std::string& name) {
   const std::string secret = make_token();
   const TokenHash h = hash_token(secret);

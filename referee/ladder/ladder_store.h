@@ -85,6 +85,8 @@ class LadderStore {
   // Opens DIR/ladder.db, applying the migrations it lacks (creating it if `create`).
   static std::unique_ptr<LadderStore> open(const std::string& dir, bool create);
   SqliteDb& db() { return *db_; }
+  // "" if PRAGMA integrity_check finds the database whole, else what it found.
+  std::string integrity_problem();
   const std::string& dir() const { return dir_; }
 
   // A new user; returns its token ("ID.HEX"), shown once. Throws if the name is taken.

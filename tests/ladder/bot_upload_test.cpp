@@ -103,7 +103,7 @@ struct Upload {
                   UploadLimits limits = {}) {
     const std::string archive = dir.file(name);
     write_archive(archive, entries);
-    return store_upload(archive, dest(), limits);
+    return store_upload(archive, dest(), limits, ALLFIVES_UNPACK);
   }
   // Nothing was written beside the archive and the version's folder (nor above it).
   void expect_nothing_outside(const std::string& archive) const {
@@ -194,14 +194,14 @@ TEST(BotUpload, AFolderWithALinkLeadingOutIsRefused) {
   fs::create_directories(d.file("src"));
   std::ofstream(d.file("src/bot.py")) << "x";
   fs::create_symlink("/etc/passwd", d.file("src/passwd"));
-  const std::string why = store_upload(d.file("src"), d.file("v"), {});
+  const std::string why = store_upload(d.file("src"), d.file("v"), {}, ALLFIVES_UNPACK);
   EXPECT_NE(why.find("a link may only lead below its own folder"), std::string::npos) << why;
 }
 
 TEST(BotUpload, ASingleFileKeepsItsNameAndIsMadeReadOnly) {
   TempDir d("upload");
   std::ofstream(d.file("mine.py")) << "print(1)\n";
-  ASSERT_EQ(store_upload(d.file("mine.py"), d.file("v"), {}), "");
+  ASSERT_EQ(store_upload(d.file("mine.py"), d.file("v"), {}, ALLFIVES_UNPACK), "");
   ASSERT_EQ(make_read_only(d.file("v")), "");
   EXPECT_EQ(fs::status(d.file("v/mine.py")).permissions() & fs::perms::all, fs::perms(0444));
   EXPECT_EQ(fs::status(d.file("v")).permissions() & fs::perms::all, fs::perms(0555));
