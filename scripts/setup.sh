@@ -14,6 +14,8 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the ladder: its database, uploaded archives (read by referee-unpack), access-token hashes
+  libsqlite3-dev libarchive-dev nettle-dev
   clang-14 libclang-rt-14-dev
   procps psmisc bubblewrap bsdutils
   slurm-wlm munge
