@@ -39,10 +39,10 @@ bool wait_for(const std::function<bool()>& done, std::chrono::seconds limit) {
 // A ladder folder made by `referee ladder init`, with helpers for its commands.
 class Ladder {
  public:
-  explicit Ladder(int round_opponents = 1)
+  explicit Ladder(int round_opponents = 1, const std::string& format = "FORMAT_TWO_PLAYERS")
       : root_("ladder", TempDir::kOpenToAll), dir_(root_.file("L")) {
     std::ofstream(root_.file("club.txtpb"))
-        << "name: \"club\"\nformat: FORMAT_TWO_PLAYERS\nmove_time_ms: 300\ntime_bank_ms: 3000\n"
+        << "name: \"club\"\nformat: " << format << "\nmove_time_ms: 300\ntime_bank_ms: 3000\n"
         << "check_decisions: 20\nplacement_opponents: 2\nhistory_every: 4\n"
         << "round_opponents: " << round_opponents << "\n";
     const RunResult r = cmd({"init", dir_, root_.file("club.txtpb")});
@@ -281,6 +281,50 @@ TEST(Ladder, KillNineLosesNoFinishedMatchAndRecordsNoneTwice) {
     const RunResult v = run({kReferee, "verify", "-q", "--allow-unfinished", round});
     EXPECT_EQ(v.exit_code, 0) << round << "\n" << v.output;
   }
+}
+
+// A full disk (here a file-size limit, which fails writes the same way) stops the ladder with
+// the file that says why; the database stays whole and a rerun resumes the cut-off round.
+TEST(Ladder, AFullDiskStopsTheLadderAndARerunResumes) {
+  Ladder l(2);
+  const std::string alice = l.add_user("alice");
+  for (const char* name : {"a", "b", "c"})
+    ASSERT_EQ(l.submit(alice, name, l.program_folder(name, kRandom, "bot")).exit_code, 0);
+  const RunResult full = run({"/usr/bin/prlimit", "--fsize=150000:", kReferee, "ladder", "run",
+                              l.dir(), "-j", "2", "--rounds", "50"},
+                             std::chrono::seconds(120));
+  EXPECT_EQ(full.exit_code, 1) << full.output;
+  EXPECT_TRUE(contains(full.output, "run again")) << full.output;
+  const RunResult again = l.cmd({"run", l.dir(), "-j", "2", "--rounds", "2"});
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(contains(again.output, "resuming round")) << again.output;
+  {
+    auto db = referee::SqliteDb::open(l.dir() + "/ladder.db", false);
+    referee::Statement check = db->prepare("PRAGMA integrity_check");
+    ASSERT_TRUE(check.step());
+    EXPECT_EQ(check.text(0), "ok");
+  }
+  EXPECT_EQ(l.recorded_matches(), static_cast<int64_t>(l.indexed_matches().size()));
+  EXPECT_EQ(l.ladder_elo(), l.referee_elo());
+}
+
+// Three players at a table: each round seats the version with two opponents in every rotation.
+TEST(Ladder, ThreePlayerRoundsRotateEverySeat) {
+  Ladder l(1, "FORMAT_THREE_PLAYERS");
+  const std::string alice = l.add_user("alice");
+  for (const char* name : {"a", "b", "c", "d"})
+    ASSERT_EQ(l.submit(alice, name, l.program_folder(name, name[0] % 2 ? kRandom : kGreedy, "bot"))
+                  .exit_code,
+              0);
+  const RunResult r = l.cmd({"run", l.dir(), "-j", "2", "--rounds", "3"}, std::chrono::seconds(240));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The first placement round: a@1 with two opponents, the 3 rotations of one deal.
+  const std::vector<std::string> rounds = l.round_folders();
+  ASSERT_GE(rounds.size(), 3u);
+  const std::string index = read_file(rounds[0] + "/index.jsonl");
+  EXPECT_EQ(std::count(index.begin(), index.end(), '\n'), 3);
+  EXPECT_EQ(l.ladder_elo(), l.referee_elo());
+  EXPECT_EQ(l.ladder_elo().size(), 4u);
 }
 
 }  // namespace
