@@ -32,7 +32,9 @@ struct LadderFlags {
   std::string dir, file, name, path, token, command, version;
   int concurrency = 1;
   long long rounds = 0;
-  bool quiet = false, no_check = false, csv = false;
+  bool quiet = false, no_check = false, csv = false, slurm = false;
+  int slurm_tasks = 0;
+  std::vector<std::string> sbatch;
 };
 
 // The build's run_bot (the Python SDK on the path) beside the referee program, else python3.
@@ -248,6 +250,9 @@ int run(const LadderFlags& f) {
   o.referee = own_program();
   o.max_rounds = f.rounds;
   o.quiet = f.quiet;
+  o.slurm = f.slurm;
+  o.slurm_tasks = f.slurm_tasks;
+  o.sbatch_args = f.sbatch;
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_ladder(o, stop, std::cout, std::cerr);
   return code == 0 && stop_signal() ? 128 + stop_signal() : code;
@@ -308,6 +313,16 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   c->add_option("--concurrency,-j", f->concurrency, "Matches at once")->capture_default_str()->check(CLI::Range(1, 1024));
   c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")->check(CLI::Range(0LL, 1LL << 40));
   c->add_flag("--quiet,-q", f->quiet, "No line per round");
+  c->add_flag("--slurm", f->slurm,
+              "Play each round as a Slurm job array (sbatch; the referee, the ladder folder and "
+              "the bots must be at the same paths on the cluster's nodes; docs/LADDER.md)");
+  c->add_option("--slurm-tasks", f->slurm_tasks,
+                "Tasks per round's array (default: one per deal group of the round)")
+      ->check(CLI::Range(1, 10000));
+  c->add_option("--sbatch", f->sbatch,
+                "An option for sbatch, e.g. --sbatch=--partition=cpu (repeat for more)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false);
   c->callback([f, &exit_code] { guarded("run", exit_code, [&] { return run(*f); }); });
 
   c = ladder->add_subcommand("list", "Every version: its user, state and matches");

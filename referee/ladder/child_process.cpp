@@ -34,6 +34,7 @@ std::optional<ChildProcess> ChildProcess::start(const std::vector<std::string>& 
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const std::string failed = "cannot run " + argv[0] + " (not found, or not executable)\n";
   const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
@@ -46,7 +47,8 @@ std::optional<ChildProcess> ChildProcess::start(const std::vector<std::string>& 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    execv(args[0], args.data());
+    execvp(args[0], args.data());
+    if (write(2, failed.data(), failed.size()) < 0) _exit(127);
     _exit(127);
   }
   const int fork_errno = errno;

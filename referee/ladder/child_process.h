@@ -14,7 +14,7 @@ namespace allfives::referee {
 
 class ChildProcess {
  public:
-  // Starts argv (argv[0] a path) with stdin from /dev/null and stdout and stderr appended to
+  // Starts argv (argv[0] a path, or a program looked up in PATH) with stdin from /dev/null and stdout and stderr appended to
   // `output` (created). Nothing and *error if it cannot start.
   static std::optional<ChildProcess> start(const std::vector<std::string>& argv,
                                            const std::string& output, std::string* error);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "ladder/ladder_file.h"
 #include "ladder/ladder_store.h"
@@ -21,6 +22,10 @@ struct LadderRunOptions {
   std::string referee;      // the referee program its children run
   int64_t max_rounds = 0;   // rounds to play, then stop; 0: until stopped
   bool quiet = false;       // no line per round
+  // Each round as a Slurm job array (sbatch), its tasks playing shards of it.
+  bool slurm = false;
+  int slurm_tasks = 0;                   // tasks per round; 0: one per deal group of the round
+  std::vector<std::string> sbatch_args;  // extra sbatch options (--partition=..., --time=...)
 };
 
 // DIR/ladder.txtpb, as `referee ladder init` wrote it.

@@ -67,6 +67,10 @@ CREATE TABLE rating_history(
   elo REAL NOT NULL, ci95 REAL NOT NULL, at INTEGER NOT NULL,
   PRIMARY KEY(version_id, matches)) WITHOUT ROWID;
 )sql",
+    // The Slurm job array playing a round (ladder run --slurm), so a rerun finds it.
+    R"sql(
+ALTER TABLE rounds ADD COLUMN slurm_job TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(std::size(kMigrations) == LadderStore::kSchemaVersion);
 
@@ -320,13 +324,19 @@ void LadderStore::end_round(int64_t round, const std::string& note) {
   t.commit();
 }
 
+void LadderStore::set_round_job(int64_t round, const std::string& job) {
+  Transaction t(*db_);
+  db_->prepare("UPDATE rounds SET slurm_job = ? WHERE id = ?").bind(1, job).bind(2, round).run();
+  t.commit();
+}
+
 std::optional<Round> LadderStore::unfinished_round() {
   Statement st = db_->prepare(
-      "SELECT id, for_version, placement, seed FROM rounds WHERE ended_at IS NULL "
+      "SELECT id, for_version, placement, seed, slurm_job FROM rounds WHERE ended_at IS NULL "
       "ORDER BY id LIMIT 1");
   if (!st.step()) return std::nullopt;
   Round r{st.integer(0), st.integer(1), st.integer(2) != 0,
-          static_cast<uint64_t>(st.integer(3)), {}};
+          static_cast<uint64_t>(st.integer(3)), {}, st.text(4)};
   Statement v = db_->prepare(
       "SELECT version_id FROM round_versions WHERE round_id = ? ORDER BY position");
   v.bind(1, r.id);

@@ -75,12 +75,13 @@ struct Round {
   bool placement = false;
   uint64_t seed = 0;
   std::vector<int64_t> versions;  // the candidate first
+  std::string slurm_job;          // the job array playing it (ladder run --slurm), or ""
 };
 
 class LadderStore {
  public:
   // The schema version this referee writes.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens DIR/ladder.db, applying the migrations it lacks (creating it if `create`).
   static std::unique_ptr<LadderStore> open(const std::string& dir, bool create);
@@ -106,6 +107,7 @@ class LadderStore {
   // Rounds: begun, then ended; one left unended was cut off (resumed by the next run).
   int64_t begin_round(const Round& r);
   void end_round(int64_t round, const std::string& note);
+  void set_round_job(int64_t round, const std::string& job);
   std::optional<Round> unfinished_round();
   // The pairs of versions (ids, smaller first) that met in the last ended round.
   std::set<std::pair<int64_t, int64_t>> last_round_pairs();

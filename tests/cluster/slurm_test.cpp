@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -364,6 +365,78 @@ TEST(Slurm, SprtOverFourShardsStopsEarlyWithTheVerdictOfOneRun) {
         << single_sprt;
   EXPECT_NE(merged_sprt.find("\"state\": \"h1_accepted\""), std::string::npos) << merged_sprt;
 
+  const RunResult stopped = cluster.stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
+}
+
+// A ladder whose rounds are Slurm job arrays (`referee ladder run --slurm`): every round's
+// matches are played by the array's tasks, sandboxed, and recorded once by the ladder, the only
+// writer of its database; its leaderboard equals `referee standings` over the shards' folders.
+TEST(Slurm, ALadderPlaysItsRoundsAsJobArrays) {
+  if (const std::string why = why_no_slurm(); !why.empty()) GTEST_SKIP() << "no Slurm: " << why;
+  const std::string d = temp_dir("slurm-ladder");
+  LocalSlurm cluster(d + "/cluster");
+  ASSERT_TRUE(cluster.up()) << cluster.start_output();
+  ASSERT_EQ(::setenv("SLURM_CONF", cluster.conf().c_str(), 1), 0);
+
+  std::ofstream(d + "/club.txtpb") << "name: \"club\"\nformat: FORMAT_TWO_PLAYERS\n"
+                                   << "move_time_ms: 500\ncheck_decisions: 10\n"
+                                   << "placement_opponents: 2\nround_opponents: 2\n";
+  const std::string ladder = d + "/L";
+  RunResult r = run({kReferee, "ladder", "init", ladder, d + "/club.txtpb"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run({kReferee, "ladder", "add-user", ladder, "alice"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string token = lines_of(r.output).at(1);
+  for (const auto& [name, program] :
+       {std::pair{"g", ALLFIVES_GREEDY_BOT}, std::pair{"h", ALLFIVES_HEAVY_BOT},
+        std::pair{"r", ALLFIVES_RANDOM_BOT}}) {
+    fs::create_directories(d + "/" + name);
+    fs::copy_file(program, d + "/" + name + "/bot");
+    r = run({kReferee, "ladder", "submit", ladder, "--token", token, name, d + "/" + name});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  r = run({kReferee, "ladder", "run", ladder, "--slurm", "--rounds", "3", "--sbatch=--time=5",
+           "--sbatch=--cpus-per-task=1"},
+          300s);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  // Every shard of every round: its index, its logs verified and sandboxed.
+  std::vector<std::string> shards;
+  size_t indexed = 0;
+  for (const auto& round : fs::directory_iterator(ladder + "/rounds")) {
+    if (!round.is_directory()) continue;
+    for (const auto& shard : fs::directory_iterator(round.path())) {
+      if (!shard.is_directory()) continue;
+      shards.push_back(shard.path().string());
+      indexed += index_of(shard.path().string()).size();
+      expect_sandboxed(shard.path().string());
+      const RunResult v = run({kReferee, "verify", "-q", shard.path().string()});
+      EXPECT_EQ(v.exit_code, 0) << v.output;
+    }
+  }
+  // Three rounds: placements of 2 + 1 + 1 opponents, a mirrored pair each.
+  EXPECT_EQ(indexed, 8u);
+  EXPECT_GE(shards.size(), 4u);
+  const RunResult board = run({kReferee, "ladder", "standings", ladder});
+  EXPECT_NE(board.output.find(std::to_string(indexed) + " matches; Elo"), std::string::npos)
+      << board.output;
+  std::vector<std::string> merge = {kReferee, "standings", "--out", d + "/S"};
+  merge.insert(merge.end(), shards.begin(), shards.end());
+  ASSERT_EQ(run(merge).exit_code, 0);
+  // Elo per version, from both CSVs.
+  auto elo = [](const std::string& csv, size_t name_col, size_t elo_col) {
+    std::map<std::string, std::string> out;
+    for (const std::string& line : lines_of(csv)) {
+      std::vector<std::string> cells;
+      std::stringstream s(line);
+      for (std::string c; std::getline(s, c, ',');) cells.push_back(c);
+      if (cells.size() > elo_col && cells[0] != "rank") out[cells[name_col]] = cells[elo_col];
+    }
+    return out;
+  };
+  EXPECT_EQ(elo(run({kReferee, "ladder", "standings", ladder, "--csv"}).output, 1, 4),
+            elo(read_file(d + "/S/standings.csv"), 1, 20));
   const RunResult stopped = cluster.stop();
   EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
 }
