@@ -134,7 +134,8 @@ int submit(const LadderFlags& f) {
     return 2;
   }
   const LadderDef def = load_ladder_folder(f.dir);
-  const std::string staged = (fs::absolute(f.dir) / kLadderBots / ".upload-").string() +
+  const std::string staged =
+      (fs::absolute(f.dir).lexically_normal() / kLadderBots / ".upload-").string() +
                              std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
   std::error_code ec;
   auto refuse = [&](const std::string& reason) {

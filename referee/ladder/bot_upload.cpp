@@ -95,6 +95,44 @@ fs::path lone_top_folder(const fs::path& dir) {
   return only;
 }
 
+// Whether `p` lies in a folder every sandbox binds read-only anyway (sandbox.h).
+bool in_system_folder(const fs::path& p) {
+  for (const char* top : {"/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/"})
+    if (p.string().rfind(top, 0) == 0) return true;
+  return false;
+}
+
+// --command's words: a path may only name something of the version's own folder (made
+// absolute), or, for the program, a system one, the ladder's Python runner or a name looked
+// up in PATH. A bot's paths decide what its sandbox lets it read, so a command naming another
+// version's files (or the ladder's) would read them.
+std::string given_command(const fs::path& dir, const std::vector<std::string>& given,
+                          const std::string& python, std::vector<std::string>& argv) {
+  std::error_code ec;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const std::string& word = given[i];
+    const bool path_like = word.find('/') != std::string::npos && !word.starts_with('-');
+    const fs::path as_path(word);
+    if (!word.starts_with('-') && std::find(as_path.begin(), as_path.end(), "..") != as_path.end())
+      return "--command: " + quote(word) + " climbs out with ..; paths name files of the bot's "
+             "own folder";
+    if (!path_like && !fs::exists(dir / word, ec)) {
+      argv.push_back(word);  // a flag, a number, or a program looked up in PATH
+      continue;
+    }
+    if (word.starts_with('/')) {
+      if (i == 0 && (word == python || in_system_folder(word))) {
+        argv.push_back(word);
+        continue;
+      }
+      return "--command: " + quote(word) + " is outside the bot's folder; name its files "
+             "relative to the folder (./mybot, models/net.bin)";
+    }
+    argv.push_back((dir / word).lexically_normal().string());
+  }
+  return "";
+}
+
 }  // namespace
 
 bool is_archive_name(const std::string& path) {
@@ -163,14 +201,7 @@ std::string choose_command(const std::string& folder, const std::vector<std::str
   auto regular = [&](const fs::path& p) { return fs::is_regular_file(fs::symlink_status(p, ec)); };
   const fs::path dir(folder);
   argv.clear();
-  if (!given.empty()) {
-    for (const std::string& word : given) {
-      const bool inside = !word.empty() && word[0] != '-' && word[0] != '/' &&
-                          word.find("..") == std::string::npos && fs::exists(dir / word, ec);
-      argv.push_back(inside ? (dir / word).lexically_normal().string() : word);
-    }
-    return "";
-  }
+  if (!given.empty()) return given_command(dir, given, python, argv);
   for (const char* name : {"bot", "run"})
     if (executable(dir / name)) return argv = {(dir / name).string()}, "";
   std::vector<fs::path> scripts, programs;

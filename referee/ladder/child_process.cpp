@@ -22,7 +22,8 @@ int exit_code_of(int status) {
 }  // namespace
 
 std::optional<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv,
-                                                const std::string& output, std::string* error) {
+                                                const std::string& output, std::string* error,
+                                                const std::string& working_dir) {
   const int out = open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (out < 0 || in < 0) {
@@ -41,6 +42,7 @@ std::optional<ChildProcess> ChildProcess::start(const std::vector<std::string>& 
     // Only async-signal-safe calls from here to exec.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
+    if (!working_dir.empty() && chdir(working_dir.c_str()) != 0) _exit(127);
     dup2(in, 0);
     dup2(out, 1);
     dup2(out, 2);

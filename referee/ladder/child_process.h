@@ -14,10 +14,12 @@ namespace allfives::referee {
 
 class ChildProcess {
  public:
-  // Starts argv (argv[0] a path, or a program looked up in PATH) with stdin from /dev/null and stdout and stderr appended to
-  // `output` (created). Nothing and *error if it cannot start.
+  // Starts argv (argv[0] a path, or a program looked up in PATH) in `working_dir` (empty: this
+  // process's), with stdin from /dev/null and stdout and stderr appended to `output`
+  // (created). Nothing and *error if it cannot start.
   static std::optional<ChildProcess> start(const std::vector<std::string>& argv,
-                                           const std::string& output, std::string* error);
+                                           const std::string& output, std::string* error,
+                                           const std::string& working_dir = "");
   // Its exit code once it ended (128 + N for a signal N), without waiting; nothing while it runs.
   std::optional<int> poll();
   // Waits for its end.

@@ -56,6 +56,14 @@ std::string round_label(int64_t id) {
   return s.str();
 }
 
+// DIR/empty, made if missing.
+std::string empty_folder(const std::string& dir) {
+  const fs::path p = fs::path(dir) / kLadderEmpty;
+  std::error_code ec;
+  if (fs::create_directory(p, ec)) fs::permissions(p, fs::perms(0555), ec);
+  return p.string();
+}
+
 // A round's files: its tournament file, its output folder and what its players printed.
 struct RoundFiles {
   std::string file, folder, output;
@@ -81,7 +89,8 @@ class LocalRound final : public RoundPlayer {
     std::vector<std::string> argv = {o.referee, "tournament", f.file, "--out", f.folder, "-j",
                                      std::to_string(o.concurrency), "--quiet"};
     if (fs::exists(f.folder, ec)) argv.push_back("--resume");
-    std::optional<ChildProcess> child = ChildProcess::start(argv, f.output, why);
+    std::optional<ChildProcess> child =
+        ChildProcess::start(argv, f.output, why, empty_folder(o.dir));
     if (!child) return nullptr;
     return std::unique_ptr<RoundPlayer>(new LocalRound(f, std::move(*child)));
   }
@@ -191,7 +200,8 @@ class SlurmRound final : public RoundPlayer {
     std::vector<std::string> argv = {"sbatch", "--parsable",
                                      "--array=0-" + std::to_string(tasks_ - 1),
                                      "--job-name=" + fs::path(f_.file).stem().string(),
-                                     "--output=" + f_.folder + "/task-%a.out"};
+                                     "--output=" + f_.folder + "/task-%a.out",
+                                     "--chdir=" + empty_folder(o_.dir)};
     argv.insert(argv.end(), o_.sbatch_args.begin(), o_.sbatch_args.end());
     argv.insert(argv.end(), {"--wrap", wrap});
     std::string text;
@@ -498,7 +508,8 @@ std::string gate_version(LadderStore& store, const LadderDef& def, const Version
   if (l.think_on_opponent_time()) argv.push_back("--think-on-opponent-time");
   argv.insert(argv.end(), v.argv.begin(), v.argv.end());
   std::string why;
-  std::optional<ChildProcess> child = ChildProcess::start(argv, output, &why);
+  std::optional<ChildProcess> child =
+      ChildProcess::start(argv, output, &why, empty_folder(store.dir()));
   if (!child) {
     ran = false;
     return why;
@@ -519,9 +530,13 @@ int run_ladder(const LadderRunOptions& o, const std::atomic<bool>& stop, std::os
     return 1;
   }
   try {
-    return LadderLoop(o, stop, out, err).run();
+    LadderRunOptions absolute = o;
+    absolute.dir = fs::absolute(o.dir).lexically_normal().string();
+    return LadderLoop(absolute, stop, out, err).run();
   } catch (const std::exception& e) {
-    err << "referee ladder run: " << e.what() << "\n";
+    err << "referee ladder run: " << e.what()
+        << "\nFix what it says (a full disk, a file-size limit...) and run again: every "
+           "recorded match is kept, and the ladder resumes.\n";
     return 1;
   }
 }

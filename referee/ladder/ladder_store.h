@@ -29,6 +29,9 @@ inline constexpr const char* kLadderDatabase = "ladder.db";
 inline constexpr const char* kLadderBots = "bots";
 inline constexpr const char* kLadderChecks = "checks";
 inline constexpr const char* kLadderRounds = "rounds";
+// An empty folder, the working folder of everything the ladder runs: a bot's relative
+// arguments name nothing there, so its sandbox binds nothing of the ladder's for them.
+inline constexpr const char* kLadderEmpty = "empty";
 
 // A bot's name in a ladder: letters, digits, '_' and '-', at most this long; a version is
 // NAME@N.

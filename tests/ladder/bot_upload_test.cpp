@@ -224,6 +224,18 @@ TEST(BotUpload, TheCommandIsGivenOrFoundByTheRules) {
   EXPECT_EQ(argv, std::vector<std::string>{d.file("bot")});
   ASSERT_EQ(choose_command(d.path(), {"helper.py", "--depth", "3"}, "/py", argv), "");
   EXPECT_EQ(argv, (std::vector<std::string>{d.file("helper.py"), "--depth", "3"}));
+  // A path may only name the folder's own files (a program may also be a system one).
+  EXPECT_NE(choose_command(d.path(), {"/etc/passwd"}, "/py", argv).find("outside"), std::string::npos);
+  EXPECT_NE(choose_command(d.path(), {"bot", "/home/x/w.bin"}, "/py", argv).find("outside"),
+            std::string::npos);
+  EXPECT_NE(choose_command(d.path(), {"bot", "../other/w"}, "/py", argv).find("climbs out"),
+            std::string::npos);
+  EXPECT_NE(choose_command(d.path(), {"bot", ".."}, "/py", argv).find("climbs out"),
+            std::string::npos);
+  ASSERT_EQ(choose_command(d.path(), {"/usr/bin/python3", "main.py", "--w=../x"}, "/py", argv), "");
+  EXPECT_EQ(argv, (std::vector<std::string>{"/usr/bin/python3", d.file("main.py"), "--w=../x"}));
+  ASSERT_EQ(choose_command(d.path(), {"python3", "sub/model.bin"}, "/py", argv), "");
+  EXPECT_EQ(argv, (std::vector<std::string>{"python3", d.file("sub/model.bin")}));
   TempDir e("upload");
   std::ofstream(e.file("a.py")) << "x";
   std::ofstream(e.file("b.py")) << "x";

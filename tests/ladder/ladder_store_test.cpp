@@ -65,6 +65,33 @@ TEST(LadderStore, AFreshDatabaseGetsTheSchemaAndANewerOneIsRefused) {
   }
 }
 
+// A database of schema 1 (before rounds kept their Slurm job) is migrated when opened, its
+// rows kept.
+TEST(LadderStore, AnOlderSchemaIsMigratedWithItsRows) {
+  TempDir d("ladder");
+  fs::create_directories(d.file(kLadderBots));
+  int64_t round = 0;
+  {
+    auto s = LadderStore::open(d.path(), true);
+    const int64_t u = *s->user_of_token(s->add_user("u"));
+    const Version a = s->add_version(u, "a", staged_bot(d, "s1"), {});
+    round = s->begin_round(Round{0, a.id, true, 7, {a.id}, ""});
+    s->db().exec("ALTER TABLE rounds DROP COLUMN slurm_job; PRAGMA user_version = 1");
+  }
+  auto s = LadderStore::open(d.path(), false);
+  Statement v = s->db().prepare("PRAGMA user_version");
+  ASSERT_TRUE(v.step());
+  EXPECT_EQ(v.integer(0), 2);
+  const std::optional<Round> r = s->unfinished_round();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->id, round);
+  EXPECT_EQ(r->seed, 7u);
+  EXPECT_EQ(r->slurm_job, "");
+  s->set_round_job(round, "42");
+  EXPECT_EQ(s->unfinished_round()->slurm_job, "42");
+  EXPECT_EQ(s->integrity_problem(), "");
+}
+
 TEST(LadderStore, ATokenIdentifiesItsUserOnlyAndIsNotStored) {
   TempDir d("ladder");
   auto s = LadderStore::open(d.path(), true);
@@ -121,7 +148,7 @@ TEST(LadderStore, AMatchIsImportedOnceAndCountsForItsVersions) {
   const int64_t u = *s->user_of_token(s->add_user("u"));
   const Version a = s->add_version(u, "a", staged_bot(d, "s1"), {});
   const Version b = s->add_version(u, "b", staged_bot(d, "s2"), {});
-  const int64_t r = s->begin_round(Round{0, a.id, true, 7, {a.id, b.id}});
+  const int64_t r = s->begin_round(Round{0, a.id, true, 7, {a.id, b.id}, ""});
   ASSERT_TRUE(s->unfinished_round());
   EXPECT_TRUE(s->import_match(r, entry("a@1-b@1-d0-r0", "a@1", "b@1", 0, 0, 7)));
   EXPECT_FALSE(s->import_match(r, entry("a@1-b@1-d0-r0", "a@1", "b@1", 0, 0, 7)));
