@@ -275,7 +275,9 @@ class LadderLoop {
     bool said_waiting = false;
     while (!stop_ && (o_.max_rounds == 0 || rounds < o_.max_rounds)) {
       if (!gate_waiting()) return 1;
+      const auto choosing = Clock::now();
       const std::optional<RoundChoice> choice = choose_round(matchmaking_input());
+      work_ = Clock::now() - choosing;
       if (!choice) {
         if (!said_waiting && !o_.quiet)
           out_ << "ladder: waiting for versions (a round needs " << seats_ << " active)\n"
@@ -419,8 +421,10 @@ class LadderLoop {
     imported_ = 0;
     std::map<std::string, IndexReadPosition> at;
     auto import_all = [&] {
+      const auto begun = Clock::now();
       for (const std::string& folder : player->folders())
         import(r, output_path(folder, kIndexFile), at[folder]);
+      work_ += Clock::now() - begun;
     };
     bool told = false;
     std::optional<std::string> failure;
@@ -434,7 +438,9 @@ class LadderLoop {
       import_all();
     }
     import_all();
+    const auto fitting = Clock::now();
     refit();
+    work_ += Clock::now() - fitting;
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (told && stop_) {
       if (!o_.quiet) out_ << "ladder: stopped; round " << r.id << " resumes with the next run\n";
@@ -457,7 +463,9 @@ class LadderLoop {
     out_ << "round " << r.id << (r.placement ? " (placement) " : " ") << bots[0].name << " vs ";
     for (size_t i = 1; i < bots.size(); ++i) out_ << (i > 1 ? ", " : "") << bots[i].name;
     out_ << ": " << imported_ << " matches in " << std::fixed << std::setprecision(1) << seconds
-         << " s; " << store_->match_count() << " in all";
+         << " s (the ladder's own work " << std::setprecision(0)
+         << std::chrono::duration<double, std::milli>(work_).count() << " ms: choosing, "
+         << "recording, rating); " << store_->match_count() << " in all";
     if (!standings_.bots.empty())
       out_ << "; first " << standings_.bots[0].name << " " << std::showpos << std::setprecision(0)
            << standings_.bots[0].elo << std::noshowpos << " +/- " << standings_.bots[0].elo_ci95;
@@ -474,6 +482,7 @@ class LadderLoop {
   StandingsAccumulator fit_;
   Standings standings_;
   int64_t imported_ = 0;
+  Clock::duration work_{};  // this round's matchmaking, recording and refit
 };
 
 }  // namespace

@@ -196,7 +196,11 @@ class BradleyTerry {
       const std::vector<double> step = cholesky_solve(l, grad);
       double size = 0;
       for (double d : step) size = std::max(size, std::abs(d));
+      const double before = current;
       if (!line_search(theta, step, current) || size < 1e-12) break;
+      // Converged: rounding noise keeps Newton's steps from reaching 1e-12 on larger fits,
+      // where each further step only re-solves the same point.
+      if (size < 1e-9 || current - before <= 1e-15 * std::abs(before)) break;
     }
     return theta;
   }
