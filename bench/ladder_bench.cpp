@@ -189,8 +189,8 @@ long fit_memory(const std::string& dir, int64_t limit, double& seconds) {
     const Standings result = fit.finish();
     const double secs = ms_since(t) / 1000;
     const long rss = peak_rss_kib();
-    const std::string msg = std::to_string(rss) + " " + std::to_string(secs) + " " +
-                            std::to_string(result.bots.size());
+    const std::string msg =
+        std::to_string(rss) + " " + std::to_string(secs) + " " + std::to_string(result.bots.size());
     if (write(pipefd[1], msg.data(), msg.size()) < 0) _exit(1);
     _exit(0);
   }
@@ -229,7 +229,10 @@ int store(int versions, int64_t matches) {
                         0.5 + 0.4 * (static_cast<double>(j) - static_cast<double>(i)) / versions;
     for (int rot = 0; rot < 2; ++rot) {
       const auto t = Clock::now();
-      s->import_match(round, synthetic(vs[i].name(), vs[j].name(), 1000 * static_cast<uint64_t>(round) + static_cast<uint64_t>(p), rot, a_wins));
+      s->import_match(
+          round,
+          synthetic(vs[i].name(), vs[j].name(),
+                    1000 * static_cast<uint64_t>(round) + static_cast<uint64_t>(p), rot, a_wins));
       if ((p * 2 + rot) % 997 == 0) record_us.push_back(ms_since(t) * 1000);
     }
     // A rating point for every version every tenth of the matches (history_every).
@@ -262,9 +265,11 @@ int store(int versions, int64_t matches) {
     history_ms.push_back(ms_since(t));
   }
   std::printf(
-      "store: %d versions, %lld matches recorded in %.0f s: median %.0f us a match (a transaction each)\n"
+      "store: %d versions, %lld matches recorded in %.0f s: median %.0f us a match (a transaction "
+      "each)\n"
       "  database %.0f MiB: %.0f MiB per 10^6 matches\n"
-      "  leaderboard (%zu rows) %.2f ms, a version's history (%zu points) %.2f ms (medians of 21)\n",
+      "  leaderboard (%zu rows) %.2f ms, a version's history (%zu points) %.2f ms (medians of "
+      "21)\n",
       versions, static_cast<long long>(pairs * 2), import_s, median(record_us), mib,
       mib * 1e6 / static_cast<double>(pairs * 2), rows, median(board_ms), points,
       median(history_ms));

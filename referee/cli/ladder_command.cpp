@@ -81,7 +81,8 @@ int init(const LadderFlags& f) {
     return 1;
   }
   const fs::path dir = fs::absolute(f.dir, ec);
-  for (const char* sub : {kLadderBots, kLadderChecks, kLadderRounds}) fs::create_directories(dir / sub, ec);
+  for (const char* sub : {kLadderBots, kLadderChecks, kLadderRounds})
+    fs::create_directories(dir / sub, ec);
   if (ec) {
     std::cerr << "referee ladder init: " << dir.string() << ": " << ec.message() << "\n";
     return 1;
@@ -89,8 +90,9 @@ int init(const LadderFlags& f) {
   warn_closed_folders(dir);
   std::string text;
   google::protobuf::TextFormat::PrintToString(def.proto, &text);
-  std::ofstream(dir / kLadderDefinition) << "# The ladder as `referee ladder init` read it from "
-                                         << def.path << "\n" << text;
+  std::ofstream(dir / kLadderDefinition)
+      << "# The ladder as `referee ladder init` read it from " << def.path << "\n"
+      << text;
   LadderStore::open(dir.string(), true);
   std::cout << "ladder " << def.proto.name() << " ready in " << dir.string()
             << "\nnext: referee ladder add-user " << f.dir << " NAME\n";
@@ -136,14 +138,16 @@ int submit(const LadderFlags& f) {
   const LadderDef def = load_ladder_folder(f.dir);
   const std::string staged =
       (fs::absolute(f.dir).lexically_normal() / kLadderBots / ".upload-").string() +
-                             std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
+      std::to_string(getpid()) + "-" + std::to_string(std::time(nullptr));
   std::error_code ec;
   auto refuse = [&](const std::string& reason) {
     fs::remove_all(staged, ec);
     std::cerr << "referee ladder submit: " << f.path << " refused: " << reason << "\n";
     return 1;
   };
-  if (std::string bad = store_upload(f.path, staged, def.upload(), default_unpacker()); !bad.empty()) return refuse(bad);
+  if (std::string bad = store_upload(f.path, staged, def.upload(), default_unpacker());
+      !bad.empty())
+    return refuse(bad);
   std::vector<std::string> argv;
   if (std::string bad = choose_command(staged, words, def.proto.python(), argv); !bad.empty())
     return refuse(bad);
@@ -164,21 +168,24 @@ int submit(const LadderFlags& f) {
     return 1;
   }
   const bool passed = store->version(v.name())->state == VersionState::kActive;
-  std::cout << v.name() << (passed ? " passed its check and plays from the next round\n"
-                                   : " was refused by its check (the report above says why)\n");
+  std::cout << v.name()
+            << (passed ? " passed its check and plays from the next round\n"
+                       : " was refused by its check (the report above says why)\n");
   return passed ? 0 : 1;
 }
 
 int list(const LadderFlags& f, const std::string& only_user) {
   std::unique_ptr<LadderStore> store = LadderStore::open(f.dir, false);
   std::cout << std::left << std::setw(28) << "version" << std::setw(16) << "user" << std::setw(10)
-            << "state" << std::setw(9) << "matches" << "submitted (UTC)\n";
+            << "state" << std::setw(9) << "matches"
+            << "submitted (UTC)\n";
   for (const Version& v : store->versions()) {
     if (!only_user.empty() && v.user != only_user) continue;
     std::cout << std::setw(28) << v.name() << std::setw(16) << v.user << std::setw(10)
               << state_name(v.state) << std::setw(9) << v.matches << when(v.submitted_at) << "\n";
     if (!only_user.empty() && v.state == VersionState::kRefused)
-      std::cout << "  refused; its report: referee ladder report " << f.dir << " " << v.name() << "\n";
+      std::cout << "  refused; its report: referee ladder report " << f.dir << " " << v.name()
+                << "\n";
   }
   return 0;
 }
@@ -197,7 +204,8 @@ int standings(const LadderFlags& f) {
   std::cout << std::left << std::setw(5) << "rank" << std::setw(28) << "version" << std::setw(16)
             << "user" << std::right << std::setw(8) << "Elo" << std::setw(8) << "+/-"
             << std::setw(9) << "matches" << std::setw(6) << "W" << std::setw(6) << "L"
-            << std::setw(6) << "D" << "\n";
+            << std::setw(6) << "D"
+            << "\n";
   for (const RatingRow& r : rows)
     std::cout << std::left << std::setw(5) << r.rank << std::setw(28)
               << (r.version + (r.state == VersionState::kRetired ? " (retired)" : ""))
@@ -212,7 +220,9 @@ int standings(const LadderFlags& f) {
 
 std::optional<Version> find_version(LadderStore& store, const std::string& name, const char* cmd) {
   std::optional<Version> v = store.version(name);
-  if (!v) std::cerr << "referee ladder " << cmd << ": no version " << name << " (NAME@N; see referee ladder list)\n";
+  if (!v)
+    std::cerr << "referee ladder " << cmd << ": no version " << name
+              << " (NAME@N; see referee ladder list)\n";
   return v;
 }
 
@@ -284,7 +294,8 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   auto version = [&](CLI::App* c) {
     c->add_option("version", f->version, "The version, NAME@N")->required();
   };
-  CLI::App* c = ladder->add_subcommand("init", "Make a ladder folder from a ladder file (proto/allfives/v1/ladder.proto)");
+  CLI::App* c = ladder->add_subcommand(
+      "init", "Make a ladder folder from a ladder file (proto/allfives/v1/ladder.proto)");
   dir(c);
   c->add_option("ladder_file", f->file, "The ladder definition")->required();
   c->callback([f, &exit_code] { guarded("init", exit_code, [&] { return init(*f); }); });
@@ -309,10 +320,14 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   c->add_flag("--no-check", f->no_check, "Leave the check to the running ladder");
   c->callback([f, &exit_code] { guarded("submit", exit_code, [&] { return submit(*f); }); });
 
-  c = ladder->add_subcommand("run", "Play rounds until stopped (Ctrl-C or SIGTERM; a rerun resumes)");
+  c = ladder->add_subcommand("run",
+                             "Play rounds until stopped (Ctrl-C or SIGTERM; a rerun resumes)");
   dir(c);
-  c->add_option("--concurrency,-j", f->concurrency, "Matches at once")->capture_default_str()->check(CLI::Range(1, 1024));
-  c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")->check(CLI::Range(0LL, 1LL << 40));
+  c->add_option("--concurrency,-j", f->concurrency, "Matches at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")
+      ->check(CLI::Range(0LL, 1LL << 40));
   c->add_flag("--quiet,-q", f->quiet, "No line per round");
   c->add_flag("--slurm", f->slurm,
               "Play each round as a Slurm job array (sbatch; the referee, the ladder folder and "

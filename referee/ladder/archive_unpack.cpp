@@ -14,8 +14,8 @@ std::string unpack_archive(const std::string& path, TreeWriter& w) {
   archive_read_support_format_tar(a.get());
   archive_read_support_format_zip(a.get());
   if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-    return path + ": not an archive this referee reads (tar or zip): " +
-           archive_error_string(a.get());
+    return path +
+           ": not an archive this referee reads (tar or zip): " + archive_error_string(a.get());
   archive_entry* e = nullptr;
   std::array<char, 1 << 16> buf{};
   for (;;) {
@@ -35,7 +35,8 @@ std::string unpack_archive(const std::string& path, TreeWriter& w) {
     } else if (archive_entry_filetype(e) == AE_IFREG) {
       why = w.add_file(name, archive_entry_perm(e) & 0111);
       // The bytes are counted as they are written: a header may lie about the size.
-      for (la_ssize_t r; why.empty() && (r = archive_read_data(a.get(), buf.data(), buf.size())) != 0;) {
+      for (la_ssize_t r;
+           why.empty() && (r = archive_read_data(a.get(), buf.data(), buf.size())) != 0;) {
         if (r < 0) return path + ": " + archive_error_string(a.get());
         why = w.write(buf.data(), static_cast<size_t>(r));
       }

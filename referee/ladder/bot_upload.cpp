@@ -70,10 +70,9 @@ std::string unpack(const std::string& archive, const std::string& into, const Up
                    const std::string& unpacker) {
   const std::string report = into + ".why";
   std::string why;
-  std::optional<ChildProcess> child =
-      ChildProcess::start({unpacker, archive, into, std::to_string(limits.max_bytes),
-                           std::to_string(limits.max_files)},
-                          report, &why);
+  std::optional<ChildProcess> child = ChildProcess::start(
+      {unpacker, archive, into, std::to_string(limits.max_bytes), std::to_string(limits.max_files)},
+      report, &why);
   if (!child) return why;
   const int code = child->wait();
   std::ifstream in(report);
@@ -114,7 +113,8 @@ std::string given_command(const fs::path& dir, const std::vector<std::string>& g
     const bool path_like = word.find('/') != std::string::npos && !word.starts_with('-');
     const fs::path as_path(word);
     if (!word.starts_with('-') && std::find(as_path.begin(), as_path.end(), "..") != as_path.end())
-      return "--command: " + quote(word) + " climbs out with ..; paths name files of the bot's "
+      return "--command: " + quote(word) +
+             " climbs out with ..; paths name files of the bot's "
              "own folder";
     if (!path_like && !fs::exists(dir / word, ec)) {
       argv.push_back(word);  // a flag, a number, or a program looked up in PATH
@@ -125,7 +125,8 @@ std::string given_command(const fs::path& dir, const std::vector<std::string>& g
         argv.push_back(word);
         continue;
       }
-      return "--command: " + quote(word) + " is outside the bot's folder; name its files "
+      return "--command: " + quote(word) +
+             " is outside the bot's folder; name its files "
              "relative to the folder (./mybot, models/net.bin)";
     }
     argv.push_back((dir / word).lexically_normal().string());
@@ -206,8 +207,10 @@ std::string choose_command(const std::string& folder, const std::vector<std::str
     if (executable(dir / name)) return argv = {(dir / name).string()}, "";
   std::vector<fs::path> scripts, programs;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".py" && regular(entry.path())) scripts.push_back(entry.path());
-    else if (executable(entry.path())) programs.push_back(entry.path());
+    if (entry.path().extension() == ".py" && regular(entry.path()))
+      scripts.push_back(entry.path());
+    else if (executable(entry.path()))
+      programs.push_back(entry.path());
   }
   for (const char* name : {"bot.py", "main.py"})
     if (regular(dir / name)) return argv = {python, (dir / name).string()}, "";

@@ -99,7 +99,8 @@ bool load_ladder(const std::string& path, const std::string& default_python, Lad
   }
   // Everything a round's tournament file checks (times, limits, target...), checked now on a
   // round of two stand-in bots, so that a bad value is refused before anyone submits.
-  const std::vector<RoundBot> stand_ins = {{"a", {"/bin/true"}}, {"b", {"/bin/true"}}, {"c", {"/bin/true"}}, {"d", {"/bin/true"}}};
+  const std::vector<RoundBot> stand_ins = {
+      {"a", {"/bin/true"}}, {"b", {"/bin/true"}}, {"c", {"/bin/true"}}, {"d", {"/bin/true"}}};
   const v1::Tournament probe = round_tournament(l, l.name() + "-r1", 1, stand_ins, "/", 1);
   TournamentDef def;
   if (!load_tournament_text(round_file_text(probe, nullptr), d.path, def, &why, {},

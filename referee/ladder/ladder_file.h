@@ -22,9 +22,7 @@ inline constexpr uint32_t kMaxOpponents = 64;
 struct LadderDef {
   v1::Ladder proto;
   std::string path;
-  UploadLimits upload() const {
-    return {proto.max_upload_bytes(), proto.max_upload_files()};
-  }
+  UploadLimits upload() const { return {proto.max_upload_bytes(), proto.max_upload_files()}; }
 };
 
 // Reads and checks the file: FILE:LINE: what was expected. A relative `python` is taken from

@@ -86,8 +86,9 @@ class LocalRound final : public RoundPlayer {
   static std::unique_ptr<RoundPlayer> start(const LadderRunOptions& o, const RoundFiles& f,
                                             std::string* why) {
     std::error_code ec;
-    std::vector<std::string> argv = {o.referee, "tournament", f.file, "--out", f.folder, "-j",
-                                     std::to_string(o.concurrency), "--quiet"};
+    std::vector<std::string> argv = {
+        o.referee, "tournament", f.file, "--out", f.folder, "-j", std::to_string(o.concurrency),
+        "--quiet"};
     if (fs::exists(f.folder, ec)) argv.push_back("--resume");
     std::optional<ChildProcess> child =
         ChildProcess::start(argv, f.output, why, empty_folder(o.dir));
@@ -114,7 +115,8 @@ class LocalRound final : public RoundPlayer {
 };
 
 // A program's exit code and output (at most 64 KiB), run to its end.
-int run_command(const std::vector<std::string>& argv, const std::string& scratch, std::string& text) {
+int run_command(const std::vector<std::string>& argv, const std::string& scratch,
+                std::string& text) {
   std::error_code ec;
   fs::remove(scratch, ec);
   std::optional<ChildProcess> child = ChildProcess::start(argv, scratch, &text);
@@ -145,7 +147,8 @@ class SlurmRound final : public RoundPlayer {
     const Schedule schedule(def);
     const uint64_t groups = schedule.size() / schedule.rotations();
     const int tasks = static_cast<int>(std::max<uint64_t>(
-        1, std::min<uint64_t>(groups, o.slurm_tasks > 0 ? static_cast<uint64_t>(o.slurm_tasks) : groups)));
+        1, std::min<uint64_t>(groups,
+                              o.slurm_tasks > 0 ? static_cast<uint64_t>(o.slurm_tasks) : groups)));
     std::unique_ptr<SlurmRound> round(new SlurmRound(o, f, tasks, schedule.size()));
     std::error_code ec;
     fs::create_directories(f.folder, ec);
@@ -192,12 +195,12 @@ class SlurmRound final : public RoundPlayer {
 
   bool submit(std::string* why) {
     const std::string task = "${SLURM_ARRAY_TASK_ID}";
-    const std::string wrap = "exec " + shell_word(o_.referee) + " tournament " +
-                             shell_word(f_.file) + " --shard " + task + "/" +
-                             std::to_string(tasks_) + " --out " + shell_word(f_.folder) +
-                             "/shard-" + task + " --resume --quiet --no-affinity -j " +
-                             "${SLURM_CPUS_PER_TASK:-1}";
-    std::vector<std::string> argv = {"sbatch", "--parsable",
+    const std::string wrap =
+        "exec " + shell_word(o_.referee) + " tournament " + shell_word(f_.file) + " --shard " +
+        task + "/" + std::to_string(tasks_) + " --out " + shell_word(f_.folder) + "/shard-" + task +
+        " --resume --quiet --no-affinity -j " + "${SLURM_CPUS_PER_TASK:-1}";
+    std::vector<std::string> argv = {"sbatch",
+                                     "--parsable",
                                      "--array=0-" + std::to_string(tasks_ - 1),
                                      "--job-name=" + fs::path(f_.file).stem().string(),
                                      "--output=" + f_.folder + "/task-%a.out",
@@ -232,8 +235,8 @@ class SlurmRound final : public RoundPlayer {
     for (const std::string& folder : folders()) {
       std::vector<std::string> notes;
       std::string why;
-      read_index_stream(output_path(folder, kIndexFile), false, [&](v1::IndexEntry&&) { ++n; },
-                        notes, &why);
+      read_index_stream(
+          output_path(folder, kIndexFile), false, [&](v1::IndexEntry&&) { ++n; }, notes, &why);
     }
     return n;
   }
@@ -254,7 +257,11 @@ class LadderLoop {
  public:
   LadderLoop(const LadderRunOptions& o, const std::atomic<bool>& stop, std::ostream& out,
              std::ostream& err)
-      : o_(o), stop_(stop), out_(out), err_(err), store_(LadderStore::open(o.dir, false)),
+      : o_(o),
+        stop_(stop),
+        out_(out),
+        err_(err),
+        store_(LadderStore::open(o.dir, false)),
         def_(load_ladder_folder(o.dir)) {
     Format f;
     if (wire::from_proto(def_.proto.format(), f, nullptr)) seats_ = bots_per_pairing(f);
@@ -299,7 +306,8 @@ class LadderLoop {
  private:
   void sleep_for(std::chrono::milliseconds d) {
     const auto until = Clock::now() + d;
-    while (!stop_ && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (!stop_ && Clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 
   bool gate_waiting() {
@@ -315,7 +323,8 @@ class LadderLoop {
       if (!o_.quiet)
         out_ << "ladder: " << v.name() << " "
              << (store_->version(v.name())->state == VersionState::kActive ? "passed" : "refused")
-             << " its check\n" << std::flush;
+             << " its check\n"
+             << std::flush;
     }
     return true;
   }
@@ -328,7 +337,8 @@ class LadderLoop {
     in.covariance = standings_.elo_covariance;
     in.last_pairs = store_->last_round_pairs();
     std::map<std::string, int> index;
-    for (size_t i = 0; i < standings_.bots.size(); ++i) index[standings_.bots[i].name] = static_cast<int>(i);
+    for (size_t i = 0; i < standings_.bots.size(); ++i)
+      index[standings_.bots[i].name] = static_cast<int>(i);
     for (const Version& v : store_->versions_in(VersionState::kActive)) {
       LadderEntrant e{v.id, v.matches, store_->rounds_of(v.id) > 0, 0, -1};
       if (const auto it = index.find(v.name()); it != index.end()) {
@@ -358,8 +368,9 @@ class LadderLoop {
     std::error_code ec;
     if (fs::exists(file, ec)) return true;
     const std::vector<RoundBot> bots = round_bots(r);
-    const v1::Tournament t = round_tournament(def_.proto, def_.proto.name() + "-r" + round_label(r.id),
-                                              r.seed, bots, folder, o_.concurrency);
+    const v1::Tournament t =
+        round_tournament(def_.proto, def_.proto.name() + "-r" + round_label(r.id), r.seed, bots,
+                         folder, o_.concurrency);
     std::string why;
     const std::string text = round_file_text(t, &why);
     const std::string staged = file + ".part";
@@ -367,7 +378,8 @@ class LadderLoop {
     f << text;
     f.close();
     if (text.empty() || !f) {
-      err_ << "referee ladder run: cannot write " << file << ": " << (why.empty() ? "write failed" : why) << "\n";
+      err_ << "referee ladder run: cannot write " << file << ": "
+           << (why.empty() ? "write failed" : why) << "\n";
       return false;
     }
     fs::rename(staged, file, ec);
@@ -392,12 +404,15 @@ class LadderLoop {
     std::string why;
     std::error_code ec;
     if (!fs::exists(index, ec)) return;
-    read_index_stream_from(index, at, [&](v1::IndexEntry&& e, uint64_t) {
-      if (store_->import_match(r.id, e)) {
-        fit_.add(e);
-        ++imported_;
-      }
-    }, notes, &why);
+    read_index_stream_from(
+        index, at,
+        [&](v1::IndexEntry&& e, uint64_t) {
+          if (store_->import_match(r.id, e)) {
+            fit_.add(e);
+            ++imported_;
+          }
+        },
+        notes, &why);
   }
 
   bool play(const Round& r, bool resumed) {
@@ -410,9 +425,8 @@ class LadderLoop {
     if (!write_round_file(r, files.file, files.folder)) return false;
     if (resumed && !o_.slurm && !wait_for_folder(files.folder)) return false;
     std::string why;
-    std::unique_ptr<RoundPlayer> player =
-        o_.slurm ? SlurmRound::start(o_, files, r.slurm_job, &why)
-                 : LocalRound::start(o_, files, &why);
+    std::unique_ptr<RoundPlayer> player = o_.slurm ? SlurmRound::start(o_, files, r.slurm_job, &why)
+                                                   : LocalRound::start(o_, files, &why);
     if (!player) {
       err_ << "referee ladder run: " << why << "\n";
       return false;
@@ -503,9 +517,9 @@ std::string gate_version(LadderStore& store, const LadderDef& def, const Version
   fs::create_directories(checks / v.name(), ec);
   const std::string output = (checks / (v.name() + ".txt")).string();
   fs::remove(output, ec);
-  std::vector<std::string> argv = {referee, "check-bot", "--decisions",
-                                   std::to_string(l.check_decisions()), "--log-dir",
-                                   (checks / v.name()).string()};
+  std::vector<std::string> argv = {referee,       "check-bot",
+                                   "--decisions", std::to_string(l.check_decisions()),
+                                   "--log-dir",   (checks / v.name()).string()};
   add_flag(argv, "--move-time-ms", l.move_time_ms());
   add_flag(argv, "--time-bank-ms", l.time_bank_ms());
   add_flag(argv, "--startup-timeout-ms", l.startup_timeout_ms());
@@ -526,7 +540,8 @@ std::string gate_version(LadderStore& store, const LadderDef& def, const Version
   const int code = child->wait();
   const std::string report = read_capped(output, kMaxReportBytes);
   ran = code == 0 || code == 1;
-  if (ran) store.set_state(v.id, code == 0 ? VersionState::kActive : VersionState::kRefused, report);
+  if (ran)
+    store.set_state(v.id, code == 0 ? VersionState::kActive : VersionState::kRefused, report);
   return report;
 }
 

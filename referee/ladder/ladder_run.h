@@ -18,10 +18,10 @@ namespace allfives::referee {
 
 struct LadderRunOptions {
   std::string dir;
-  int concurrency = 1;      // matches at once in a round
-  std::string referee;      // the referee program its children run
-  int64_t max_rounds = 0;   // rounds to play, then stop; 0: until stopped
-  bool quiet = false;       // no line per round
+  int concurrency = 1;     // matches at once in a round
+  std::string referee;     // the referee program its children run
+  int64_t max_rounds = 0;  // rounds to play, then stop; 0: until stopped
+  bool quiet = false;      // no line per round
   // Each round as a Slurm job array (sbatch), its tasks playing shards of it.
   bool slurm = false;
   int slurm_tasks = 0;                   // tasks per round; 0: one per deal group of the round

@@ -139,10 +139,14 @@ bool check_ladder_bot_name(const std::string& name, std::string* error) {
 
 const char* state_name(VersionState s) {
   switch (s) {
-    case VersionState::kChecking: return "checking";
-    case VersionState::kActive: return "active";
-    case VersionState::kRefused: return "refused";
-    case VersionState::kRetired: return "retired";
+    case VersionState::kChecking:
+      return "checking";
+    case VersionState::kActive:
+      return "active";
+    case VersionState::kRefused:
+      return "refused";
+    case VersionState::kRetired:
+      return "retired";
   }
   return "checking";
 }
@@ -153,8 +157,8 @@ std::unique_ptr<LadderStore> LadderStore::open(const std::string& dir, bool crea
   if (!create && !fs::exists(path, ec))
     throw DbError(dir + " is not a ladder folder (no " + kLadderDatabase +
                   "); make one with `referee ladder init DIR LADDER_FILE`");
-  std::unique_ptr<LadderStore> s(
-      new LadderStore(SqliteDb::open(path, create), fs::absolute(dir, ec).lexically_normal().string()));
+  std::unique_ptr<LadderStore> s(new LadderStore(
+      SqliteDb::open(path, create), fs::absolute(dir, ec).lexically_normal().string()));
   s->migrate();
   return s;
 }
@@ -335,10 +339,11 @@ std::optional<Round> LadderStore::unfinished_round() {
       "SELECT id, for_version, placement, seed, slurm_job FROM rounds WHERE ended_at IS NULL "
       "ORDER BY id LIMIT 1");
   if (!st.step()) return std::nullopt;
-  Round r{st.integer(0), st.integer(1), st.integer(2) != 0,
-          static_cast<uint64_t>(st.integer(3)), {}, st.text(4)};
-  Statement v = db_->prepare(
-      "SELECT version_id FROM round_versions WHERE round_id = ? ORDER BY position");
+  Round r{
+      st.integer(0), st.integer(1), st.integer(2) != 0, static_cast<uint64_t>(st.integer(3)), {},
+      st.text(4)};
+  Statement v =
+      db_->prepare("SELECT version_id FROM round_versions WHERE round_id = ? ORDER BY position");
   v.bind(1, r.id);
   while (v.step()) r.versions.push_back(v.integer(0));
   return r;
@@ -391,7 +396,8 @@ bool LadderStore::import_match(int64_t round, const v1::IndexEntry& e) {
     const size_t at = name.rfind('@');
     if (at == std::string::npos) continue;
     find.reset();
-    find.bind(1, name.substr(0, at)).bind(2, static_cast<int64_t>(std::atoll(name.c_str() + at + 1)));
+    find.bind(1, name.substr(0, at))
+        .bind(2, static_cast<int64_t>(std::atoll(name.c_str() + at + 1)));
     if (!find.step()) continue;
     const int64_t v = find.integer(0);
     link.reset();
@@ -424,8 +430,8 @@ void LadderStore::save_ratings(const Standings& s, int history_every) {
   Statement put = db_->prepare(
       "INSERT INTO ratings(version_id, rank, elo, ci95, matches, wins, losses, draws, forfeits) "
       "VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
-  Statement last = db_->prepare(
-      "SELECT COALESCE(MAX(matches), 0) FROM rating_history WHERE version_id = ?");
+  Statement last =
+      db_->prepare("SELECT COALESCE(MAX(matches), 0) FROM rating_history WHERE version_id = ?");
   Statement point = db_->prepare(
       "INSERT OR IGNORE INTO rating_history(version_id, matches, elo, ci95, at) "
       "VALUES(?, ?, ?, ?, ?)");

@@ -104,7 +104,7 @@ class LadderStore {
                       const std::vector<std::string>& argv_in_staged);
   void set_state(int64_t version, VersionState s, const std::string& report);
   std::optional<Version> version(const std::string& name);  // NAME@N
-  std::vector<Version> versions();                           // by id
+  std::vector<Version> versions();                          // by id
   std::vector<Version> versions_in(VersionState s);
 
   // Rounds: begun, then ended; one left unended was cut off (resumed by the next run).

@@ -6,7 +6,9 @@
 namespace allfives::referee {
 namespace {
 
-std::pair<int64_t, int64_t> pair_of(int64_t a, int64_t b) { return {std::min(a, b), std::max(a, b)}; }
+std::pair<int64_t, int64_t> pair_of(int64_t a, int64_t b) {
+  return {std::min(a, b), std::max(a, b)};
+}
 
 double difference_variance(const MatchmakingInput& in, const LadderEntrant& a,
                            const LadderEntrant& b) {
@@ -64,8 +66,8 @@ std::optional<RoundChoice> choose_round(const MatchmakingInput& in) {
     repeated.pop_back();
   }
   if (choice.placement) {
-    choice.opponents = spread(fresh, std::max<size_t>(static_cast<size_t>(in.placement_opponents),
-                                                      min_opponents));
+    choice.opponents =
+        spread(fresh, std::max<size_t>(static_cast<size_t>(in.placement_opponents), min_opponents));
     return choice;
   }
   const size_t want = std::max<size_t>(static_cast<size_t>(in.round_opponents), min_opponents);
@@ -78,7 +80,8 @@ std::optional<RoundChoice> choose_round(const MatchmakingInput& in) {
     if (a.second->matches != b.second->matches) return a.second->matches < b.second->matches;
     return a.second->id < b.second->id;
   });
-  for (size_t k = 0; k < scored.size() && k < want; ++k) choice.opponents.push_back(scored[k].second->id);
+  for (size_t k = 0; k < scored.size() && k < want; ++k)
+    choice.opponents.push_back(scored[k].second->id);
   return choice;
 }
 

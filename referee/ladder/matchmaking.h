@@ -28,11 +28,11 @@
 namespace allfives::referee {
 
 struct LadderEntrant {
-  int64_t id = 0;        // the version; a smaller id is older
-  int64_t matches = 0;   // finished matches
-  bool placed = false;   // it has had a round of its own
-  double elo = 0;        // the fit's rating (0 before any game)
-  int index = -1;        // its row in `covariance`, -1 if it is not in the fit yet
+  int64_t id = 0;       // the version; a smaller id is older
+  int64_t matches = 0;  // finished matches
+  bool placed = false;  // it has had a round of its own
+  double elo = 0;       // the fit's rating (0 before any game)
+  int index = -1;       // its row in `covariance`, -1 if it is not in the fit yet
 };
 
 struct MatchmakingInput {

@@ -24,7 +24,9 @@ std::unique_ptr<SqliteDb> SqliteDb::open(const std::string& path, bool create) {
   return out;
 }
 
-SqliteDb::~SqliteDb() { sqlite3_close_v2(db_); }
+SqliteDb::~SqliteDb() {
+  sqlite3_close_v2(db_);
+}
 
 void SqliteDb::fail(const std::string& what) const {
   throw DbError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
@@ -41,16 +43,21 @@ void SqliteDb::exec(const std::string& sql) {
 
 Statement SqliteDb::prepare(std::string_view sql) {
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr) !=
-      SQLITE_OK)
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &st, nullptr) != SQLITE_OK)
     fail("cannot prepare \"" + std::string(sql.substr(0, 60)) + "\"");
   return Statement(this, st);
 }
 
-int64_t SqliteDb::last_insert_id() const { return sqlite3_last_insert_rowid(db_); }
-int SqliteDb::changes() const { return sqlite3_changes(db_); }
+int64_t SqliteDb::last_insert_id() const {
+  return sqlite3_last_insert_rowid(db_);
+}
+int SqliteDb::changes() const {
+  return sqlite3_changes(db_);
+}
 
-Statement::~Statement() { sqlite3_finalize(st_); }
+Statement::~Statement() {
+  sqlite3_finalize(st_);
+}
 
 void Statement::check(int rc, const char* what) {
   if (rc != SQLITE_OK) db_->fail(what);
@@ -91,8 +98,12 @@ void Statement::reset() {
   sqlite3_clear_bindings(st_);
 }
 
-int64_t Statement::integer(int col) const { return sqlite3_column_int64(st_, col); }
-double Statement::real(int col) const { return sqlite3_column_double(st_, col); }
+int64_t Statement::integer(int col) const {
+  return sqlite3_column_int64(st_, col);
+}
+double Statement::real(int col) const {
+  return sqlite3_column_double(st_, col);
+}
 std::string Statement::text(int col) const {
   const auto* p = sqlite3_column_text(st_, col);
   return p ? std::string(reinterpret_cast<const char*>(p),
@@ -105,9 +116,13 @@ std::string Statement::blob(int col) const {
                          static_cast<size_t>(sqlite3_column_bytes(st_, col)))
            : std::string();
 }
-bool Statement::is_null(int col) const { return sqlite3_column_type(st_, col) == SQLITE_NULL; }
+bool Statement::is_null(int col) const {
+  return sqlite3_column_type(st_, col) == SQLITE_NULL;
+}
 
-Transaction::Transaction(SqliteDb& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(SqliteDb& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.db_, "ROLLBACK", nullptr, nullptr, nullptr);
 }

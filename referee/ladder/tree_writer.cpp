@@ -74,8 +74,7 @@ std::string TreeWriter::add_file(const std::string& name, bool executable) {
   if (std::string why = split_name(name, parts); !why.empty()) return why;
   if (parts.empty()) return quote(name) + ": a file without a name";
   int parent = -1;
-  if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty())
-    return why;
+  if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty()) return why;
   Fd dir(parent);
   if (std::string why = count(name); !why.empty()) return why;
   file_ = openat(dir.fd, parts.back().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -112,8 +111,7 @@ std::string TreeWriter::add_link(const std::string& name, const std::string& tar
     return quote(name) + " is a link to " + quote(target) +
            ": a link may only lead below its own folder (no absolute target, no ..)";
   int parent = -1;
-  if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty())
-    return why;
+  if (std::string why = walk(parts, parts.size() - 1, name, parent, true); !why.empty()) return why;
   Fd dir(parent);
   if (std::string why = count(name); !why.empty()) return why;
   if (symlinkat(target.c_str(), dir.fd, parts.back().c_str()) != 0)

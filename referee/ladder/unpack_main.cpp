@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
   }
   const uint64_t max_bytes = std::strtoull(argv[3], nullptr, 10);
   const uint64_t max_files = std::strtoull(argv[4], nullptr, 10);
-  limit(RLIMIT_CPU, 60);                               // a decoder that spins stops
-  limit(RLIMIT_AS, rlim_t{1} << 30);                   // and one that allocates wildly
+  limit(RLIMIT_CPU, 60);                                    // a decoder that spins stops
+  limit(RLIMIT_AS, rlim_t{1} << 30);                        // and one that allocates wildly
   limit(RLIMIT_FSIZE, static_cast<rlim_t>(max_bytes) + 1);  // no file beyond the cap
   const int root = open(argv[2], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (root < 0) {

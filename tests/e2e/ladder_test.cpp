@@ -48,7 +48,8 @@ class Ladder {
     const RunResult r = cmd({"init", dir_, root_.file("club.txtpb")});
     EXPECT_EQ(r.exit_code, 0) << r.output;
   }
-  RunResult cmd(std::vector<std::string> args, std::chrono::seconds limit = std::chrono::seconds(120)) const {
+  RunResult cmd(std::vector<std::string> args,
+                std::chrono::seconds limit = std::chrono::seconds(120)) const {
     args.insert(args.begin(), {kReferee, "ladder"});
     return run(args, limit);
   }
@@ -101,10 +102,14 @@ class Ladder {
       std::vector<std::string> notes;
       std::string error;
       std::set<std::string> ids;
-      referee::read_index_stream(r + "/index.jsonl", false, [&](v1::IndexEntry&& e) {
-        EXPECT_TRUE(ids.insert(e.match().match_id()).second) << "twice in " << r << ": " << e.match().match_id();
-        out.insert(r + "/" + e.match().match_id());
-      }, notes, &error);
+      referee::read_index_stream(
+          r + "/index.jsonl", false,
+          [&](v1::IndexEntry&& e) {
+            EXPECT_TRUE(ids.insert(e.match().match_id()).second)
+                << "twice in " << r << ": " << e.match().match_id();
+            out.insert(r + "/" + e.match().match_id());
+          },
+          notes, &error);
     }
     return out;
   }
@@ -149,7 +154,10 @@ TEST(Ladder, FromInitToStandingsWithEveryKindOfSubmission) {
   EXPECT_TRUE(contains(r.output, "fox@1 passed its check")) << r.output;
   // Bob: an archive whose program is named by --command.
   const std::string arch = l.program_folder("arch/owl", kGreedy, "greedy_bot");
-  ASSERT_EQ(run({"/bin/tar", "-czf", l.root().file("owl.tar.gz"), "-C", l.root().file("arch"), "owl"}).exit_code, 0);
+  ASSERT_EQ(
+      run({"/bin/tar", "-czf", l.root().file("owl.tar.gz"), "-C", l.root().file("arch"), "owl"})
+          .exit_code,
+      0);
   r = l.submit(bob, "owl", l.root().file("owl.tar.gz"), {"--command", "greedy_bot"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   // Bob: a Python file, run with the Python SDK, where this build has it.
@@ -162,7 +170,8 @@ TEST(Ladder, FromInitToStandingsWithEveryKindOfSubmission) {
   const std::string broken = l.root().file("broken");
   fs::create_directories(broken);
   std::ofstream(broken + "/bot") << "#!/bin/sh\necho 'cannot load my weights' >&2\nexit 3\n";
-  fs::permissions(broken + "/bot", fs::perms::owner_all | fs::perms::others_exec | fs::perms::others_read);
+  fs::permissions(broken + "/bot",
+                  fs::perms::owner_all | fs::perms::others_exec | fs::perms::others_read);
   r = l.submit(alice, "wreck", broken);
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "wreck@1 was refused")) << r.output;
@@ -172,7 +181,8 @@ TEST(Ladder, FromInitToStandingsWithEveryKindOfSubmission) {
   EXPECT_TRUE(contains(report.output, "cannot load my weights")) << report.output;
   // Someone else's bot name, and a bad token, are refused.
   EXPECT_EQ(l.submit(bob, "fox", broken).exit_code, 1);
-  EXPECT_TRUE(contains(l.submit("1.0123456789abcdef0123456789abcdef", "x", broken).output, "token is not valid"));
+  EXPECT_TRUE(contains(l.submit("1.0123456789abcdef0123456789abcdef", "x", broken).output,
+                       "token is not valid"));
 
   r = l.cmd({"run", l.dir(), "-j", "2", "--rounds", "6"}, std::chrono::seconds(240));
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -201,9 +211,11 @@ TEST(Ladder, ANewVersionClimbsPastItsOldOne) {
   const std::string bob = l.add_user("bob");
   ASSERT_EQ(l.submit(alice, "fox", l.program_folder("f1", kRandom, "bot")).exit_code, 0);
   ASSERT_EQ(l.submit(bob, "owl", l.program_folder("o1", kRandom, "bot")).exit_code, 0);
-  ASSERT_EQ(l.cmd({"run", l.dir(), "-j", "2", "--rounds", "3"}, std::chrono::seconds(240)).exit_code, 0);
+  ASSERT_EQ(
+      l.cmd({"run", l.dir(), "-j", "2", "--rounds", "3"}, std::chrono::seconds(240)).exit_code, 0);
   ASSERT_EQ(l.submit(alice, "fox", l.program_folder("f2", kGreedy, "bot")).exit_code, 0);
-  const RunResult r = l.cmd({"run", l.dir(), "-j", "2", "--rounds", "8"}, std::chrono::seconds(240));
+  const RunResult r =
+      l.cmd({"run", l.dir(), "-j", "2", "--rounds", "8"}, std::chrono::seconds(240));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "(placement) fox@2")) << r.output;
   const RunResult s = l.cmd({"standings", l.dir()});
@@ -214,7 +226,8 @@ TEST(Ladder, ANewVersionClimbsPastItsOldOne) {
   // Retired, the old version keeps its record and plays no more.
   ASSERT_EQ(l.cmd({"retire", l.dir(), "fox@1"}).exit_code, 0);
   const std::set<std::string> played = l.indexed_matches();
-  ASSERT_EQ(l.cmd({"run", l.dir(), "-j", "2", "--rounds", "2"}, std::chrono::seconds(240)).exit_code, 0);
+  ASSERT_EQ(
+      l.cmd({"run", l.dir(), "-j", "2", "--rounds", "2"}, std::chrono::seconds(240)).exit_code, 0);
   for (const std::string& m : l.indexed_matches()) {
     if (!played.count(m)) {
       EXPECT_FALSE(contains(m, "fox@1")) << m;
@@ -298,8 +311,9 @@ TEST(Ladder, ACommandReadsNothingButItsOwnFolder) {
   fs::create_directories(spy);
   // Prints what it could read of the file its argument names, then fails its check (its
   // output is in the report the submitter sees).
-  std::ofstream(spy + "/bot") << "#!/bin/sh\nif [ -r \"$1\" ]; then echo \"LEAKED $1: $(head -c 60 \"$1\")\"; "
-                                 "else echo \"nothing at $1\"; fi >&2\nexit 3\n";
+  std::ofstream(spy + "/bot")
+      << "#!/bin/sh\nif [ -r \"$1\" ]; then echo \"LEAKED $1: $(head -c 60 \"$1\")\"; "
+         "else echo \"nothing at $1\"; fi >&2\nexit 3\n";
   fs::permissions(spy + "/bot", fs::perms(0755));
   RunResult r = l.submit(mallory, "spy", spy, {"--command", "/bin/cat " + fox});
   EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -349,7 +363,8 @@ TEST(Ladder, ThreePlayerRoundsRotateEverySeat) {
     ASSERT_EQ(l.submit(alice, name, l.program_folder(name, name[0] % 2 ? kRandom : kGreedy, "bot"))
                   .exit_code,
               0);
-  const RunResult r = l.cmd({"run", l.dir(), "-j", "2", "--rounds", "3"}, std::chrono::seconds(240));
+  const RunResult r =
+      l.cmd({"run", l.dir(), "-j", "2", "--rounds", "3"}, std::chrono::seconds(240));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   // The first placement round: a@1 with two opponents, the 3 rotations of one deal.
   const std::vector<std::string> rounds = l.round_folders();

@@ -25,9 +25,9 @@ struct Entry {
   std::string name;
   mode_t type = AE_IFREG;
   std::string data;
-  std::string link;       // a symlink's target
-  std::string hardlink;   // a hard link's target
-  int64_t repeat = 1;     // data written this many times (a bomb)
+  std::string link;      // a symlink's target
+  std::string hardlink;  // a hard link's target
+  int64_t repeat = 1;    // data written this many times (a bomb)
   mode_t perm = 0644;
 };
 
@@ -88,7 +88,8 @@ void write_archive(const std::string& path, const std::vector<Entry>& entries) {
                              : 0;
     archive_entry_set_size(ae, size);
     archive_write_header(a, ae);
-    for (int64_t i = 0; size && i < e.repeat; ++i) archive_write_data(a, e.data.data(), e.data.size());
+    for (int64_t i = 0; size && i < e.repeat; ++i)
+      archive_write_data(a, e.data.data(), e.data.size());
     archive_entry_free(ae);
   }
   archive_write_close(a);
@@ -120,7 +121,8 @@ TEST(BotUpload, AnArchiveWithOneTopFolderIsUnpackedWithoutIt) {
                                  file("mybot/data/w.txt", "weights")}),
             "");
   EXPECT_TRUE(fs::is_regular_file(u.dest() + "/bot"));
-  EXPECT_EQ(fs::status(u.dest() + "/bot").permissions() & fs::perms::owner_exec, fs::perms::owner_exec);
+  EXPECT_EQ(fs::status(u.dest() + "/bot").permissions() & fs::perms::owner_exec,
+            fs::perms::owner_exec);
   EXPECT_TRUE(fs::is_regular_file(u.dest() + "/data/w.txt"));
   EXPECT_FALSE(fs::exists(u.dest() + ".unpacking"));
 }
@@ -143,16 +145,20 @@ TEST(BotUpload, HostileArchivesAreRefusedWithTheReason) {
       {"absolute", "a.tar.gz", {file("/etc/cron.d/evil", "x")}, "absolute"},
       {"dot-dot", "b.tar.gz", {file("bot/../../evil", "x")}, "climbs out with .."},
       {"dot-dot zip", "c.zip", {file("../evil", "x")}, "climbs out with .."},
-      {"link out", "d.tar.gz", {link("out", "/etc"), file("out/passwd", "x")},
+      {"link out",
+       "d.tar.gz",
+       {link("out", "/etc"), file("out/passwd", "x")},
        "a link may only lead below its own folder"},
       {"link up", "e.tar.gz", {link("up", "../..")}, "a link may only lead below"},
-      {"link via self", "f.tar.gz", {link("s", "."), link("t", "s/..")},
+      {"link via self",
+       "f.tar.gz",
+       {link("s", "."), link("t", "s/..")},
        "a link may only lead below"},
-      {"write through a link", "g.tar.gz",
+      {"write through a link",
+       "g.tar.gz",
        {folder("sub/"), link("l", "sub"), file("l/x", "x")},
        "is a link or a file"},
-      {"hard link", "h.tar.gz", {file("a", "x"), hard_link("b", "/etc/shadow")},
-       "hard link"},
+      {"hard link", "h.tar.gz", {file("a", "x"), hard_link("b", "/etc/shadow")}, "hard link"},
       {"device", "i.tar.gz", {special("null", AE_IFCHR)}, "a device, a FIFO or a socket"},
       {"fifo", "j.tar.gz", {special("pipe", AE_IFIFO)}, "a device, a FIFO or a socket"},
       {"not UTF-8", "k.tar.gz", {file("bad\xff\xfe.py", "x")}, "not UTF-8"},
@@ -172,8 +178,7 @@ TEST(BotUpload, AZipBombStopsAtTheByteCap) {
   // 64 MiB of zeros compress to a few hundred KiB; the cap is 1 MiB.
   Entry bomb = file("zeros", std::string(1 << 16, '\0'));
   bomb.repeat = 1024;
-  const std::string why = u.run("bomb.zip", {bomb},
-                                UploadLimits{1 << 20, 100});
+  const std::string why = u.run("bomb.zip", {bomb}, UploadLimits{1 << 20, 100});
   EXPECT_NE(why.find("more than 1048576 bytes"), std::string::npos) << why;
   uint64_t written = 0;
   for (const auto& e : fs::recursive_directory_iterator(u.dir.path()))
@@ -184,7 +189,8 @@ TEST(BotUpload, AZipBombStopsAtTheByteCap) {
 TEST(BotUpload, TooManyFilesAreRefused) {
   Upload u;
   std::vector<Entry> many;
-  for (int i = 0; i < 50; ++i) many.push_back(file(std::string("f").append(std::to_string(i)), "x"));
+  for (int i = 0; i < 50; ++i)
+    many.push_back(file(std::string("f").append(std::to_string(i)), "x"));
   const std::string why = u.run("many.tar.gz", many, UploadLimits{1 << 20, 20});
   EXPECT_NE(why.find("more than 20 files and folders"), std::string::npos) << why;
 }
@@ -225,7 +231,8 @@ TEST(BotUpload, TheCommandIsGivenOrFoundByTheRules) {
   ASSERT_EQ(choose_command(d.path(), {"helper.py", "--depth", "3"}, "/py", argv), "");
   EXPECT_EQ(argv, (std::vector<std::string>{d.file("helper.py"), "--depth", "3"}));
   // A path may only name the folder's own files (a program may also be a system one).
-  EXPECT_NE(choose_command(d.path(), {"/etc/passwd"}, "/py", argv).find("outside"), std::string::npos);
+  EXPECT_NE(choose_command(d.path(), {"/etc/passwd"}, "/py", argv).find("outside"),
+            std::string::npos);
   EXPECT_NE(choose_command(d.path(), {"bot", "/home/x/w.bin"}, "/py", argv).find("outside"),
             std::string::npos);
   EXPECT_NE(choose_command(d.path(), {"bot", "../other/w"}, "/py", argv).find("climbs out"),

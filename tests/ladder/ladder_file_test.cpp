@@ -35,9 +35,9 @@ TEST(LadderFile, TheReadyLadderFilesLoad) {
 }
 
 TEST(LadderFile, MistakesAreRefusedWithTheFileAndLine) {
-  EXPECT_EQ(load_error("name: \"c\"\nformat: FORMAT_TWO_PLAYERS\nround_oponents: 3\n")
-                .substr(0, 13),
-            "l.txtpb:3:1: ");
+  EXPECT_EQ(
+      load_error("name: \"c\"\nformat: FORMAT_TWO_PLAYERS\nround_oponents: 3\n").substr(0, 13),
+      "l.txtpb:3:1: ");
   EXPECT_NE(load_error("name: \"c\"\nformat: FORMAT_TWO_PLAYERS\nround_oponents: 3\n")
                 .find("round_opponents"),
             std::string::npos);
@@ -67,7 +67,8 @@ TEST(LadderFile, ARoundIsAGauntletOfOneDealPerPairingInEveryRotation) {
   TournamentDef round;
   ASSERT_TRUE(load_tournament_text(text, d.file("r.txtpb"), round, &error, {},
                                    LoadOptions{.check_programs = false}))
-      << error << "\n" << text;
+      << error << "\n"
+      << text;
   EXPECT_EQ(round.proto.candidates_size(), 1);
   EXPECT_EQ(round.proto.candidates(0), "me@2");
   EXPECT_EQ(round.proto.matches_per_pairing(), 4u);  // one deal in each of 4 rotations

@@ -23,8 +23,8 @@ std::string staged_bot(const TempDir& d, const std::string& name) {
   return dir;
 }
 
-v1::IndexEntry entry(const std::string& id, const std::string& a, const std::string& b,
-                     int winner, uint32_t rotation, uint64_t seed) {
+v1::IndexEntry entry(const std::string& id, const std::string& a, const std::string& b, int winner,
+                     uint32_t rotation, uint64_t seed) {
   v1::IndexEntry e;
   e.mutable_match()->set_match_id(id);
   e.mutable_match()->add_seat_bots(a);
@@ -125,8 +125,10 @@ TEST(LadderStore, VersionsAreNumberedPerBotAndABotHasOneOwner) {
   fs::create_directories(d.file(kLadderBots));
   const int64_t alice = *s->user_of_token(s->add_user("alice"));
   const int64_t bob = *s->user_of_token(s->add_user("bob"));
-  const Version v1 = s->add_version(alice, "fox", staged_bot(d, "s1"), {"/py", d.file("s1/bot.py")});
-  const Version v2 = s->add_version(alice, "fox", staged_bot(d, "s2"), {"/py", d.file("s2/bot.py")});
+  const Version v1 =
+      s->add_version(alice, "fox", staged_bot(d, "s1"), {"/py", d.file("s1/bot.py")});
+  const Version v2 =
+      s->add_version(alice, "fox", staged_bot(d, "s2"), {"/py", d.file("s2/bot.py")});
   EXPECT_EQ(v1.name(), "fox@1");
   EXPECT_EQ(v2.name(), "fox@2");
   EXPECT_EQ(v2.argv[1], d.file("bots/fox@2/bot.py"));

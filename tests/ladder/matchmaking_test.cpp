@@ -97,7 +97,8 @@ TEST(Matchmaking, EveryActiveVersionGetsAFairShare) {
     add(r->version, 2 * static_cast<int>(r->opponents.size()));
     for (const int64_t o : r->opponents) add(o, 2);
     in.last_pairs.clear();
-    for (const int64_t o : r->opponents) in.last_pairs.insert({std::min(o, r->version), std::max(o, r->version)});
+    for (const int64_t o : r->opponents)
+      in.last_pairs.insert({std::min(o, r->version), std::max(o, r->version)});
   }
   int64_t lo = INT64_MAX, hi = 0;
   for (const auto& e : in.active) {
