@@ -24,6 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// The fit is redone after a round once this many times its own cost has passed since the last.
+constexpr int kRefitShare = 50;
 // How often a running round's index is read for finished matches.
 constexpr std::chrono::milliseconds kImportInterval{200};
 // The most of a gate's output kept in the database (the file keeps all of it).
@@ -273,7 +275,15 @@ class LadderLoop {
       return 1;
     }
     store_->for_each_match([&](v1::IndexEntry&& e) { fit_.add(e); });
-    refit();
+    refit(true);
+    const int code = play_rounds();
+    // The ratings the run ends with count every match it recorded.
+    if (last_fit_matches_ != fitted_matches_) refit(true);
+    return code;
+  }
+
+ private:
+  int play_rounds() {
     if (std::optional<Round> cut = store_->unfinished_round()) {
       if (!o_.quiet) out_ << "ladder: resuming round " << cut->id << ", cut off\n" << std::flush;
       if (!play(*cut, true)) return 1;
@@ -303,7 +313,6 @@ class LadderLoop {
     return 0;
   }
 
- private:
   void sleep_for(std::chrono::milliseconds d) {
     const auto until = Clock::now() + d;
     while (!stop_ && Clock::now() < until)
@@ -350,9 +359,18 @@ class LadderLoop {
     return in;
   }
 
-  void refit() {
+  // The fit costs O(versions^3) (about 5 s at 1,000 versions): after a round it is redone
+  // only once the time since the last one is kRefitShare times what that one took, so it stays
+  // within 1/kRefitShare of the ladder's time; `force` (at the start and the end of a run)
+  // redoes it anyway. Matchmaking uses the latest fit meanwhile.
+  void refit(bool force) {
+    const auto now = Clock::now();
+    if (!force && now - last_fit_ < kRefitShare * last_fit_cost_) return;
     standings_ = fit_.finish();
     store_->save_ratings(standings_, static_cast<int>(def_.proto.history_every()));
+    last_fit_matches_ = fitted_matches_;
+    last_fit_ = Clock::now();
+    last_fit_cost_ = last_fit_ - now;
   }
 
   std::vector<RoundBot> round_bots(const Round& r) {
@@ -410,6 +428,7 @@ class LadderLoop {
           if (store_->import_match(r.id, e)) {
             fit_.add(e);
             ++imported_;
+            ++fitted_matches_;
           }
         },
         notes, &why);
@@ -453,7 +472,7 @@ class LadderLoop {
     }
     import_all();
     const auto fitting = Clock::now();
-    refit();
+    refit(stop_ || failure->size() > 0);
     work_ += Clock::now() - fitting;
     const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
     if (told && stop_) {
@@ -497,6 +516,9 @@ class LadderLoop {
   Standings standings_;
   int64_t imported_ = 0;
   Clock::duration work_{};  // this round's matchmaking, recording and refit
+  Clock::time_point last_fit_{};
+  int64_t fitted_matches_ = 0, last_fit_matches_ = 0;  // matches added to fit_; at the last fit
+  Clock::duration last_fit_cost_{};
 };
 
 }  // namespace
