@@ -9,9 +9,10 @@
 //     LadderStore::import_match (a transaction each): the time a match takes to record, the
 //     file's size per 10^6 matches, the leaderboard's and a version's history's read time
 //     (median of 21), the fit over every match, and the peak memory of streaming and fitting
-//     10^4, 10^5 and all matches, each in a fresh process.
+//     10^4, 10^5 and all matches, each in a fresh process. The synthetic pairs are of versions
+//     within 10 ranks of each other, as matchmaking chooses them: the fit's memory grows with
+//     the pairs of versions that met (at most versions^2 / 2), not with the matches.
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -170,40 +171,35 @@ v1::IndexEntry synthetic(const std::string& a, const std::string& b, uint64_t se
   return e;
 }
 
-// In a fresh process: stream the first `limit` matches and fit them; its peak memory.
-long fit_memory(const std::string& dir, int64_t limit, double& seconds) {
-  int pipefd[2];
-  if (pipe(pipefd) != 0) return -1;
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(pipefd[0]);
-    const auto t = Clock::now();
-    auto s = LadderStore::open(dir, false);
-    StandingsAccumulator fit;
-    Statement st = s->db().prepare("SELECT entry FROM matches ORDER BY id LIMIT ?");
-    st.bind(1, limit);
-    while (st.step()) {
-      v1::IndexEntry e;
-      if (e.ParseFromString(st.blob(0))) fit.add(e);
-    }
-    const Standings result = fit.finish();
-    const double secs = ms_since(t) / 1000;
-    const long rss = peak_rss_kib();
-    const std::string msg =
-        std::to_string(rss) + " " + std::to_string(secs) + " " + std::to_string(result.bots.size());
-    if (write(pipefd[1], msg.data(), msg.size()) < 0) _exit(1);
-    _exit(0);
+// `bench_ladder fit DIR N`, run as a program of its own: streams the first N matches of the
+// ladder in DIR into the fit, as `ladder run` does when it starts, and prints its peak RSS
+// (KiB) and the seconds taken.
+int fit(const std::string& dir, int64_t limit) {
+  const auto t = Clock::now();
+  auto s = LadderStore::open(dir, false);
+  StandingsAccumulator acc;
+  Statement st = s->db().prepare("SELECT entry FROM matches ORDER BY id LIMIT ?");
+  st.bind(1, limit);
+  while (st.step()) {
+    v1::IndexEntry e;
+    if (e.ParseFromString(st.blob(0))) acc.add(e);
   }
-  close(pipefd[1]);
-  char buf[128] = {};
-  const ssize_t got = read(pipefd[0], buf, sizeof buf - 1);
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (got <= 0) return -1;
-  std::istringstream in(buf);
-  long rss = 0;
+  const Standings result = acc.finish();
+  std::printf("%ld %.2f %zu\n", peak_rss_kib(), ms_since(t) / 1000, result.bots.size());
+  return 0;
+}
+
+long fit_memory(const std::string& dir, int64_t limit, double& seconds) {
+  std::string text;
+  const std::string out = dir + "/fit.out";
+  std::optional<ChildProcess> child =
+      ChildProcess::start({own_program(), "fit", dir, std::to_string(limit)}, out, &text);
+  if (!child || child->wait() != 0) return -1;
+  std::ifstream in(out);
+  long rss = -1;
   in >> rss >> seconds;
+  std::error_code ec;
+  fs::remove(out, ec);
   return rss;
 }
 
@@ -221,9 +217,9 @@ int store(int versions, int64_t matches) {
       const Version& a = vs[rng() % vs.size()];
       round = s->begin_round(Round{0, a.id, false, static_cast<uint64_t>(p), {a.id}, ""});
     }
+    // Opponents within 10 ranks, as matchmaking chooses them (close, uncertain differences).
     const size_t i = rng() % vs.size();
-    size_t j = rng() % vs.size();
-    if (j == i) j = (j + 1) % vs.size();
+    const size_t j = (i + 1 + rng() % 10) % vs.size();
     // Stronger versions (lower numbers) win more often: a spread of ratings.
     const bool a_wins = static_cast<double>(rng() % 1000) / 1000 <
                         0.5 + 0.4 * (static_cast<double>(j) - static_cast<double>(i)) / versions;
@@ -296,6 +292,7 @@ int main(int argc, char** argv) {
   if (args.size() >= 4 && args[0] == "overhead")
     return overhead(args[1], args[2], args[3], static_cast<int>(flag("--versions", 100)),
                     static_cast<int>(flag("--rounds", 30)));
+  if (args.size() == 3 && args[0] == "fit") return fit(args[1], std::stoll(args[2]));
   if (!args.empty() && args[0] == "store")
     return store(static_cast<int>(flag("--versions", 1000)), flag("--matches", 1000000));
   std::cerr << "usage: bench_ladder overhead REFEREE GREEDY RANDOM [--versions N] [--rounds N]\n"
