@@ -1,6 +1,6 @@
 // The ladder's costs (docs/LADDER.md), printed as figures:
-//   bench_ladder overhead REFEREE GREEDY RANDOM [--versions 100] [--rounds 30]
-//     a ladder of VERSIONS active versions (greedy and random bots, entered directly, without
+//   bench_ladder overhead REFEREE PROGRAM... [--versions 100] [--rounds 30]
+//     a ladder of VERSIONS active versions (the PROGRAMs in turn, entered directly, without
 //     their gate) plays ROUNDS rounds through the real `referee ladder run -j 2`; from its
 //     round lines: the ladder's own work (choosing, recording, rating) against the round's
 //     time, and against the median match's time;
@@ -81,8 +81,8 @@ std::vector<Version> add_versions(LadderStore& s, const std::string& dir, int n,
   return out;
 }
 
-int overhead(const std::string& referee, const std::string& greedy, const std::string& random,
-             int versions, int rounds) {
+int overhead(const std::string& referee, const std::vector<std::string>& programs, int versions,
+             int rounds) {
   const std::string root = temp_folder();
   std::ofstream(root + "/l.txtpb") << "name: \"bench\"\nformat: FORMAT_TWO_PLAYERS\n"
                                    << "move_time_ms: 1000\nplacement_opponents: 4\n"
@@ -97,7 +97,7 @@ int overhead(const std::string& referee, const std::string& greedy, const std::s
   }
   {
     auto s = LadderStore::open(dir, false);
-    add_versions(*s, dir, versions, {greedy, random});
+    add_versions(*s, dir, versions, programs);
   }
   const auto start = Clock::now();
   ChildProcess run = *ChildProcess::start(
@@ -289,13 +289,17 @@ int main(int argc, char** argv) {
       if (args[i] == name) return std::stoll(args[i + 1]);
     return static_cast<long long>(def);
   };
-  if (args.size() >= 4 && args[0] == "overhead")
-    return overhead(args[1], args[2], args[3], static_cast<int>(flag("--versions", 100)),
+  if (args.size() >= 3 && args[0] == "overhead") {
+    std::vector<std::string> programs;
+    for (size_t i = 2; i < args.size() && !args[i].starts_with("--"); ++i)
+      programs.push_back(args[i]);
+    return overhead(args[1], programs, static_cast<int>(flag("--versions", 100)),
                     static_cast<int>(flag("--rounds", 30)));
+  }
   if (args.size() == 3 && args[0] == "fit") return fit(args[1], std::stoll(args[2]));
   if (!args.empty() && args[0] == "store")
     return store(static_cast<int>(flag("--versions", 1000)), flag("--matches", 1000000));
-  std::cerr << "usage: bench_ladder overhead REFEREE GREEDY RANDOM [--versions N] [--rounds N]\n"
+  std::cerr << "usage: bench_ladder overhead REFEREE PROGRAM... [--versions N] [--rounds N]\n"
                "       bench_ladder store [--versions N] [--matches N]\n";
   return 2;
 }
