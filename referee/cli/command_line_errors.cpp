@@ -44,7 +44,8 @@ std::string explain_missing_command(const CLI::App* app) {
   for (const CLI::App* c : app->get_subcommands([](const CLI::App*) { return true; }))
     commands.push_back(c->get_name());
   const std::vector<std::string> words = app->remaining();
-  std::string out = "referee: ";
+  const std::string who = command_path(app);
+  std::string out = who + ": ";
   if (words.empty()) {
     out += "give a command";
   } else if (words[0].starts_with('-')) {
@@ -54,7 +55,7 @@ std::string explain_missing_command(const CLI::App* app) {
     if (const std::optional<std::string> near = nearest_name(words[0], commands))
       out += "; did you mean '" + *near + "'?";
   }
-  return out + "\nCommands: " + name_list(commands) + " (`referee COMMAND --help` for each).\n";
+  return out + "\nCommands: " + name_list(commands) + " (`" + who + " COMMAND --help` for each).\n";
 }
 
 }  // namespace
@@ -87,8 +88,9 @@ std::string explain_command_line_error(const CLI::App* app, const CLI::Error& e)
            "before it\n";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) && !app->remaining().empty())
     return explain_extras(app);
-  if (cmd == app && dynamic_cast<const CLI::RequiredError*>(&e) && app->get_subcommands().empty())
-    return explain_missing_command(app);
+  // A command that needs a subcommand (`referee`, `referee ladder`) was given none it knows.
+  if (dynamic_cast<const CLI::RequiredError*>(&e) && cmd->get_require_subcommand_min() > 0)
+    return explain_missing_command(cmd);
   return CLI::FailureMessage::simple(app, e);
 }
 

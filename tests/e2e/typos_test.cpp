@@ -48,8 +48,9 @@ TEST(Typos, AnUnknownCommandNamesTheNearestAndTheList) {
                  "referee: unknown command 'tournamnt'; did you mean 'tournament'?");
   expect_refused({"chek-bot"}, "did you mean 'check-bot'?");
   expect_refused({},
-                 "Commands: demo, match, tournament, standings, verify, replay, review, serve or "
-                 "check-bot");
+                 "Commands: demo, match, tournament, standings, verify, replay, review, serve, "
+                 "check-bot or ladder");
+  expect_refused({"ladder", "sumbit"}, "did you mean 'submit'?");
   expect_refused({"--verbose"},
                  "referee: unknown flag --verbose (flags of a command come after "
                  "it)");
