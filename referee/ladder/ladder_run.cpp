@@ -52,12 +52,6 @@ void add_flag(std::vector<std::string>& argv, const char* flag, uint32_t value) 
   if (value) argv.insert(argv.end(), {flag, std::to_string(value)});
 }
 
-std::string round_label(int64_t id) {
-  std::ostringstream s;
-  s << std::setw(6) << std::setfill('0') << id;
-  return s.str();
-}
-
 // DIR/empty, made if missing.
 std::string empty_folder(const std::string& dir) {
   const fs::path p = fs::path(dir) / kLadderEmpty;
@@ -387,7 +381,7 @@ class LadderLoop {
     if (fs::exists(file, ec)) return true;
     const std::vector<RoundBot> bots = round_bots(r);
     const v1::Tournament t =
-        round_tournament(def_.proto, def_.proto.name() + "-r" + round_label(r.id), r.seed, bots,
+        round_tournament(def_.proto, def_.proto.name() + "-r" + round_folder(r.id), r.seed, bots,
                          folder, o_.concurrency);
     std::string why;
     const std::string text = round_file_text(t, &why);
@@ -438,7 +432,7 @@ class LadderLoop {
     const fs::path rounds = fs::path(o_.dir) / kLadderRounds;
     std::error_code ec;
     fs::create_directories(rounds, ec);
-    const std::string label = round_label(r.id);
+    const std::string label = round_folder(r.id);
     const RoundFiles files{(rounds / (label + ".txtpb")).string(), (rounds / label).string(),
                            (rounds / (label + ".out")).string()};
     if (!write_round_file(r, files.file, files.folder)) return false;

@@ -122,6 +122,11 @@ Version read_version(const Statement& st) {
 
 }  // namespace
 
+std::string round_folder(int64_t round) {
+  std::string digits = std::to_string(round);
+  return std::string(digits.size() < 6 ? 6 - digits.size() : 0, '0') + digits;
+}
+
 bool check_ladder_bot_name(const std::string& name, std::string* error) {
   auto fail = [&](const std::string& why) {
     if (error) *error = "bot name '" + name + "' " + why;
@@ -296,6 +301,38 @@ std::vector<Version> LadderStore::versions_in(VersionState s) {
   Statement st = db_->prepare(std::string(kVersionColumns) + "WHERE v.state = ? ORDER BY v.id");
   st.bind(1, state_name(s));
   while (st.step()) out.push_back(read_version(st));
+  return out;
+}
+
+std::vector<Version> LadderStore::versions_of_bot(const std::string& bot) {
+  std::vector<Version> out;
+  Statement st = db_->prepare(std::string(kVersionColumns) + "WHERE b.name = ? ORDER BY v.number");
+  st.bind(1, bot);
+  while (st.step()) out.push_back(read_version(st));
+  return out;
+}
+
+std::vector<std::string> LadderStore::bots_of_user(const std::string& user) {
+  std::vector<std::string> out;
+  Statement st = db_->prepare(
+      "SELECT b.name FROM bots b JOIN users u ON u.id = b.user_id WHERE u.name = ? ORDER BY "
+      "b.name");
+  st.bind(1, user);
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+std::vector<RecordedMatch> LadderStore::recent_matches(int64_t version, int limit) {
+  std::vector<RecordedMatch> out;
+  Statement st = db_->prepare(
+      "SELECT m.round_id, m.entry FROM match_versions mv JOIN matches m ON m.id = mv.match_id "
+      "WHERE mv.version_id = ? ORDER BY mv.match_id DESC LIMIT ?");
+  st.bind(1, version).bind(2, static_cast<int64_t>(limit));
+  while (st.step()) {
+    RecordedMatch m;
+    m.round = st.integer(0);
+    if (m.entry.ParseFromString(st.blob(1))) out.push_back(std::move(m));
+  }
   return out;
 }
 

@@ -72,6 +72,15 @@ struct HistoryPoint {
   int64_t at = 0;  // seconds since the epoch
 };
 
+// A round's folder name under DIR/rounds: its id on six digits ("000012").
+std::string round_folder(int64_t round);
+
+// A recorded match with the round it was played in.
+struct RecordedMatch {
+  int64_t round = 0;
+  v1::IndexEntry entry;
+};
+
 struct Round {
   int64_t id = 0;
   int64_t for_version = 0;
@@ -106,6 +115,10 @@ class LadderStore {
   std::optional<Version> version(const std::string& name);  // NAME@N
   std::vector<Version> versions();                          // by id
   std::vector<Version> versions_in(VersionState s);
+  std::vector<Version> versions_of_bot(const std::string& bot);    // by number
+  std::vector<std::string> bots_of_user(const std::string& user);  // by name
+  // The version's last `limit` recorded matches, the newest first.
+  std::vector<RecordedMatch> recent_matches(int64_t version, int limit);
 
   // Rounds: begun, then ended; one left unended was cut off (resumed by the next run).
   int64_t begin_round(const Round& r);

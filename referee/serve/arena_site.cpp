@@ -16,6 +16,7 @@
 #include "replay/frames.h"
 #include "replay/html_view.h"
 #include "replay/replay.h"
+#include "serve/ladder_site.h"
 #include "serve/log_folders.h"
 #include "serve/review_jobs.h"
 #include "serve/site_pages.h"
@@ -536,7 +537,8 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
   static constexpr std::pair<std::string_view, Handler> kRoutes[] = {
       {"/t/", &ArenaSite::tournament}, {"/standings/", &ArenaSite::standings},
       {"/m/", &ArenaSite::replay},     {"/live/", &ArenaSite::live},
-      {"/log/", &ArenaSite::raw_log},  {"/review/", &ArenaSite::review}};
+      {"/log/", &ArenaSite::raw_log},  {"/review/", &ArenaSite::review},
+      {"/ladder/", &ArenaSite::ladder}};
   for (const auto& [prefix, handler] : kRoutes) {
     int root = 0;
     std::string_view rel;
@@ -657,8 +659,24 @@ bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexe
 
 }  // namespace
 
+HttpResponse ArenaSite::ladder(const HttpRequest&, int root, std::string_view rel) {
+  return ladder_response(roots_[static_cast<size_t>(root)], root, rel);
+}
+
 HttpResponse ArenaSite::folders() {
   std::vector<FolderRow> rows;
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    std::string name;
+    int64_t matches = 0;
+    if (!is_ladder_folder(roots_[i].real) || !ladder_summary(roots_[i].real, name, matches))
+      continue;
+    FolderRow row;
+    row.name = "ladder " + name + " (" + roots_[i].given + ")";
+    row.url = "/ladder/" + std::to_string(i) + "/";
+    row.tournament = true;
+    row.finished = static_cast<size_t>(matches);
+    rows.push_back(std::move(row));
+  }
   for (const Folder& f : find_folders(roots_)) {
     const ServedRoot& r = roots_[static_cast<size_t>(f.root)];
     FolderRow row;

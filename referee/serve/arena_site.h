@@ -11,6 +11,8 @@
 //   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk; a
 //                              match's once it is over unless SiteOptions::spectators_full
 //   /standings/R/PATH/         the standings as JSON (standings.json's format)
+//   /ladder/R/[bot/NAME|user/NAME]  a ladder's leaderboard, a bot's or a user's page
+//                              (ladder_site.h), when root R is a ladder folder
 //   /review/R/PATH.jsonl       a finished match's game review: POST starts computing it in the
 //                              background (review_jobs.h), GET says how far it is (JSON); the
 //                              replay page shows a review once it lies beside the log
@@ -64,6 +66,7 @@ class ArenaSite {
   HttpResponse live(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse raw_log(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse review(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse ladder(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
                            const std::string& seat);
 
