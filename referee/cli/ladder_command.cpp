@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "bots/bot_spec.h"
 #include "cli/stop_signal.h"
@@ -35,6 +37,7 @@ struct LadderFlags {
   bool quiet = false, no_check = false, csv = false, slurm = false;
   int slurm_tasks = 0;
   std::vector<std::string> sbatch;
+  std::string listen = "127.0.0.1:8080";
 };
 
 // The build's run_bot (the Python SDK on the path) beside the referee program, else python3.
@@ -67,7 +70,7 @@ void warn_closed_folders(const fs::path& dir) {
   }
 }
 
-int init(const LadderFlags& f) {
+int init(const LadderFlags& f, bool say_next = true) {
   LadderDef def;
   std::string why;
   if (!load_ladder(f.file, default_python(), def, &why)) {
@@ -94,8 +97,8 @@ int init(const LadderFlags& f) {
       << "# The ladder as `referee ladder init` read it from " << def.path << "\n"
       << text;
   LadderStore::open(dir.string(), true);
-  std::cout << "ladder " << def.proto.name() << " ready in " << dir.string()
-            << "\nnext: referee ladder add-user " << f.dir << " NAME\n";
+  std::cout << "ladder " << def.proto.name() << " ready in " << dir.string() << "\n";
+  if (say_next) std::cout << "next: referee ladder add-user " << f.dir << " NAME\n";
   return 0;
 }
 
@@ -269,6 +272,80 @@ int run(const LadderFlags& f) {
   return code == 0 && stop_signal() ? 128 + stop_signal() : code;
 }
 
+// The address `referee serve` printed in its output file ("... at http://HOST:PORT/"), waiting
+// for it a few seconds; "" if it never came.
+std::string served_address(const std::string& output) {
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream in(output);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const size_t at = text.find("http://");
+    if (at != std::string::npos) return text.substr(at, text.find_first_of(" \n", at) - at);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return "";
+}
+
+// A ladder of the sample bots, one user each, served and played until stopped.
+int demo(LadderFlags f) {
+  const fs::path bots = fs::path(own_program()).parent_path() / ".." / "sample_bots";
+  const std::vector<std::pair<std::string, std::string>> entrants = {
+      {"alice", "greedy_bot"}, {"bob", "heavy_bot"}, {"carol", "random_bot"}};
+  std::error_code ec;
+  if (!fs::exists(fs::path(f.dir) / kLadderDatabase, ec)) {
+    const fs::path file =
+        fs::temp_directory_path() / ("ladder-demo-" + std::to_string(getpid()) + ".txtpb");
+    std::ofstream(file) << "name: \"demo\"\nformat: FORMAT_TWO_PLAYERS\nmove_time_ms: 200\n"
+                        << "check_decisions: 20\nplacement_opponents: 2\nhistory_every: 2\n";
+    f.file = file.string();
+    const int made = init(f, /*say_next=*/false);
+    fs::remove(file, ec);
+    if (made != 0) return made;
+    std::unique_ptr<LadderStore> store = LadderStore::open(f.dir, false);
+    const LadderDef def = load_ladder_folder(f.dir);
+    for (const auto& [user, program] : entrants) {
+      const std::string token = store->add_user(user);
+      const std::string staged =
+          (fs::absolute(f.dir).lexically_normal() / kLadderBots / ("." + user)).string();
+      fs::create_directories(staged, ec);
+      fs::copy_file(bots / program, fs::path(staged) / "bot", ec);
+      if (ec) {
+        std::cerr << "referee ladder demo: " << (bots / program).string()
+                  << " not found: the demo needs the sample bots built beside the referee\n";
+        return 1;
+      }
+      const std::string name = program.substr(0, program.find('_'));
+      const Version v =
+          store->add_version(*store->user_of_token(token), name, staged, {staged + "/bot"});
+      make_read_only(v.folder);
+      bool ran = false;
+      gate_version(*store, def, v, own_program(), ran);
+      std::cout << user << " (token " << token << ") submitted " << v.name() << ": "
+                << state_name(store->version(v.name())->state) << "\n";
+    }
+  }
+  const std::string output = (fs::path(f.dir) / "serve.out").string();
+  std::string why;
+  std::optional<ChildProcess> server =
+      ChildProcess::start({own_program(), "serve", f.dir, "--listen", f.listen}, output, &why);
+  if (!server) {
+    std::cerr << "referee ladder demo: " << why << "\n";
+    return 1;
+  }
+  const std::string address = served_address(output);
+  if (address.empty()) {
+    server->signal(SIGTERM);
+    server->wait();
+    std::cerr << "referee ladder demo: referee serve did not start; its output: " << output << "\n";
+    return 1;
+  }
+  std::cout << "The ladder's leaderboard: " << address << "ladder/0/ (Ctrl-C stops)\n"
+            << std::flush;
+  const int code = run(f);
+  server->signal(SIGTERM);
+  server->wait();
+  return code;
+}
+
 // Runs `body`, turning a database or file error into its message and exit code 1.
 void guarded(const char* name, int& exit_code, const std::function<int()>& body) {
   try {
@@ -340,6 +417,21 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false);
   c->callback([f, &exit_code] { guarded("run", exit_code, [&] { return run(*f); }); });
+
+  c = ladder->add_subcommand(
+      "demo",
+      "A living ladder in one command: the sample bots (greedy, heavy, random) submitted by\n"
+      "three users into DIR (made if missing; an existing ladder is reused), served by\n"
+      "`referee serve` and played until Ctrl-C. Prints each user's token.");
+  dir(c);
+  c->add_option("--listen", f->listen, "Where the pages are served (HOST:PORT; port 0: any)")
+      ->capture_default_str();
+  c->add_option("--concurrency,-j", f->concurrency, "Matches at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")
+      ->check(CLI::Range(0LL, 1LL << 40));
+  c->callback([f, &exit_code] { guarded("demo", exit_code, [&] { return demo(*f); }); });
 
   c = ladder->add_subcommand("list", "Every version: its user, state and matches");
   dir(c);

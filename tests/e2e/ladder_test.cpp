@@ -375,5 +375,22 @@ TEST(Ladder, ThreePlayerRoundsRotateEverySeat) {
   EXPECT_EQ(l.ladder_elo().size(), 4u);
 }
 
+// `referee ladder demo`: the sample bots as three users, served and played, in one command.
+TEST(Ladder, TheDemoServesAndPlaysTheSampleBots) {
+  TempDir root("ladder-demo", TempDir::kOpenToAll);
+  const std::string dir = root.file("D");
+  const RunResult r =
+      run({kReferee, "ladder", "demo", dir, "--listen", "127.0.0.1:0", "--rounds", "3", "-j", "2"},
+          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line :
+       {"alice (token 1.", "submitted greedy@1: active", "submitted heavy@1: active",
+        "submitted random@1: active", "The ladder's leaderboard: http://127.0.0.1:", "round 3"})
+    EXPECT_TRUE(contains(r.output, line)) << line << "\n" << r.output;
+  const RunResult board = run({kReferee, "ladder", "standings", dir, "--csv"});
+  for (const char* v : {"greedy@1", "heavy@1", "random@1"})
+    EXPECT_TRUE(contains(board.output, v)) << board.output;
+}
+
 }  // namespace
 }  // namespace allfives::e2e
