@@ -34,7 +34,7 @@ struct LadderFlags {
   std::string dir, file, name, path, token, command, version;
   int concurrency = 1;
   long long rounds = 0;
-  bool quiet = false, no_check = false, csv = false, slurm = false;
+  bool quiet = false, no_check = false, csv = false, slurm = false, organiser = false;
   int slurm_tasks = 0;
   std::vector<std::string> sbatch;
   std::string listen = "127.0.0.1:8080";
@@ -108,20 +108,12 @@ int add_user(const LadderFlags& f) {
     std::cerr << "referee ladder add-user: " << why << "\n";
     return 2;
   }
-  const std::string token = LadderStore::open(f.dir, false)->add_user(f.name);
-  std::cout << "user " << f.name << " added; their access token (shown only now, keep it):\n"
+  const std::string token = LadderStore::open(f.dir, false)->add_user(f.name, f.organiser);
+  std::cout << (f.organiser ? "organiser " : "user ") << f.name
+            << " added; their access token (shown only now, keep it):\n"
             << token << "\nthey submit with: referee ladder submit " << f.dir
             << " --token TOKEN BOT_NAME PATH\n";
   return 0;
-}
-
-// The words of --command, split like a bot's command line.
-bool command_words(const std::string& text, std::vector<std::string>& words, std::string* why) {
-  if (text.empty()) return true;
-  BotSpec spec;
-  if (!parse_bot_spec("x=" + text, spec, why)) return false;
-  words = spec.command;
-  return true;
 }
 
 int submit(const LadderFlags& f) {
@@ -380,6 +372,8 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   c = ladder->add_subcommand("add-user", "Add a person; prints their access token once");
   dir(c);
   c->add_option("name", f->name, "Their name (letters, digits, . _ + -)")->required();
+  c->add_flag("--organiser", f->organiser,
+              "They may also retire versions and reset tokens from the served pages");
   c->callback([f, &exit_code] { guarded("add-user", exit_code, [&] { return add_user(*f); }); });
 
   c = ladder->add_subcommand(

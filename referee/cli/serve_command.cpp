@@ -56,6 +56,7 @@ int run_serve(const ServeOptions& o) {
   serve::HttpServerOptions options;
   options.listen = o.listen;
   options.allowed_hosts = o.allow_hosts;
+  options.plan_body = [&site](const serve::HttpRequest& head) { return site.plan_body(head); };
   auto server = serve::HttpServer::start(
       ioc, options, [&site](const serve::HttpRequest& r) { return site.handle(r); }, &error);
   if (!server) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 
+#include "bots/bot_spec.h"
 #include "ladder/child_process.h"
 #include "ladder/tree_writer.h"
 
@@ -175,6 +176,15 @@ std::string store_upload(const std::string& source, const std::string& dest,
 
 std::string default_unpacker() {
   return (fs::path(own_program()).parent_path() / "referee-unpack").string();
+}
+
+bool command_words(const std::string& text, std::vector<std::string>& words, std::string* why) {
+  words.clear();
+  if (text.empty()) return true;
+  BotSpec spec;
+  if (!parse_bot_spec("x=" + text, spec, why)) return false;
+  words = spec.command;
+  return true;
 }
 
 std::string make_read_only(const std::string& folder) {

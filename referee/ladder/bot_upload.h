@@ -39,6 +39,10 @@ std::string default_unpacker();
 // Makes everything in `folder` read-only (files keep their execute bits). "" or why not.
 std::string make_read_only(const std::string& folder);
 
+// The words of a --command text, split like a bot's command line in a tournament file (quotes
+// group words); none for "". False and why if it cannot be split.
+bool command_words(const std::string& text, std::vector<std::string>& words, std::string* why);
+
 // The command that starts the bot in `folder`: `given` (the --command words; a first word
 // naming a file of the folder is made absolute), else an executable file named "bot" or
 // "run", else "bot.py" or "main.py" or a lone .py file run by `python`, else a lone

@@ -47,6 +47,7 @@ void set_defaults(v1::Ladder& l) {
   if (!l.max_upload_bytes()) l.set_max_upload_bytes(defaults.max_bytes);
   if (!l.max_upload_files()) l.set_max_upload_files(defaults.max_files);
   if (!l.check_decisions()) l.set_check_decisions(100);
+  if (!l.submissions_per_hour()) l.set_submissions_per_hour(10);
 }
 
 std::string quoted(const std::string& word, std::string* error) {

@@ -1,7 +1,10 @@
 #include "ladder/ladder_run.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -531,6 +534,22 @@ std::string gate_version(LadderStore& store, const LadderDef& def, const Version
   const fs::path checks = fs::path(store.dir()) / kLadderChecks;
   std::error_code ec;
   fs::create_directories(checks / v.name(), ec);
+  // The running ladder and the served pages may both take a new version to its gate: the
+  // second waits for the first and takes its verdict.
+  const int lock = ::open((checks / (v.name() + ".lock")).c_str(),
+                          O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock >= 0) ::flock(lock, LOCK_EX);
+  struct Unlock {
+    int fd;
+    ~Unlock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } unlock{lock};
+  if (const std::optional<Version> now = store.version(v.name());
+      now && now->state != VersionState::kChecking) {
+    ran = true;
+    return now->report;
+  }
   const std::string output = (checks / (v.name() + ".txt")).string();
   fs::remove(output, ec);
   std::vector<std::string> argv = {referee,       "check-bot",

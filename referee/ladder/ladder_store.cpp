@@ -71,6 +71,10 @@ CREATE TABLE rating_history(
     R"sql(
 ALTER TABLE rounds ADD COLUMN slurm_job TEXT NOT NULL DEFAULT '';
 )sql",
+    // Organisers: users who may retire versions and reset tokens from the served pages.
+    R"sql(
+ALTER TABLE users ADD COLUMN organiser INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == LadderStore::kSchemaVersion);
 
@@ -192,21 +196,62 @@ std::string LadderStore::integrity_problem() {
   return found.empty() ? "" : db_->path() + " is damaged (PRAGMA integrity_check):" + found;
 }
 
-std::string LadderStore::add_user(const std::string& name) {
+std::string LadderStore::add_user(const std::string& name, bool organiser) {
   const std::string secret = make_token();
   const TokenHash h = hash_token(secret);
   Transaction t(*db_);
   Statement exists = db_->prepare("SELECT 1 FROM users WHERE name = ?");
   if (exists.bind(1, name).step()) throw DbError("a user named '" + name + "' exists already");
-  db_->prepare("INSERT INTO users(name, salt, token_hash, created_at) VALUES(?, ?, ?, ?)")
+  db_->prepare(
+         "INSERT INTO users(name, salt, token_hash, created_at, organiser) VALUES(?, ?, ?, ?, ?)")
       .bind(1, name)
       .bind_blob(2, h.salt)
       .bind_blob(3, h.hash)
       .bind(4, now_seconds())
+      .bind(5, organiser ? 1 : 0)
       .run();
   const int64_t id = db_->last_insert_id();
   t.commit();
   return std::to_string(id) + "." + secret;
+}
+
+std::optional<std::string> LadderStore::reset_token(const std::string& name) {
+  const std::string secret = make_token();
+  const TokenHash h = hash_token(secret);
+  Transaction t(*db_);
+  Statement find = db_->prepare("SELECT id FROM users WHERE name = ?");
+  if (!find.bind(1, name).step()) return std::nullopt;
+  const int64_t id = find.integer(0);
+  db_->prepare("UPDATE users SET salt = ?, token_hash = ? WHERE id = ?")
+      .bind_blob(1, h.salt)
+      .bind_blob(2, h.hash)
+      .bind(3, id)
+      .run();
+  t.commit();
+  return std::to_string(id) + "." + secret;
+}
+
+std::optional<User> LadderStore::user(int64_t id) {
+  Statement st = db_->prepare("SELECT id, name, organiser FROM users WHERE id = ?");
+  if (!st.bind(1, id).step()) return std::nullopt;
+  return User{st.integer(0), st.text(1), st.integer(2) != 0};
+}
+
+std::vector<User> LadderStore::users() {
+  std::vector<User> out;
+  Statement st = db_->prepare("SELECT id, name, organiser FROM users ORDER BY name");
+  while (st.step()) out.push_back({st.integer(0), st.text(1), st.integer(2) != 0});
+  return out;
+}
+
+std::vector<int64_t> LadderStore::submissions_since(int64_t user, int64_t since) {
+  std::vector<int64_t> out;
+  Statement st = db_->prepare(
+      "SELECT v.submitted_at FROM versions v JOIN bots b ON b.id = v.bot_id WHERE b.user_id = ? "
+      "AND v.submitted_at >= ? ORDER BY v.submitted_at");
+  st.bind(1, user).bind(2, since);
+  while (st.step()) out.push_back(st.integer(0));
+  return out;
 }
 
 std::optional<int64_t> LadderStore::user_of_token(const std::string& token) {
@@ -320,6 +365,19 @@ std::vector<std::string> LadderStore::bots_of_user(const std::string& user) {
   st.bind(1, user);
   while (st.step()) out.push_back(st.text(0));
   return out;
+}
+
+void LadderStore::for_each_match_of_bot(const std::string& bot,
+                                        const std::function<void(v1::IndexEntry&&)>& f) {
+  Statement st = db_->prepare(
+      "SELECT m.entry FROM matches m WHERE m.id IN (SELECT mv.match_id FROM match_versions mv "
+      "JOIN versions v ON v.id = mv.version_id JOIN bots b ON b.id = v.bot_id WHERE b.name = ?) "
+      "ORDER BY m.id");
+  st.bind(1, bot);
+  while (st.step()) {
+    v1::IndexEntry e;
+    if (e.ParseFromString(st.blob(0))) f(std::move(e));
+  }
 }
 
 std::vector<RecordedMatch> LadderStore::recent_matches(int64_t version, int limit) {
@@ -506,9 +564,10 @@ std::vector<RatingRow> LadderStore::leaderboard() {
   std::vector<RatingRow> out;
   Statement st = db_->prepare(
       "SELECT b.name || '@' || v.number, u.name, v.state, r.rank, r.elo, r.ci95, r.matches, "
-      "r.wins, r.losses, r.draws, r.forfeits FROM ratings r JOIN versions v ON v.id = "
-      "r.version_id JOIN bots b ON b.id = v.bot_id JOIN users u ON u.id = b.user_id ORDER BY "
-      "r.rank");
+      "r.wins, r.losses, r.draws, r.forfeits, (SELECT m.finished_at FROM matches m WHERE m.id = "
+      "(SELECT MAX(mv.match_id) FROM match_versions mv WHERE mv.version_id = v.id)) FROM ratings "
+      "r JOIN versions v ON v.id = r.version_id JOIN bots b ON b.id = v.bot_id JOIN users u ON "
+      "u.id = b.user_id ORDER BY r.rank");
   while (st.step()) {
     RatingRow r;
     r.version = st.text(0);
@@ -522,6 +581,7 @@ std::vector<RatingRow> LadderStore::leaderboard() {
     r.losses = st.integer(8);
     r.draws = st.integer(9);
     r.forfeits = st.integer(10);
+    r.last_played = st.integer(11);  // NULL (never played) reads as 0
     out.push_back(r);
   }
   return out;

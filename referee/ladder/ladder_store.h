@@ -64,6 +64,13 @@ struct RatingRow {
   int rank = 0;
   double elo = 0, ci95 = 0;
   int64_t matches = 0, wins = 0, losses = 0, draws = 0, forfeits = 0;
+  int64_t last_played = 0;  // its last match's end, seconds since the epoch; 0: none
+};
+
+struct User {
+  int64_t id = 0;
+  std::string name;
+  bool organiser = false;  // may retire versions and reset tokens from the served pages
 };
 
 struct HistoryPoint {
@@ -93,7 +100,7 @@ struct Round {
 class LadderStore {
  public:
   // The schema version this referee writes.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens DIR/ladder.db, applying the migrations it lacks (creating it if `create`).
   static std::unique_ptr<LadderStore> open(const std::string& dir, bool create);
@@ -103,9 +110,15 @@ class LadderStore {
   const std::string& dir() const { return dir_; }
 
   // A new user; returns its token ("ID.HEX"), shown once. Throws if the name is taken.
-  std::string add_user(const std::string& name);
+  std::string add_user(const std::string& name, bool organiser = false);
+  // A new token for the user `name` (the old one stops working), or nothing if no such user.
+  std::optional<std::string> reset_token(const std::string& name);
   // The user a token belongs to (its id), or nothing.
   std::optional<int64_t> user_of_token(const std::string& token);
+  std::optional<User> user(int64_t id);
+  std::vector<User> users();  // by name
+  // When `user`'s versions submitted at or after `since` were submitted, oldest first.
+  std::vector<int64_t> submissions_since(int64_t user, int64_t since);
 
   // A new version of `bot` for `user`, number one more than the bot's last, its files moved
   // from `staged` into DIR/bots/NAME@N in the same step. Throws if the bot is someone else's.
@@ -117,6 +130,9 @@ class LadderStore {
   std::vector<Version> versions_in(VersionState s);
   std::vector<Version> versions_of_bot(const std::string& bot);    // by number
   std::vector<std::string> bots_of_user(const std::string& user);  // by name
+  // Every recorded match a version of `bot` played, in import order.
+  void for_each_match_of_bot(const std::string& bot,
+                             const std::function<void(v1::IndexEntry&&)>& f);
   // The version's last `limit` recorded matches, the newest first.
   std::vector<RecordedMatch> recent_matches(int64_t version, int limit);
 

@@ -359,7 +359,8 @@ ArenaSite::ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots
       spectators_full_(options.spectators_full),
       live_(std::make_shared<Live>(ioc, options.poll_interval)),
       indexes_(std::make_shared<Indexes>()),
-      reviews_(std::make_unique<ReviewJobs>(2)) {}
+      reviews_(std::make_unique<ReviewJobs>(2)),
+      ladders_(std::make_unique<LadderSite>(roots_)) {}
 
 ArenaSite::~ArenaSite() {
   live_->timer.cancel();
@@ -528,8 +529,8 @@ std::optional<LogPage> log_page(const ServedRoot& r, int root, std::string_view 
 // the path under it.
 HttpResponse ArenaSite::handle(const HttpRequest& req) {
   const std::string_view path = target_path(req.target);
-  // The one action of the site, asking for a review, is the one POST it takes.
-  const bool may_post = path.starts_with("/review/");
+  // The site's actions: asking for a review, and a ladder's forms (ladder_site.h).
+  const bool may_post = path.starts_with("/review/") || path.starts_with("/ladder/");
   if (req.method != "GET" && !(may_post && req.method == "POST"))
     return text_response(405, may_post ? "GET or POST only" : "only GET (and HEAD) is served here");
   if (path == "/" || path == "/index.html") return folders();
@@ -659,9 +660,11 @@ bool page_rows(const ServedRoot& r, int root, const Folder& f, ArenaSite::Indexe
 
 }  // namespace
 
-HttpResponse ArenaSite::ladder(const HttpRequest&, int root, std::string_view rel) {
-  return ladder_response(roots_[static_cast<size_t>(root)], root, rel);
+HttpResponse ArenaSite::ladder(const HttpRequest& req, int root, std::string_view rel) {
+  return ladders_->handle(req, root, rel);
 }
+
+BodyPlan ArenaSite::plan_body(const HttpRequest& head) { return ladders_->plan_body(head); }
 
 HttpResponse ArenaSite::folders() {
   std::vector<FolderRow> rows;

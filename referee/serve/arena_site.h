@@ -11,8 +11,9 @@
 //   /log/R/PATH.jsonl          the log itself (application/x-ndjson), streamed from disk; a
 //                              match's once it is over unless SiteOptions::spectators_full
 //   /standings/R/PATH/         the standings as JSON (standings.json's format)
-//   /ladder/R/[bot/NAME|user/NAME]  a ladder's leaderboard, a bot's or a user's page
-//                              (ladder_site.h), when root R is a ladder folder
+//   /ladder/R/...              a ladder's leaderboard, bots' and users' pages, sign-in,
+//                              uploads and its organisers' page (ladder_site.h), when root R
+//                              is a ladder folder
 //   /review/R/PATH.jsonl       a finished match's game review: POST starts computing it in the
 //                              background (review_jobs.h), GET says how far it is (JSON); the
 //                              replay page shows a review once it lies beside the log
@@ -33,6 +34,7 @@
 
 namespace allfives::referee::serve {
 
+class LadderSite;
 class ReviewJobs;
 
 struct SiteOptions {
@@ -53,6 +55,8 @@ class ArenaSite {
   ArenaSite(boost::asio::io_context& ioc, std::vector<ServedRoot> roots, SiteOptions options);
   ~ArenaSite();
   HttpResponse handle(const HttpRequest& request);
+  // Where a POST's body goes (HttpServerOptions::plan_body): a ladder's uploads to disk.
+  BodyPlan plan_body(const HttpRequest& head);
 
   struct Live;     // the followed logs (arena_site.cpp)
   struct Indexes;  // each folder's index as last read, kept until the file changes
@@ -79,6 +83,7 @@ class ArenaSite {
   std::shared_ptr<Live> live_;
   std::shared_ptr<Indexes> indexes_;
   std::unique_ptr<ReviewJobs> reviews_;
+  std::unique_ptr<LadderSite> ladders_;
 };
 
 }  // namespace allfives::referee::serve

@@ -85,6 +85,8 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   Session(tcp::socket socket, std::shared_ptr<HttpServer::Impl> server, asio::ip::address client)
       : stream_(std::move(socket)), server_(std::move(server)), client_(std::move(client)) {}
 
+  ~Session() override { drop_body_file(); }
+
   const asio::ip::address& client() const { return client_; }
   State state() const { return state_; }
   Clock::time_point waiting_since() const { return waiting_since_; }
@@ -127,44 +129,134 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   void read_request() {
     state_ = State::kReading;
     waiting_since_ = Clock::now();
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(kBodyLimit);
+    head_.emplace();
+    head_->header_limit(kHeaderLimit);
     stream_.expires_after(options().request_deadline);
+    http::async_read_header(
+        stream_, buffer_, *head_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_head(ec); });
+  }
+
+  // True (having closed) if `ec` means the client went away or took too long.
+  bool gone_on(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
+        ec == asio::error::eof) {
+      shut();
+      return true;
+    }
+    return false;
+  }
+
+  // The head has arrived: refuse it, or read its body into memory or into the file its plan
+  // names.
+  void on_head(beast::error_code ec) {
+    if (closed_ || gone_on(ec)) return;
+    if (ec) {
+      state_ = State::kAnswering;
+      respond(text_response(400, ec.message()), false, false);
+      return;
+    }
+    const auto& req = head_->get();
+    request_ = HttpRequest{};
+    request_.method = req.method() == http::verb::head ? "GET" : std::string(req.method_string());
+    request_.target = std::string(req.target());
+    request_.client = client_.to_string();
+    const auto field = [&](auto name) {
+      const auto it = req.find(name);
+      return it == req.end() ? std::string() : std::string(it->value());
+    };
+    request_.cookie = field(http::field::cookie);
+    request_.content_type = field(http::field::content_type);
+    request_.over_tls = field("X-Forwarded-Proto") == "https";
+    if (auto refusal = check_origin(req)) {
+      state_ = State::kAnswering;
+      respond(std::move(*refusal), false, req.method() == http::verb::head);
+      return;
+    }
+    BodyPlan plan;
+    if (req.method() == http::verb::post && options().plan_body)
+      plan = options().plan_body(request_);
+    if (plan.refusal) {
+      state_ = State::kAnswering;
+      respond(std::move(*plan.refusal), false, false);
+      return;
+    }
+    if (!plan.file.empty()) {
+      read_to_file(std::move(plan));
+      return;
+    }
+    parser_.emplace(std::move(*head_));
+    parser_->body_limit(kBodyLimit);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
   }
 
+  void read_to_file(BodyPlan plan) {
+    file_parser_.emplace(std::move(*head_));
+    file_parser_->body_limit(plan.limit);
+    beast::error_code ec;
+    file_parser_->get().body().open(plan.file.c_str(), beast::file_mode::write_new, ec);
+    if (ec) {
+      state_ = State::kAnswering;
+      respond(text_response(503, "the upload cannot be stored now: " + ec.message()), false, false);
+      return;
+    }
+    body_file_ = plan.file;
+    too_large_ = plan.too_large;
+    stream_.expires_after(options().upload_deadline);
+    http::async_read(
+        stream_, buffer_, *file_parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->on_request(ec); });
+  }
+
+  // Removes the body's file (kept only while its handler runs).
+  void drop_body_file() {
+    if (body_file_.empty()) return;
+    if (file_parser_) file_parser_->get().body().close();
+    ::unlink(body_file_.c_str());
+    body_file_.clear();
+  }
+
   void on_request(beast::error_code ec) {
-    if (closed_) return;
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
-        ec == asio::error::operation_aborted || ec == asio::error::connection_reset ||
-        ec == asio::error::eof) {
-      shut();
+    if (closed_) {
+      drop_body_file();
+      return;
+    }
+    if (gone_on(ec)) {
+      drop_body_file();
       return;
     }
     state_ = State::kAnswering;
     if (ec) {  // a malformed or oversized request: say so, then close
-      respond(text_response(ec == http::error::body_limit ? 413 : 400, ec.message()), false, false);
+      drop_body_file();
+      const bool large = ec == http::error::body_limit;
+      respond(text_response(large ? 413 : 400, !large ? ec.message()
+                                               : too_large_.empty()
+                                                   ? "the body is larger than allowed here"
+                                                   : too_large_),
+              false, false);
       return;
     }
-    const auto& req = parser_->get();
-    const bool head = req.method() == http::verb::head;
-    if (auto refusal = check_origin(req)) {
-      respond(std::move(*refusal), false, head);
-      return;
+    const bool from_file = !body_file_.empty();
+    const bool head = !from_file && parser_->get().method() == http::verb::head;
+    const bool keep_alive =
+        from_file ? file_parser_->get().keep_alive() : parser_->get().keep_alive();
+    if (from_file) {
+      file_parser_->get().body().close();
+      request_.body_file = body_file_;
+    } else {
+      request_.body = std::move(parser_->get().body());
     }
-    HttpRequest r;
-    r.method = head ? "GET" : std::string(req.method_string());
-    r.target = std::string(req.target());
-    r.body = req.body();
     HttpResponse res;
     try {
-      res = server_->handler(r);
+      res = server_->handler(request_);
     } catch (const std::exception& e) {
       res = text_response(500, e.what());
     }
+    drop_body_file();
+    request_ = HttpRequest{};
     if (res.on_event_stream) {
       if (server_->streams_of(client_) >= options().max_streams_per_client)
         respond(text_response(503, "too many open streams from your address"), false, head);
@@ -175,13 +267,13 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
       return;
     }
     if (!res.file.empty())
-      send_file(std::move(res), req.keep_alive(), head);
+      send_file(std::move(res), keep_alive, head);
     else
-      respond(std::move(res), req.keep_alive(), head);
+      respond(std::move(res), keep_alive, head);
   }
 
   // A Host that is not the address served, or an Origin of another site: 403.
-  std::optional<HttpResponse> check_origin(const http::request<http::string_body>& req) const {
+  std::optional<HttpResponse> check_origin(const http::request_header<>& req) const {
     const auto view = [](beast::string_view v) { return std::string_view(v.data(), v.size()); };
     const auto host = req.find(http::field::host);
     if (host == req.end()) {
@@ -210,6 +302,8 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     msg.set(http::field::content_type, res.content_type);
     msg.set(http::field::cache_control, "no-store");
     msg.set("X-Content-Type-Options", "nosniff");
+    if (res.content_type.starts_with("text/html"))  // a file sent holds no page's scripts
+      msg.set("Content-Security-Policy", content_security_policy(res.file.empty() ? res.body : ""));
     for (const auto& [k, v] : res.headers) msg.set(k, v);
     msg.keep_alive(keep_alive);
   }
@@ -352,7 +446,12 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   Clock::time_point waiting_since_ = Clock::now();
   std::atomic<bool> evicted_{false};
   beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> head_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<http::file_body>> file_parser_;
+  HttpRequest request_;    // the request being read
+  std::string body_file_;  // its body's file while it is read and answered
+  std::string too_large_;  // its plan's words for a body over the limit
   std::deque<std::shared_ptr<const std::string>> queue_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;

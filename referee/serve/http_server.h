@@ -9,7 +9,8 @@
 //   its own strand; every completion handler holds the session alive and does nothing once
 //   the session is closed, and the bytes being written belong to the write in flight;
 // * a request must arrive whole (head and body) within `request_deadline` of the moment the
-//   connection starts waiting for it, and the head is at most 16 KiB, the body 64 KiB;
+//   connection starts waiting for it, and the head is at most 16 KiB, the body 64 KiB, unless
+//   plan_body sends it to a file (upload_deadline, its own cap);
 // * a client (one remote address) holds at most `max_per_client` connections and all clients
 //   together `max_connections`; when a new connection finds no room, the connection that has
 //   waited longest for a request (idle or sending one slowly) is closed to make room, so
@@ -28,6 +29,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +42,15 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ... (HEAD arrives as GET)
   std::string target;  // as sent: path and query, still percent-encoded
   std::string body;
+  std::string client;        // the remote address ("127.0.0.1")
+  std::string cookie;        // the Cookie header, "" if none
+  std::string content_type;  // the Content-Type header, "" if none
+  // Whether the request reached a TLS proxy in front (X-Forwarded-Proto: https): cookies are
+  // then marked Secure.
+  bool over_tls = false;
+  // A body the server streamed to disk (HttpServerOptions::plan_body) instead of `body`: the
+  // file's path, removed by the server once the handler returns.
+  std::string body_file;
 };
 
 class EventSink;
@@ -55,6 +66,16 @@ struct HttpResponse {
   // Set to send this file (a real path) as the body instead of `body`: it is streamed from
   // disk a chunk at a time, so its size costs no memory. 404 if it cannot be opened.
   std::string file;
+};
+
+// Where a request's body goes, decided from its head alone: `file` (a path the server creates
+// and fills, at most `limit` bytes: 413 beyond), or nowhere: `refusal` is answered at once
+// without reading the body. Neither: the body is read into memory (at most 64 KiB).
+struct BodyPlan {
+  std::string file;
+  uint64_t limit = 0;
+  std::string too_large;  // the 413's words ("the ladder takes uploads of at most 64 MiB")
+  std::optional<HttpResponse> refusal;
 };
 
 // A plain-text response (errors: "404 Not Found: ...").
@@ -90,6 +111,9 @@ struct HttpServerOptions {
   std::chrono::milliseconds request_deadline{10000};
   std::chrono::milliseconds write_deadline{30000};  // for a response to be taken by its client
   std::vector<std::string> allowed_hosts;           // names accepted in Host besides loopback
+  // Called for each POST's head (no body yet); null: every body is read into memory.
+  std::function<BodyPlan(const HttpRequest&)> plan_body;
+  std::chrono::milliseconds upload_deadline{600000};  // for a body streamed to disk
 };
 
 class HttpServer {

@@ -1,5 +1,7 @@
 #include "serve/http_text.h"
 
+#include <nettle/base64.h>
+#include <nettle/sha2.h>
 #include <boost/asio/ip/address.hpp>
 
 #include <algorithm>
@@ -87,12 +89,17 @@ bool host_allowed(std::string_view host_header, const HostPolicy& policy) {
 }
 
 bool origin_allowed(std::string_view origin, const HostPolicy& policy) {
-  constexpr std::string_view kScheme = "http://";
-  if (origin.size() <= kScheme.size() || lower(origin.substr(0, kScheme.size())) != kScheme)
-    return false;
-  const std::string_view rest = origin.substr(kScheme.size());
-  if (rest.find('/') != std::string_view::npos) return false;
-  return host_allowed(rest, policy);
+  constexpr std::string_view kHttp = "http://", kHttps = "https://";
+  const std::string head = lower(origin.substr(0, kHttps.size()));
+  const bool tls = head == kHttps;
+  if (!tls && !head.starts_with(kHttp)) return false;
+  const std::string_view rest = origin.substr(tls ? kHttps.size() : kHttp.size());
+  if (rest.empty() || rest.find('/') != std::string_view::npos) return false;
+  if (!tls) return host_allowed(rest, policy);
+  // Pages over TLS come through a proxy in front, under a name the user allowed.
+  const std::string name = lower(rest.substr(0, rest.find(':')));
+  return std::find(policy.extra_names.begin(), policy.extra_names.end(), name) !=
+         policy.extra_names.end();
 }
 
 bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
@@ -179,6 +186,47 @@ std::string html_escape(std::string_view s) {
     }
   }
   return out;
+}
+
+namespace {
+
+// Where `what` (lower case) next occurs in `s` from `from`, ignoring case; npos if nowhere.
+size_t find_nocase(std::string_view s, std::string_view what, size_t from) {
+  for (size_t i = from; i + what.size() <= s.size(); ++i)
+    if (std::equal(what.begin(), what.end(), s.begin() + static_cast<std::ptrdiff_t>(i),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }))
+      return i;
+  return std::string_view::npos;
+}
+
+std::string sha256_base64(std::string_view text) {
+  sha256_ctx ctx;
+  sha256_init(&ctx);
+  sha256_update(&ctx, text.size(), reinterpret_cast<const uint8_t*>(text.data()));
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&ctx, sizeof digest, digest);
+  std::string out(BASE64_ENCODE_RAW_LENGTH(SHA256_DIGEST_SIZE), '\0');
+  base64_encode_raw(reinterpret_cast<char*>(out.data()), sizeof digest, digest);
+  return out;
+}
+
+}  // namespace
+
+std::string content_security_policy(std::string_view html) {
+  std::string scripts;
+  for (size_t at = find_nocase(html, "<script", 0); at != std::string_view::npos;
+       at = find_nocase(html, "<script", at + 1)) {
+    const size_t open_end = html.find('>', at);
+    if (open_end == std::string_view::npos) break;
+    const std::string tag = lower(html.substr(at, open_end - at));
+    const size_t close = find_nocase(html, "</script", open_end);
+    if (close == std::string_view::npos) break;
+    if (tag.find("application/json") != std::string::npos) continue;  // data, never run
+    scripts += " 'sha256-" + sha256_base64(html.substr(open_end + 1, close - open_end - 1)) + "'";
+  }
+  return "default-src 'none'; script-src" + (scripts.empty() ? std::string(" 'none'") : scripts) +
+         "; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+         "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 }
 
 }  // namespace allfives::referee::serve

@@ -29,7 +29,8 @@ struct HostPolicy {
 // ::), since a rebinding page can only send a name; or one of the extra names.
 bool host_allowed(std::string_view host_header, const HostPolicy& policy);
 // An Origin header's value ("http://127.0.0.1:8080") is accepted if it is http:// followed
-// by an accepted host. "null" and every other scheme are refused.
+// by an accepted host, or https:// followed by one of the extra names (a TLS proxy in front).
+// "null" and every other scheme are refused.
 bool origin_allowed(std::string_view origin, const HostPolicy& policy);
 
 // "%2e%2E" -> "..": percent-decoding of a URL path or query value ('+' stays '+' in paths).
@@ -42,6 +43,11 @@ bool query_has(std::string_view target, std::string_view key);
 
 // The path part of a target (before '?').
 std::string_view target_path(std::string_view target);
+
+// The Content-Security-Policy of an HTML page: its own inline scripts run (each named by its
+// SHA-256, so an injected one would not), styles only inline, requests and forms only to this
+// server, no plugins, frames, base URL or other site's resources.
+std::string content_security_policy(std::string_view html);
 
 // Text for HTML: & < > " ' escaped.
 std::string html_escape(std::string_view s);

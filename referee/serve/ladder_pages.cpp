@@ -11,11 +11,6 @@
 namespace allfives::referee::serve {
 namespace {
 
-std::string crumbs(const std::string& base, const std::string& ladder) {
-  return "<nav><a href=\"/\">all folders</a> · <a href=\"" + base + "\">" + html_escape(ladder) +
-         "</a></nav>";
-}
-
 std::string bot_link(const std::string& base, const std::string& version) {
   const std::string bot = version.substr(0, version.rfind('@'));
   return "<a href=\"" + base + "bot/" + html_escape(bot) + "\">" + html_escape(version) + "</a>";
@@ -23,6 +18,16 @@ std::string bot_link(const std::string& base, const std::string& version) {
 
 std::string user_link(const std::string& base, const std::string& user) {
   return "<a href=\"" + base + "user/" + html_escape(user) + "\">" + html_escape(user) + "</a>";
+}
+
+// "3 min ago": how long before `now` a version last played; "never" for 0.
+std::string ago(int64_t then, int64_t now) {
+  if (then <= 0) return "never";
+  const int64_t s = std::max<int64_t>(0, now - then);
+  if (s < 60) return "just now";
+  if (s < 3600) return std::to_string(s / 60) + " min ago";
+  if (s < 86400 * 2) return std::to_string(s / 3600) + " h ago";
+  return std::to_string(s / 86400) + " days ago";
 }
 
 std::string rating_text(const RatingRow& r) {
@@ -39,13 +44,15 @@ std::string ladder_board_page(const LadderBoard& b) {
   std::string body =
       "<h2>Leaderboard</h2><div class=\"scroll\"><table id=\"leaderboard\"><tr><th>#</th><th "
       "class=\"l\">Version</th><th class=\"l\">Owner</th><th>Elo ± 95%</th><th>Matches</th>"
-      "<th>W</th><th>L</th><th>D</th><th class=\"l\">Status</th></tr>";
+      "<th>W</th><th>L</th><th>D</th><th class=\"l\">Last played</th><th class=\"l\">Status</th>"
+      "</tr>";
   for (const RatingRow& r : b.rows)
     body += "<tr><td>" + std::to_string(r.rank) + "</td><td class=\"l\">" +
             bot_link(b.base, r.version) + "</td><td class=\"l\">" + user_link(b.base, r.user) +
             "</td><td>" + rating_text(r) + "</td><td>" + std::to_string(r.matches) + "</td><td>" +
             std::to_string(r.wins) + "</td><td>" + std::to_string(r.losses) + "</td><td>" +
-            std::to_string(r.draws) + "</td><td class=\"l\">" + state_name(r.state) + "</td></tr>";
+            std::to_string(r.draws) + "</td><td class=\"l\">" + ago(r.last_played, b.now) +
+            "</td><td class=\"l\">" + state_name(r.state) + "</td></tr>";
   body += "</table></div><p class=\"muted\">" + std::to_string(b.matches) +
           " matches. Elo: the Bradley-Terry fit of every ladder match (the standings' own), "
           "with its 95% interval.</p>";
@@ -56,7 +63,7 @@ std::string ladder_board_page(const LadderBoard& b) {
       body += "<li>" + bot_link(b.base, v.name()) + " (" + user_link(b.base, v.user) + ")</li>";
     body += "</ul>";
   }
-  return page("Ladder " + b.name, crumbs(b.base, b.name), body, /*live=*/true);
+  return page("Ladder " + b.name, b.crumbs, body, /*live=*/true);
 }
 
 std::string rating_plot_svg(const std::vector<RatingSeries>& series) {
@@ -115,6 +122,19 @@ std::string ladder_bot_page(const LadderBotPage& p) {
   const std::string plot = rating_plot_svg(p.series);
   body += "<h2>Rating over its matches</h2>" +
           (plot.empty() ? std::string("<p class=\"muted\">No rating point yet.</p>") : plot);
+  if (!p.head_to_head.empty()) {
+    body +=
+        "<h2>Head to head</h2><div class=\"scroll\"><table id=\"head-to-head\"><tr><th "
+        "class=\"l\">Against</th><th>W</th><th>L</th><th>D</th><th>Score</th></tr>";
+    for (const auto& [other, h] : p.head_to_head)
+      body += "<tr><td class=\"l\"><a href=\"" + p.base + "bot/" + html_escape(other) + "\">" +
+              html_escape(other) + "</a></td><td>" + std::to_string(h.wins) + "</td><td>" +
+              std::to_string(h.losses) + "</td><td>" + std::to_string(h.draws) + "</td><td>" +
+              fixed_text(100.0 * (h.wins + 0.5 * h.draws) / std::max(1, h.games()), 0) +
+              "%</td></tr>";
+    body += "</table></div><p class=\"muted\">Pairwise games of every version of " +
+            html_escape(p.bot) + ", counted as the standings count them.</p>";
+  }
   for (const LadderVersionView& v : p.versions) {
     body +=
         "<h2 id=\"" + html_escape(v.version.name()) + "\">" + html_escape(v.version.name()) +
@@ -136,18 +156,22 @@ std::string ladder_bot_page(const LadderBotPage& p) {
     body += "<details><summary>Its check-bot report</summary><pre>" +
             html_escape(v.version.report) + "</pre></details>";
   }
-  return page(p.bot + " in " + p.ladder, crumbs(p.base, p.ladder), body, /*live=*/true);
+  return page(p.bot + " in " + p.ladder, p.crumbs, body, /*live=*/true);
 }
 
 std::string ladder_user_page(const std::string& ladder, const std::string& base,
-                             const std::string& user, const std::vector<std::string>& bots) {
+                             const std::string& crumbs, const std::string& user,
+                             const std::vector<std::string>& bots, bool own) {
   std::string body = "<h2>Bots</h2><ul>";
   for (const std::string& b : bots)
     body +=
         "<li><a href=\"" + base + "bot/" + html_escape(b) + "\">" + html_escape(b) + "</a></li>";
   body += "</ul>";
   if (bots.empty()) body += "<p class=\"muted\">No bot yet.</p>";
-  return page(user + " in " + ladder, crumbs(base, ladder), body);
+  if (own)
+    body += "<p><a id=\"upload-link\" href=\"" + base +
+            "upload\">Upload a version</a> of a bot of yours, or a new bot.</p>";
+  return page(user + " in " + ladder, crumbs, body);
 }
 
 }  // namespace allfives::referee::serve

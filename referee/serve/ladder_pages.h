@@ -8,15 +8,18 @@
 #include <vector>
 
 #include "ladder/ladder_store.h"
+#include "tournament/standings.h"
 
 namespace allfives::referee::serve {
 
 struct LadderBoard {
-  std::string name;  // the ladder's
-  std::string base;  // "/ladder/R/"
+  std::string name;    // the ladder's
+  std::string base;    // "/ladder/R/"
+  std::string crumbs;  // ladder_crumbs()
   std::vector<RatingRow> rows;
   std::vector<Version> waiting;  // versions still being checked
   int64_t matches = 0;
+  int64_t now = 0;  // seconds since the epoch, for "last played"
 };
 std::string ladder_board_page(const LadderBoard& b);
 
@@ -41,13 +44,17 @@ struct LadderVersionView {
 };
 
 struct LadderBotPage {
-  std::string ladder, base, bot, user;
+  std::string ladder, base, crumbs, bot, user;
   std::vector<LadderVersionView> versions;  // newest first
   std::vector<RatingSeries> series;
+  // Pairwise games (standings.h) of its versions against each other bot, by the bot's name.
+  std::vector<std::pair<std::string, HeadToHead>> head_to_head;
 };
 std::string ladder_bot_page(const LadderBotPage& p);
 
+// `own`: the reader is this user (the page offers an upload).
 std::string ladder_user_page(const std::string& ladder, const std::string& base,
-                             const std::string& user, const std::vector<std::string>& bots);
+                             const std::string& crumbs, const std::string& user,
+                             const std::vector<std::string>& bots, bool own);
 
 }  // namespace allfives::referee::serve

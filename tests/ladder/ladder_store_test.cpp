@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -65,8 +66,8 @@ TEST(LadderStore, AFreshDatabaseGetsTheSchemaAndANewerOneIsRefused) {
   }
 }
 
-// A database of schema 1 (before rounds kept their Slurm job) is migrated when opened, its
-// rows kept.
+// A database of schema 1 (before rounds kept their Slurm job and users could be organisers)
+// is migrated when opened, its rows kept.
 TEST(LadderStore, AnOlderSchemaIsMigratedWithItsRows) {
   TempDir d("ladder");
   fs::create_directories(d.file(kLadderBots));
@@ -76,12 +77,17 @@ TEST(LadderStore, AnOlderSchemaIsMigratedWithItsRows) {
     const int64_t u = *s->user_of_token(s->add_user("u"));
     const Version a = s->add_version(u, "a", staged_bot(d, "s1"), {});
     round = s->begin_round(Round{0, a.id, true, 7, {a.id}, ""});
-    s->db().exec("ALTER TABLE rounds DROP COLUMN slurm_job; PRAGMA user_version = 1");
+    s->db().exec(
+        "ALTER TABLE rounds DROP COLUMN slurm_job; ALTER TABLE users DROP COLUMN organiser; "
+        "PRAGMA user_version = 1");
   }
   auto s = LadderStore::open(d.path(), false);
   Statement v = s->db().prepare("PRAGMA user_version");
   ASSERT_TRUE(v.step());
-  EXPECT_EQ(v.integer(0), 2);
+  EXPECT_EQ(v.integer(0), LadderStore::kSchemaVersion);
+  ASSERT_EQ(s->users().size(), 1u);
+  EXPECT_EQ(s->users()[0].name, "u");
+  EXPECT_FALSE(s->users()[0].organiser);
   const std::optional<Round> r = s->unfinished_round();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->id, round);
@@ -117,6 +123,32 @@ TEST(LadderStore, ATokenIdentifiesItsUserOnlyAndIsNotStored) {
     EXPECT_EQ(bytes.find(secret), std::string::npos);
     EXPECT_EQ(wal_bytes.find(secret), std::string::npos);
   }
+}
+
+// A reset token replaces the old one; organisers are marked; a user's submissions are counted
+// by time (the served pages' limit).
+TEST(LadderStore, ATokenIsResetAndSubmissionsAreCountedByTime) {
+  TempDir d("ladder");
+  fs::create_directories(d.file(kLadderBots));
+  auto s = LadderStore::open(d.path(), true);
+  const std::string old = s->add_user("alice");
+  const std::string boss = s->add_user("boss", true);
+  const std::optional<std::string> fresh = s->reset_token("alice");
+  ASSERT_TRUE(fresh);
+  EXPECT_FALSE(s->user_of_token(old));
+  EXPECT_EQ(s->user_of_token(*fresh), s->user_of_token(old.substr(0, old.find('.')) + "." +
+                                                       fresh->substr(fresh->find('.') + 1)));
+  ASSERT_TRUE(s->user_of_token(*fresh));
+  EXPECT_FALSE(s->reset_token("nobody"));
+  EXPECT_FALSE(s->user(*s->user_of_token(*fresh))->organiser);
+  EXPECT_TRUE(s->user(*s->user_of_token(boss))->organiser);
+  const int64_t alice = *s->user_of_token(*fresh);
+  const int64_t before = std::time(nullptr);
+  s->add_version(alice, "a", staged_bot(d, "s1"), {});
+  s->add_version(alice, "b", staged_bot(d, "s2"), {});
+  EXPECT_EQ(s->submissions_since(alice, before).size(), 2u);
+  EXPECT_EQ(s->submissions_since(alice, before + 3600).size(), 0u);
+  EXPECT_EQ(s->submissions_since(*s->user_of_token(boss), 0).size(), 0u);
 }
 
 TEST(LadderStore, VersionsAreNumberedPerBotAndABotHasOneOwner) {
@@ -174,6 +206,12 @@ TEST(LadderStore, AMatchIsImportedOnceAndCountsForItsVersions) {
   EXPECT_EQ(s->history(a.id)[0].matches, 2);
   s->save_ratings(st, 2);  // no new matches: no new point
   EXPECT_EQ(s->history(a.id).size(), 1u);
+  EXPECT_GE(rows[0].last_played, std::time(nullptr) - 60);
+  int of_b = 0;
+  s->for_each_match_of_bot("b", [&](v1::IndexEntry&&) { ++of_b; });
+  EXPECT_EQ(of_b, 2);
+  s->for_each_match_of_bot("nobody", [&](v1::IndexEntry&&) { ++of_b; });
+  EXPECT_EQ(of_b, 2);
 }
 
 }  // namespace

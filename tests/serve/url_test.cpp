@@ -61,6 +61,12 @@ TEST(UrlTest, HostAndOriginAreCheckedAgainstTheAddressServed) {
   for (const char* bad : {"null", "https://127.0.0.1:8080", "http://evil.example",
                           "http://127.0.0.1:8080/x", "file://", "http://"})
     EXPECT_FALSE(origin_allowed(bad, loopback)) << bad;
+  // Behind a TLS proxy, pages come from https:// and an allowed name only.
+  EXPECT_TRUE(origin_allowed("https://arena.example", everywhere));
+  EXPECT_TRUE(origin_allowed("HTTPS://Arena.Example:443", everywhere));
+  for (const char* bad : {"https://evil.example", "https://192.168.1.4:8080", "https://",
+                          "https://[::1]", "https://arena.example/x"})
+    EXPECT_FALSE(origin_allowed(bad, everywhere)) << bad;
   EXPECT_TRUE(is_loopback_host("::1"));
   EXPECT_FALSE(is_loopback_host("0.0.0.0"));
   EXPECT_EQ(beyond_loopback_warning("127.0.0.1:0", "x"), "");
