@@ -278,6 +278,9 @@ std::string served_address(const std::string& output) {
 }
 
 // A ladder of the sample bots, one user each, served and played until stopped.
+// The demo's user for the person trying it.
+constexpr const char* kDemoVisitor = "you";
+
 int demo(LadderFlags f) {
   const fs::path bots = fs::path(own_program()).parent_path() / ".." / "sample_bots";
   const std::vector<std::pair<std::string, std::string>> entrants = {
@@ -314,7 +317,11 @@ int demo(LadderFlags f) {
       std::cout << user << " (token " << token << ") submitted " << v.name() << ": "
                 << state_name(store->version(v.name())->state) << "\n";
     }
+    LadderStore::open(f.dir, false)->add_user(kDemoVisitor, /*organiser=*/true);
   }
+  // The visitor's token, new at each start since a token is shown only once.
+  const std::optional<std::string> visitor =
+      LadderStore::open(f.dir, false)->reset_token(kDemoVisitor);
   const std::string output = (fs::path(f.dir) / "serve.out").string();
   std::string why;
   std::optional<ChildProcess> server =
@@ -330,8 +337,11 @@ int demo(LadderFlags f) {
     std::cerr << "referee ladder demo: referee serve did not start; its output: " << output << "\n";
     return 1;
   }
-  std::cout << "The ladder's leaderboard: " << address << "ladder/0/ (Ctrl-C stops)\n"
-            << std::flush;
+  std::cout << "The ladder's leaderboard: " << address << "ladder/0/ (Ctrl-C stops)\n";
+  if (visitor)
+    std::cout << "Sign in there as '" << kDemoVisitor << "' (an organiser) with the token "
+              << *visitor << " and upload a bot of your own.\n";
+  std::cout << std::flush;
   const int code = run(f);
   server->signal(SIGTERM);
   server->wait();

@@ -166,7 +166,12 @@ std::string store_upload(const std::string& source, const std::string& dest,
     why = copy_file_into(w, source, fs::path(source).filename().string());
   else
     why = source + ": not a file or a folder";
-  if (!why.empty() || !archive) return why;
+  if (!why.empty()) {  // nothing of a refused upload stays
+    fs::remove_all(into, ec);
+    fs::remove_all(dest, ec);
+    return why;
+  }
+  if (!archive) return why;
   const fs::path top = lone_top_folder(into);
   fs::rename(top.empty() ? into : top, dest, ec);
   if (ec) return dest + ": " + ec.message();

@@ -28,8 +28,7 @@ bool is_archive_name(const std::string& path);
 // Brings `source` (a folder, an archive, or any other single file, kept under its own name)
 // into `dest`, a folder this makes (it must not exist). An archive is unpacked by the program
 // `unpacker` (archive_unpack.h); one whose entries all lie in one top folder is unpacked
-// without it. Returns "" or why it was refused; on refusal `dest` may hold part of the upload
-// (the caller removes it, and DEST.unpacking).
+// without it. Returns "" or why it was refused; a refused upload leaves nothing behind.
 std::string store_upload(const std::string& source, const std::string& dest,
                          const UploadLimits& limits, const std::string& unpacker);
 

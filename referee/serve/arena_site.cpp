@@ -664,7 +664,9 @@ HttpResponse ArenaSite::ladder(const HttpRequest& req, int root, std::string_vie
   return ladders_->handle(req, root, rel);
 }
 
-BodyPlan ArenaSite::plan_body(const HttpRequest& head) { return ladders_->plan_body(head); }
+BodyPlan ArenaSite::plan_body(const HttpRequest& head) {
+  return ladders_->plan_body(head);
+}
 
 HttpResponse ArenaSite::folders() {
   std::vector<FolderRow> rows;
@@ -854,8 +856,8 @@ HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& 
   h.start = replay.finished ? 0 : static_cast<int>(frames.size()) - 1;
   // A log without its end is followed: while its match is played it grows.
   if (!replay.finished)
-    h.live_url = "/live/" + rel_url + "?seat=" +
-                 (viewer >= 0 && viewer != kSpectator ? std::to_string(viewer) : "");
+    h.live_url = "/live/" + rel_url +
+                 "?seat=" + (viewer >= 0 && viewer != kSpectator ? std::to_string(viewer) : "");
   else if (ok)
     h.review_url = "/review/" + rel_url;
   return html(render_html(replay, frames, h));

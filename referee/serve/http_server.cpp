@@ -12,6 +12,7 @@
 #include <boost/beast/http.hpp>
 
 #include <deque>
+#include <limits>
 #include <optional>
 
 namespace allfives::referee::serve {
@@ -24,7 +25,8 @@ using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kHeaderLimit = 16 * 1024;
-constexpr size_t kBodyLimit = 64 * 1024;  // the only bodies are a chosen play
+constexpr size_t kBodyLimit = 64 * 1024;  // forms and a chosen play; uploads go to disk
+constexpr std::chrono::seconds kLinger{5};
 
 }  // namespace
 
@@ -131,6 +133,9 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     waiting_since_ = Clock::now();
     head_.emplace();
     head_->header_limit(kHeaderLimit);
+    // The head's parser would check Content-Length against its own default limit; the limit
+    // that applies is set once the body's plan is known.
+    head_->body_limit(std::numeric_limits<std::uint64_t>::max());
     stream_.expires_after(options().request_deadline);
     http::async_read_header(
         stream_, buffer_, *head_,
@@ -171,6 +176,7 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     request_.over_tls = field("X-Forwarded-Proto") == "https";
     if (auto refusal = check_origin(req)) {
       state_ = State::kAnswering;
+      unread_body_ = true;
       respond(std::move(*refusal), false, req.method() == http::verb::head);
       return;
     }
@@ -179,7 +185,19 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
       plan = options().plan_body(request_);
     if (plan.refusal) {
       state_ = State::kAnswering;
+      unread_body_ = true;
       respond(std::move(*plan.refusal), false, false);
+      return;
+    }
+    // The parsers check a declared length against their limit with the head only, which was
+    // read without one; a chunked body is counted against it as it comes.
+    const uint64_t limit = plan.file.empty() ? kBodyLimit : plan.limit;
+    if (head_->content_length() && *head_->content_length() > limit) {
+      state_ = State::kAnswering;
+      unread_body_ = true;
+      respond(text_response(413, plan.too_large.empty() ? "the body is larger than allowed here"
+                                                        : plan.too_large),
+              false, false);
       return;
     }
     if (!plan.file.empty()) {
@@ -232,6 +250,7 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     if (ec) {  // a malformed or oversized request: say so, then close
       drop_body_file();
       const bool large = ec == http::error::body_limit;
+      unread_body_ = true;
       respond(text_response(large ? 413 : 400, !large ? ec.message()
                                                : too_large_.empty()
                                                    ? "the body is larger than allowed here"
@@ -367,11 +386,33 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     http::async_write(stream_, *msg,
                       [self = shared_from_this(), msg](beast::error_code ec, size_t) {
                         if (self->closed_) return;
-                        if (ec || !msg->keep_alive())
+                        if (!ec && self->unread_body_)
+                          self->linger();
+                        else if (ec || !msg->keep_alive())
                           self->shut();
                         else
                           self->read_request();
                       });
+  }
+
+  // After answering a request whose body was not read (refused, or over its limit): closing
+  // at once would reset the connection and a browser still sending could lose the answer, so
+  // the rest is read and dropped for a few seconds after our side is shut.
+  void linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(kLinger);
+    drain();
+  }
+  void drain() {
+    stream_.async_read_some(asio::buffer(sink_buf_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (self->closed_) return;
+                              if (ec)
+                                self->shut();
+                              else
+                                self->drain();
+                            });
   }
 
   void start_stream(HttpResponse& res) {
@@ -449,9 +490,10 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
   std::optional<http::request_parser<http::empty_body>> head_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::request_parser<http::file_body>> file_parser_;
-  HttpRequest request_;    // the request being read
-  std::string body_file_;  // its body's file while it is read and answered
-  std::string too_large_;  // its plan's words for a body over the limit
+  HttpRequest request_;       // the request being read
+  std::string body_file_;     // its body's file while it is read and answered
+  std::string too_large_;     // its plan's words for a body over the limit
+  bool unread_body_ = false;  // the request's body was not read to its end
   std::deque<std::shared_ptr<const std::string>> queue_;
   size_t queued_bytes_ = 0;
   bool writing_ = false;

@@ -31,6 +31,7 @@ struct LadderSite::State {
   std::vector<ServedRoot> roots;
   LadderAccounts accounts;
   RateLimit sign_ins{kSignInsPerMinute, std::chrono::seconds(60)};
+  std::map<int, RateLimit> upload_attempts;  // per ladder, by user: every upload tried
   LadderUploads uploads;
 };
 
@@ -375,6 +376,8 @@ class Routes {
       fs::remove_all(folder, ec);
       return text_response(503, "the upload cannot be stored now: " + failed);
     }
+    // A single program uploaded runs as it is (a browser sends no file mode).
+    fs::permissions(folder / name, fs::perms(0755), ec);
     const std::string id = s_.uploads.start(
         {r_.real, v_.root, v_.session->user, bot, words, (folder / name).string()});
     if (id.empty()) return text_response(503, "too many uploads are waiting; try again soon");
@@ -469,10 +472,21 @@ BodyPlan LadderSite::plan_body(const HttpRequest& head) {
         LadderStore::open(dir, false)->submissions_since(session->user, now_seconds() - 3600);
     const int waiting = state_->uploads.unrecorded(root, session->user);
     used.insert(used.end(), static_cast<size_t>(waiting), now_seconds());
-    if (used.size() >= def.proto.submissions_per_hour()) {
+    const uint32_t per_hour = def.proto.submissions_per_hour();
+    if (used.size() >= per_hour) {
       plan.refusal =
-          too_many("you have uploaded " + std::to_string(used.size()) + " versions this hour",
+          too_many("you have submitted " + std::to_string(used.size()) + " versions this hour",
                    std::max<int64_t>(1, used.front() + 3600 - now_seconds()));
+      return plan;
+    }
+    // Refused uploads cost unpacking too: every attempt counts.
+    RateLimit& tries =
+        state_->upload_attempts.try_emplace(root, per_hour, std::chrono::seconds(3600))
+            .first->second;
+    if (const int64_t wait = tries.take(std::to_string(session->user), SteadyClock::now())) {
+      plan.refusal = too_many(
+          "you have tried " + std::to_string(per_hour) + " uploads this hour, the ladder's limit",
+          wait);
       return plan;
     }
     plan.file = (fs::path(dir) / kLadderBots / (kBody + make_token())).string();
