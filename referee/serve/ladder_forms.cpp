@@ -12,7 +12,6 @@ form.box label{display:grid;gap:4px;color:var(--muted)}
 input[type=text],input[type=password],input[type=file]{font:inherit;color:var(--text);background:#0a1a12;border:1px solid #2c5240;border-radius:8px;padding:7px 9px;width:100%}
 button{font:inherit;font-weight:700;background:var(--accent);color:#1b1300;border:0;border-radius:8px;padding:7px 12px;cursor:pointer}
 form.inline{display:inline}form.inline button{padding:2px 8px;font-size:12px}
-nav form.inline button{background:none;color:var(--muted);font-weight:400;padding:0;text-decoration:underline}
 .error{color:var(--bad)}.passed{color:var(--good)}.token{font:15px ui-monospace,monospace;background:#0a1a12;padding:8px;border-radius:8px;overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere}
 </style>)";
@@ -20,7 +19,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere}
 // Polls the upload's state and shows each step; stops once the job is over.
 const char* kFollowScript = R"js(<script>
 (function () {
-  const box = document.getElementById("upload");
+  const box = document.getElementById("upload-job");
   const show = (id, text) => { document.getElementById(id).textContent = text; };
   const words = { waiting: "waiting for its turn…", unpacking: "unpacking…",
                   checking: "checking with referee check-bot…", passed: "passed",
@@ -104,7 +103,7 @@ std::string upload_page(const UploadForm& f) {
       f.base + "upload\">" + hidden_csrf(f.viewer.csrf) +
       "<label>Bot name (letters, digits, _ and -; a new name starts a new bot)<input "
       "type=\"text\" name=\"bot\" list=\"mine\" maxlength=\"24\" "
-      "pattern=\"[A-Za-z0-9][A-Za-z0-9_-]*\" "
+      "pattern=\"[A-Za-z0-9][A-Za-z0-9_\\-]*\" "
       "required></label><datalist id=\"mine\">";
   for (const std::string& b : f.bots) body += "<option value=\"" + html_escape(b) + "\">";
   body +=
@@ -125,7 +124,7 @@ std::string upload_job_page(const std::string& base, const std::string& ladder,
                             const LadderViewer& viewer, const std::string& bot,
                             const std::string& json_url) {
   const std::string body =
-      "<div class=\"card\" id=\"upload\" data-json=\"" + html_escape(json_url) +
+      "<div class=\"card\" id=\"upload-job\" data-json=\"" + html_escape(json_url) +
       "\" data-state=\"\"><p>" + html_escape(bot) +
       ": <strong id=\"state\">waiting…</strong></p><p id=\"message\"></p><p id=\"after\" "
       "hidden><a href=\"" +

@@ -19,7 +19,7 @@ const char* kStyle = R"(<style>
 :root{--bg:#0f2219;--panel:#132b20;--text:#eef3ef;--muted:#9db5a7;--accent:#f4b942;--good:#7df09a;--bad:#ff8a80}
 *{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;background:var(--bg);color:var(--text)}
 header{background:#0a1912;padding:10px 20px;display:flex;flex-wrap:wrap;gap:4px 16px;align-items:baseline}header h1{margin:0;font-size:18px;overflow-wrap:anywhere}
-header a{color:var(--muted)}main{padding:14px 20px;max-width:1200px}
+header a{color:var(--muted)}nav form{display:inline}nav button{font:inherit;background:none;border:0;color:var(--muted);text-decoration:underline;padding:0;cursor:pointer}main{padding:14px 20px;max-width:1200px}
 a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
 h2{font-size:14px;text-transform:uppercase;letter-spacing:.6px;color:var(--muted);margin:22px 0 8px}
 .scroll{overflow-x:auto;max-width:100%;border-radius:10px}
@@ -385,7 +385,8 @@ std::string result_words(const MatchRow& m) {
 std::string page(const std::string& title, const std::string& crumbs, const std::string& body,
                  bool live, const std::string& head_extra) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta "
-         "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" +
+         "name=\"viewport\" content=\"width=device-width, initial-scale=1\"><link rel=\"icon\" "
+         "href=\"data:,\"><title>" +
          html_escape(title) + "</title>" + kStyle + head_extra + "</head><body data-live=\"" +
          (live ? "1" : "0") + "\"><header><h1>" + html_escape(title) + "</h1>" + crumbs +
          "</header><main>" + body + "</main>" + kLiveScript + "</body></html>\n";

@@ -1,5 +1,7 @@
 #include "serve/cdp_client.h"
 
+#include <gtest/gtest.h>
+
 #include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
@@ -237,12 +239,15 @@ std::unique_ptr<CdpBrowser> CdpBrowser::start(std::string* error) {
   browser->call("Page.enable");
   browser->call("Runtime.enable");
   browser->call("Network.enable");
+  browser->call("Log.enable");
   return browser;
 }
 
 CdpBrowser::CdpBrowser(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 CdpBrowser::~CdpBrowser() {
+  if (!allow_page_errors_)
+    for (const std::string& e : page_errors()) ADD_FAILURE() << "the page reported: " << e;
   if (impl_->ws) {
     impl_->send("Browser.close", "{}", false, std::chrono::seconds(3));
   }
@@ -337,6 +342,30 @@ bool CdpBrowser::screenshot(const std::string& path) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << base64_decode(r.fields().at("data").string_value());
   return true;
+}
+
+std::vector<std::string> CdpBrowser::page_errors() {
+  std::vector<std::string> out;
+  const auto text = [](const google::protobuf::Message& m) {
+    std::string json;
+    google::protobuf::util::MessageToJsonString(m, &json);
+    return json;
+  };
+  for (const CdpEvent& e : events()) {
+    const auto& f = e.params.fields();
+    if (e.method == "Runtime.exceptionThrown") {
+      out.push_back("uncaught: " + text(e.params));
+    } else if (e.method == "Runtime.consoleAPICalled" && f.count("type") &&
+               (f.at("type").string_value() == "error" ||
+                f.at("type").string_value() == "assert")) {
+      out.push_back("console." + f.at("type").string_value() + ": " + text(e.params));
+    } else if (e.method == "Log.entryAdded" && f.count("entry")) {
+      const auto& entry = f.at("entry").struct_value().fields();
+      if (entry.count("level") && entry.at("level").string_value() == "error")
+        out.push_back("log: " + text(f.at("entry").struct_value()));
+    }
+  }
+  return out;
 }
 
 std::vector<CdpEvent> CdpBrowser::events() {

@@ -1,7 +1,8 @@
 // A minimal Chrome DevTools protocol client for browser tests: starts Debian's headless
 // Chromium (nothing downloaded, no Node), attaches to its page over a WebSocket (Boost.Beast)
 // and sends commands; every event the browser reports is kept, so a test can see each
-// message a page received (Network.eventSourceMessageReceived).
+// message a page received (Network.eventSourceMessageReceived), and fails the test on any error
+// a page reports.
 #pragma once
 
 #include <google/protobuf/struct.pb.h>
@@ -49,12 +50,19 @@ class CdpBrowser {
   bool screenshot(const std::string& path);
   // Every event received so far.
   std::vector<CdpEvent> events();
+  // What the pages reported as errors so far: uncaught exceptions, console.error, and the
+  // browser's own error entries (a script or style the Content Security Policy blocked, a
+  // resource that failed to load). Unless allowed, each fails the test when the browser is
+  // closed.
+  std::vector<std::string> page_errors();
+  void allow_page_errors() { allow_page_errors_ = true; }
 
   struct Impl;
 
  private:
   explicit CdpBrowser(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
+  bool allow_page_errors_ = false;
 };
 
 // JSON text as a Struct / a Value.
