@@ -40,7 +40,8 @@ td.l,th.l{text-align:left}td.wrap{white-space:normal;min-width:12em}tr:nth-child
 @media (max-width:600px){main{padding:10px}header{padding:8px 10px}th,td{padding:4px 6px}}
 </style>)";
 
-// Replaces <main> with the page's newer version every 2 s while body data-live="1".
+// Replaces <main> with the page's newer version every 2 s while body data-live="1"; submits the
+// filters when one is chosen.
 const char* kLiveScript = R"(<script>
 (function () {
   let n = 0;
@@ -58,6 +59,11 @@ const char* kLiveScript = R"(<script>
     if (document.body.dataset.live === "1") setTimeout(refresh, 2000);
   }
   if (document.body.dataset.live === "1") setTimeout(refresh, 2000);
+  // A filter applies as soon as it is chosen (no inline handler: the page's policy runs only
+  // this script); the listener survives the refreshes that replace <main>.
+  document.addEventListener("change", (e) => {
+    if (e.target.form && e.target.form.id === "filters") e.target.form.submit();
+  });
 })();
 </script>)";
 
@@ -295,12 +301,10 @@ std::string filters_html(const std::set<std::string>& bots, const std::set<v1::F
     return "<option value=\"" + html_escape(value) + "\"" + (selected ? " selected" : "") + ">" +
            html_escape(label) + "</option>";
   };
-  std::string out =
-      "<form id=\"filters\" method=\"get\"><label>Bot <select name=\"bot\" "
-      "onchange=\"this.form.submit()\">" +
-      option("", "every bot", f.bot.empty());
+  std::string out = "<form id=\"filters\" method=\"get\"><label>Bot <select name=\"bot\">" +
+                    option("", "every bot", f.bot.empty());
   for (const std::string& b : bots) out += option(b, b, f.bot == b);
-  out += "</select></label><label>Faults <select name=\"fault\" onchange=\"this.form.submit()\">" +
+  out += "</select></label><label>Faults <select name=\"fault\">" +
          option("", "all matches", f.fault.empty()) +
          option("any", "with a fault", f.fault == "any") +
          option("none", "without a fault", f.fault == "none");
