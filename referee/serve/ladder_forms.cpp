@@ -85,12 +85,13 @@ std::string sign_in_page(const std::string& base, const std::string& ladder,
                          const std::string& csrf, const std::string& error) {
   std::string body;
   if (!error.empty()) body += "<p class=\"error\" id=\"error\">" + html_escape(error) + "</p>";
-  body += "<form class=\"box\" id=\"signin-form\" method=\"post\" action=\"" + base + "signin\">" +
-          hidden_csrf(csrf) +
-          "<label>Your access token (from the ladder's organiser)<input type=\"password\" "
-          "name=\"token\" autocomplete=\"current-password\" required></label><button>Sign "
-          "in</button></form><p class=\"muted\">The token was printed once by <code>referee "
-          "ladder add-user</code>; an organiser can reset a lost one.</p>";
+  body +=
+      "<form class=\"box\" id=\"signin-form\" method=\"post\" action=\"" + base + "signin\">" +
+      hidden_csrf(csrf) +
+      "<label><span>Your access token (from the ladder's organiser)</span><input type=\"password\" "
+      "name=\"token\" autocomplete=\"current-password\" required></label><button>Sign "
+      "in</button></form><p class=\"muted\">The token was printed once by <code>referee "
+      "ladder add-user</code>; an organiser can reset a lost one.</p>";
   return form_page("Sign in to " + ladder, ladder_crumbs(base, ladder, std::nullopt), body);
 }
 
@@ -101,17 +102,19 @@ std::string upload_page(const UploadForm& f) {
       "<form class=\"box\" id=\"upload-form\" method=\"post\" enctype=\"multipart/form-data\" "
       "action=\"" +
       f.base + "upload\">" + hidden_csrf(f.viewer.csrf) +
-      "<label>Bot name (letters, digits, _ and -; a new name starts a new bot)<input "
+      "<label><span>Bot name (letters, digits, _ and -; a new name starts a new "
+      "bot)</span><input "
       "type=\"text\" name=\"bot\" list=\"mine\" maxlength=\"24\" "
       "pattern=\"[A-Za-z0-9][A-Za-z0-9_\\-]*\" "
       "required></label><datalist id=\"mine\">";
   for (const std::string& b : f.bots) body += "<option value=\"" + html_escape(b) + "\">";
   body +=
-      "</datalist><label>Program: one file (a .py file runs with the Python SDK) or an "
+      "</datalist><label><span>Program: one file (a .py file runs with the Python SDK) or an "
       "archive (.zip, .tar, .tar.gz, .tar.xz, .tar.bz2, .tar.zst), at most " +
       mebibytes(f.max_bytes) +
-      "<input type=\"file\" name=\"file\" required></label><label>Command (optional: the "
-      "words that start it, e.g. <code>python3 main.py</code>)<input type=\"text\" "
+      "</span><input type=\"file\" name=\"file\" required></label><label><span>Command (optional: "
+      "the "
+      "words that start it, e.g. <code>python3 main.py</code>)</span><input type=\"text\" "
       "name=\"command\" maxlength=\"400\"></label><button>Upload and check</button></form>"
       "<p class=\"muted\">" +
       std::to_string(f.left_this_hour) + " of " + std::to_string(f.per_hour) +
