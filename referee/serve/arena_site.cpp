@@ -792,12 +792,8 @@ HttpResponse ArenaSite::live(const HttpRequest& req, int root, std::string_view 
 
 namespace {
 
-HttpResponse json_response(int status, const ReviewJobStatus& s) {
-  HttpResponse res;
-  res.status = status;
-  res.content_type = "application/json";
-  res.body = status_json(s);
-  return res;
+HttpResponse review_response(int status, const ReviewJobStatus& s) {
+  return json_response(status, status_json(s));
 }
 
 ReviewJobStatus refused(std::string why) {
@@ -813,20 +809,20 @@ HttpResponse ArenaSite::review(const HttpRequest& req, int root, std::string_vie
   HttpResponse refusal;
   const auto p = log_page(roots_[static_cast<size_t>(root)], root, rel, req, refusal);
   if (!p) return refusal;
-  if (req.method != "POST") return json_response(200, reviews_->status(p->real));
+  if (req.method != "POST") return review_response(200, reviews_->status(p->real));
   std::string text;
   if (!read_bounded(p->real, static_cast<size_t>(kMaxPageLogBytes), text, true))
-    return json_response(404, refused("the log cannot be read"));
+    return review_response(404, refused("the log cannot be read"));
   Replay replay;
   LogError error;
   const bool ok = load_replay(text, p->real, replay, error);
   if (!replay.finished)
-    return json_response(409, refused("the match is not over: a review is of a finished match"));
+    return review_response(409, refused("the match is not over: a review is of a finished match"));
   if (!ok)
-    return json_response(
+    return review_response(
         422, refused("a review needs a log that `referee verify` accepts: " + error.describe()));
   const ReviewJobStatus s = reviews_->start(p->real, -1);
-  return json_response(s.state == "refused" ? 503 : 202, s);
+  return review_response(s.state == "refused" ? 503 : 202, s);
 }
 
 HttpResponse ArenaSite::replay_page(const std::string& real, const std::string& rel_url, int viewer,

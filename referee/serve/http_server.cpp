@@ -30,6 +30,14 @@ constexpr std::chrono::seconds kLinger{5};
 
 }  // namespace
 
+HttpResponse json_response(int status, std::string json) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = std::move(json);
+  return r;
+}
+
 HttpResponse text_response(int status, std::string text) {
   HttpResponse r;
   r.status = status;
@@ -402,17 +410,7 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
     stream_.expires_after(kLinger);
-    drain();
-  }
-  void drain() {
-    stream_.async_read_some(asio::buffer(sink_buf_),
-                            [self = shared_from_this()](beast::error_code ec, size_t) {
-                              if (self->closed_) return;
-                              if (ec)
-                                self->shut();
-                              else
-                                self->drain();
-                            });
+    watch_close();
   }
 
   void start_stream(HttpResponse& res) {
@@ -426,7 +424,8 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     res.on_event_stream(shared_from_this());
   }
 
-  // A stream's client sends nothing more; a read ends only when it goes away (or half-closes).
+  // Reads and drops what the client sends until it goes away (or half-closes): a stream's
+  // client sends nothing more, a lingering one the rest of a body.
   void watch_close() {
     stream_.async_read_some(asio::buffer(sink_buf_),
                             [self = shared_from_this()](beast::error_code ec, size_t) {

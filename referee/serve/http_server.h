@@ -80,6 +80,8 @@ struct BodyPlan {
 
 // A plain-text response (errors: "404 Not Found: ...").
 HttpResponse text_response(int status, std::string text);
+// An application/json response of `json`.
+HttpResponse json_response(int status, std::string json);
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 

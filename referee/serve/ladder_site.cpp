@@ -59,13 +59,6 @@ HttpResponse redirect(const std::string& to) {
   return r;
 }
 
-HttpResponse json(std::string body) {
-  HttpResponse r;
-  r.content_type = "application/json";
-  r.body = std::move(body);
-  return r;
-}
-
 // 429 with when to try again, in the text and in Retry-After.
 HttpResponse too_many(const std::string& what, int64_t seconds) {
   const std::string when = seconds < 120 ? std::to_string(seconds) + " seconds"
@@ -391,7 +384,7 @@ class Routes {
     // Only its owner learns that an upload exists.
     if (!v_.session || !st || st->root != v_.root || st->user != v_.session->user)
       return text_response(404, "no such upload of yours");
-    if (as_json) return json(upload_status_json(*st));
+    if (as_json) return json_response(200, upload_status_json(*st));
     return html(upload_job_page(v_.base, v_.name(), *v_.viewer(), st->bot,
                                 v_.base + "upload/" + id + ".json"));
   }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "e2e/e2e_util.h"
+#include "serve/served_paths.h"
 
 namespace allfives::e2e {
 
@@ -41,21 +42,6 @@ std::string add_user(const std::string& ladder, const std::string& name, bool or
   std::getline(lines, token);
   std::getline(lines, token);
   return token;
-}
-
-std::string url_encode(const std::string& s) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -110,7 +96,8 @@ HttpReply WebClient::get(const std::string& target) {
 HttpReply WebClient::post_form(const std::string& target,
                                const std::vector<std::pair<std::string, std::string>>& fields) {
   std::string body;
-  for (const auto& [k, v] : fields) body += (body.empty() ? "" : "&") + k + "=" + url_encode(v);
+  for (const auto& [k, v] : fields)
+    body += (body.empty() ? "" : "&") + k + "=" + referee::serve::url_encode_path(v);
   return send("POST", target, "Content-Type: application/x-www-form-urlencoded\r\n", body);
 }
 
