@@ -396,12 +396,6 @@ bool parse_int(const std::string& s, int max, int& out) {
   return out <= max;
 }
 
-HttpResponse html(std::string body) {
-  HttpResponse r;
-  r.body = std::move(body);
-  return r;
-}
-
 std::string folder_url(const Folder& f) {
   return "/t/" + std::to_string(f.root) + "/" + url_encode_path(f.rel) + (f.rel.empty() ? "" : "/");
 }

@@ -38,6 +38,12 @@ HttpResponse json_response(int status, std::string json) {
   return r;
 }
 
+HttpResponse html(std::string body) {
+  HttpResponse r;
+  r.body = std::move(body);
+  return r;
+}
+
 HttpResponse text_response(int status, std::string text) {
   HttpResponse r;
   r.status = status;

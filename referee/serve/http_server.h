@@ -80,8 +80,9 @@ struct BodyPlan {
 
 // A plain-text response (errors: "404 Not Found: ...").
 HttpResponse text_response(int status, std::string text);
-// An application/json response of `json`.
+// An application/json response of `json`; a 200 page of `body`.
 HttpResponse json_response(int status, std::string json);
+HttpResponse html(std::string body);
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 

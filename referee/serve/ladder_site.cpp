@@ -47,12 +47,6 @@ int64_t now_seconds() {
   return static_cast<int64_t>(std::time(nullptr));
 }
 
-HttpResponse html(std::string body) {
-  HttpResponse r;
-  r.body = std::move(body);
-  return r;
-}
-
 HttpResponse redirect(const std::string& to) {
   HttpResponse r = text_response(303, "see " + to);
   r.headers.emplace_back("Location", to);
