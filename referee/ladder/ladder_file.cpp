@@ -16,21 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 using google::protobuf::TextFormat;
 
-class FirstLadderError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (problem_.message.empty()) problem_ = {line + 1, column + 1, message};
-  }
-  std::string describe(const std::string& path, const std::string& text) const {
-    const ParseProblem p = explain_typo(problem_, text, v1::Ladder::descriptor());
-    return path + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " + p.message;
-  }
-
- private:
-  ParseProblem problem_;
-};
-
 // "FILE:LINE: " of a field as written, "FILE: " if it was not.
 std::string where(const std::string& path, const v1::Ladder& l,
                   const TextFormat::ParseInfoTree& tree, const char* field) {
@@ -74,7 +59,7 @@ bool load_ladder(const std::string& path, const std::string& default_python, Lad
   LadderDef d;
   d.path = fs::absolute(path, ec).lexically_normal().string();
   TextFormat::Parser parser;
-  FirstLadderError errors;
+  FirstParseError errors(v1::Ladder::descriptor());
   TextFormat::ParseInfoTree tree;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);

@@ -97,4 +97,9 @@ ParseProblem explain_typo(ParseProblem p, const std::string& text, const Descrip
   return p;
 }
 
+std::string FirstParseError::describe(const std::string& path, const std::string& text) const {
+  const ParseProblem p = explain_typo(problem_, text, root_);
+  return path + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " + p.message;
+}
+
 }  // namespace allfives::referee

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/io/tokenizer.h>
 
 #include <string>
 
@@ -21,5 +22,21 @@ struct ParseProblem {
 // word itself, found in `text`. Any other problem is returned as it is.
 ParseProblem explain_typo(ParseProblem p, const std::string& text,
                           const google::protobuf::Descriptor* root);
+
+// Keeps the protobuf text parser's first error for a file of the message `root`.
+class FirstParseError final : public google::protobuf::io::ErrorCollector {
+ public:
+  explicit FirstParseError(const google::protobuf::Descriptor* root) : root_(root) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (problem_.message.empty()) problem_ = {line + 1, column + 1, message};
+  }
+  // "FILE:LINE:COLUMN: what", with the name probably meant for an unknown one.
+  std::string describe(const std::string& path, const std::string& text) const;
+
+ private:
+  const google::protobuf::Descriptor* root_;
+  ParseProblem problem_;
+};
 
 }  // namespace allfives::referee

@@ -31,28 +31,6 @@ namespace fs = std::filesystem;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::TextFormat;
 
-// Collects the parser's first error with its position (lines are 0-based there).
-class FirstError final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (!message_.empty()) return;
-    line_ = line + 1;
-    column_ = column + 1;
-    message_ = message;
-  }
-  // "FILE:LINE:COLUMN: what", with the name probably meant for an unknown one (file_typos.h).
-  std::string describe(const std::string& path, const std::string& text) const {
-    const ParseProblem p =
-        explain_typo({line_, column_, message_}, text, v1::Tournament::descriptor());
-    return path + ":" + std::to_string(p.line) + ":" + std::to_string(p.column) + ": " + p.message;
-  }
-
- private:
-  int line_ = 0, column_ = 0;
-  std::string message_;
-};
-
 // A word of a bot's command line after the program, or an entry of its args, is a path when it
 // contains a '/' and is not a flag; a relative one is read from the tournament file's folder,
 // like the program, so a file and its bots can move together.
@@ -453,7 +431,7 @@ bool load_tournament_text(const std::string& text, const std::string& path, Tour
   TournamentDef t;
   t.path = path;
   TextFormat::Parser parser;
-  FirstError errors;
+  FirstParseError errors(v1::Tournament::descriptor());
   TextFormat::ParseInfoTree tree;
   parser.RecordErrorsTo(&errors);
   parser.WriteLocationsTo(&tree);
