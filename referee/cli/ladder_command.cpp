@@ -392,7 +392,11 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
       "with the Python SDK) or an archive (.zip, .tar, .tar.gz, .tar.xz, .tar.bz2, .tar.zst).\n"
       "It is stored read-only as NAME@N and checked by `referee check-bot` before it plays.");
   dir(c);
-  c->add_option("--token", f->token, "Your access token (from add-user)")->required();
+  c->add_option("--token", f->token,
+                "Your access token (from add-user); the environment's ALLFIVES_LADDER_TOKEN "
+                "keeps it out of other users' process lists")
+      ->envname("ALLFIVES_LADDER_TOKEN")
+      ->required();
   c->add_option("name", f->name, "The bot's name (letters, digits, _ and -)")->required();
   c->add_option("path", f->path, "The bot: a folder, a file or an archive")->required();
   c->add_option("--command", f->command,
