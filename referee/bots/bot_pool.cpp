@@ -72,7 +72,7 @@ std::vector<std::unique_ptr<BotEndpoint>> BotPool::acquire(
   return out;
 }
 
-void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
+void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, Outcome outcome) {
   if (!bot) return;
   const auto lent = lent_.find(bot.get());
   std::vector<uint64_t> seeds;
@@ -80,9 +80,9 @@ void BotPool::release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy) {
     seeds = std::move(lent->second);
     lent_.erase(lent);
   }
-  if (!healthy || !bot->alive()) {
+  if (outcome != Outcome::kPlayed || !bot->alive()) {
+    if (outcome != Outcome::kAborted) ++slots_[static_cast<size_t>(b)].replaced;
     bot->stop(kPromptStopGrace);
-    ++slots_[static_cast<size_t>(b)].replaced;
     return;
   }
   std::vector<std::unique_ptr<BotEndpoint>> evicted;

@@ -54,10 +54,16 @@ class BotPool {
   std::vector<std::unique_ptr<BotEndpoint>> acquire(
       const std::vector<int>& bots, uint64_t deal_seed, std::vector<std::string>* errors,
       std::vector<v1::LogConfinement>* confinements = nullptr);
+  // How a match ended for an instance handed back.
+  enum class Outcome {
+    kPlayed,   // to the end: it is kept if alive
+    kFaulted,  // it faulted: stopped, and counted as replaced
+    kAborted,  // the run was stopped: stopped, not its fault
+  };
   // Returns an instance after a match. A faulty or dead instance is stopped and will be
   // replaced by a fresh one at the next acquire().
-  void release(int b, std::unique_ptr<BotEndpoint> bot, bool healthy);
-  // Instances of bot `b` stopped because they were faulty or dead.
+  void release(int b, std::unique_ptr<BotEndpoint> bot, Outcome outcome);
+  // Instances of bot `b` stopped because they faulted or died (not for a stopped run).
   int replaced(int b) const;
   // Instances of bot `b` started so far, and idle instances of all bots now.
   int started(int b) const;

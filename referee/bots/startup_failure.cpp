@@ -42,6 +42,46 @@ std::string missing_module(const std::string& output) {
   return to == std::string::npos ? "" : output.substr(from, to - from);
 }
 
+std::vector<std::string>& invocation() {
+  static std::vector<std::string> argv;
+  return argv;
+}
+
+// A word as a POSIX shell reads it back.
+std::string shell_word(const std::string& w) {
+  if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789@%+=:,./-_") == std::string::npos)
+    return w;
+  std::string out = "'";
+  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// How to let the sandbox show `folder`: this very command with `--read-only FOLDER` right
+// after its name (match, check-bot), or the tournament file's field.
+std::string read_only_fix(const std::string& folder) {
+  const std::vector<std::string>& argv = invocation();
+  const std::string field =
+      "in a tournament file, `read_only_dirs: \"" + folder + "\"` in the bot's entry";
+  if (argv.size() < 2 || (argv[1] != "match" && argv[1] != "check-bot"))
+    return "Add `--read-only " + folder + "` right after `referee match` or `referee check-bot` (" +
+           field + ").";
+  std::string line;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    line += (i ? " " : "") + shell_word(argv[i]);
+    if (i == 1) line += " --read-only " + shell_word(folder);
+  }
+  return "Run it as: " + line + " (" + field + ").";
+}
+
+// The build's runner of Python bots (the SDK on its path), beside the running referee, or "".
+std::string build_python_runner() {
+  std::error_code ec;
+  const fs::path runner =
+      fs::read_symlink("/proc/self/exe", ec).parent_path().parent_path() / "python" / "run_bot";
+  return !ec && fs::exists(runner, ec) ? runner.string() : "";
+}
+
 std::string timeout_sentence(const StartupFailure& f) {
   return "The limit is the start-up timeout of " + std::to_string(f.timeout.count()) +
          " ms (--startup-timeout-ms of referee match and check-bot, startup_timeout_ms in a "
@@ -71,27 +111,30 @@ std::vector<std::string> causes(const StartupFailure& f) {
   }
   if (f.timed_out && where.empty()) out.push_back(timeout_sentence(f));
   const std::string module = missing_module(f.output);
-  if (!module.empty() && f.sandboxed) {
-    if (const std::optional<std::string> venv = virtual_environment_of(f.command)) {
-      bool shown = false;
-      for (const std::string& dir : f.visible_dirs) shown |= inside(*venv, dir);
-      if (!shown)
-        out.push_back("Python found no module '" + module +
-                      "': the interpreter belongs to the "
-                      "virtual environment " +
-                      *venv +
-                      " (its pyvenv.cfg), which the sandbox "
-                      "does not show. Add `--read-only " +
-                      *venv +
-                      "` (referee match, "
-                      "check-bot) or `read_only_dirs: \"" +
-                      *venv + "\"` to the bot in a tournament file.");
-    }
+  const std::optional<std::string> venv =
+      module.empty() ? std::nullopt : virtual_environment_of(f.command);
+  bool shown = false;
+  for (const std::string& dir : f.visible_dirs) shown |= venv && inside(*venv, dir);
+  if (venv && f.sandboxed && !shown) {
+    out.push_back("Python found no module '" + module +
+                  "': the interpreter belongs to the virtual environment " + *venv +
+                  " (its pyvenv.cfg), which the sandbox does not show. " + read_only_fix(*venv));
+  } else if (module == "allfives_bot" && !venv) {
+    const std::string runner = build_python_runner();
+    out.push_back("This Python has no allfives_bot (the Python SDK): start the bot with " +
+                  (runner.empty() ? std::string("the SDK's runner, allfives-bot FILE")
+                                  : runner + " FILE (this build's SDK)") +
+                  ", or with the python3 of a virtual environment the SDK is installed in "
+                  "(sdk/README.md) and --read-only on that environment.");
   }
   return out;
 }
 
 }  // namespace
+
+void set_invocation(std::vector<std::string> argv) {
+  invocation() = std::move(argv);
+}
 
 std::string describe_startup_failure(const StartupFailure& f) {
   std::string out = f.why;

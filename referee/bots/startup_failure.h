@@ -35,6 +35,10 @@ struct StartupFailure {
 // interpreter belongs to (--read-only VENV, read_only_dirs).
 std::string describe_startup_failure(const StartupFailure& f);
 
+// The referee's own command line (main() sets it), so that a fix can be given as the whole
+// corrected command.
+void set_invocation(std::vector<std::string> argv);
+
 // Where the process `pid` and its descendants listen, as their network namespace sees it:
 // "0.0.0.0:50051 (TCP)", "[::]:8080 (TCP)", "unix:/tmp/bot.sock". Read from /proc (the
 // sockets among their open files); empty where /proc does not let the referee look.

@@ -126,11 +126,17 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
                 "between its matches, so none can slow its opponent (docs/SANDBOX.md). With "
                 "this flag nothing is frozen and each bot's CPU is bounded by its quota "
                 "(--cpu-percent)");
+  // One folder per flag in every command, so the flag reads the same before or after the bots
+  // and never takes a bot for a folder.
   cmd->add_option("--read-only", flags.read_only,
-                  "A folder every started bot may read in the sandbox (repeatable), besides "
-                  "its program's folder and the folders of its path arguments")
+                  "A folder every started bot may read in the sandbox, besides its program's "
+                  "folder and the folders of its path arguments: one folder per --read-only "
+                  "(repeat it)")
       ->type_name("DIR")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingDirectory)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 std::string confinement_flags_problem(const ConfinementFlags& flags) {

@@ -11,6 +11,7 @@
 #include "allfives/core/state.h"
 #include "cli/seed_flag.h"
 #include "match/match_terms.h"
+#include "replay/frames.h"
 
 namespace allfives::referee {
 namespace {
@@ -76,7 +77,7 @@ int run_demo(const DemoOptions& o, std::ostream& out) {
           break;
         case EventKind::kMatchEnd:
           out << "\nMatch over (" << to_string(static_cast<MatchEndReason>(e.reason)) << ") after "
-              << e.hand_index + 1 << " hands. " << scores(s) << "\n";
+              << plural(e.hand_index + 1, "hand", "hands") << ". " << scores(s) << "\n";
           if (e.side >= 0)
             out << "Winner: side " << int(e.side) << "\n";
           else

@@ -9,6 +9,8 @@
 #include <iostream>
 #include <optional>
 
+#include "allfives/wire/convert.h"
+#include "bots/startup_failure.h"
 #include "cli/check_bot_command.h"
 #include "cli/command_line_errors.h"
 #include "cli/demo_command.h"
@@ -20,6 +22,7 @@
 #include "cli/standings_command.h"
 #include "cli/tournament_command.h"
 #include "cli/verify_command.h"
+#include "ladder/ladder_store.h"
 
 namespace {
 
@@ -78,6 +81,13 @@ int main(int argc, char** argv) {
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 #endif
   CLI::App app{"referee: runs and judges All Fives (Muggins) domino matches between bots"};
+  app.set_version_flag(
+      "--version",
+      std::string("referee ") + ALLFIVES_VERSION + " (bot protocol version " +
+          std::to_string(wire::kProtocolVersion) + ", match log version " +
+          std::to_string(wire::kLogVersion) + ", ladder database schema " +
+          std::to_string(referee::LadderStore::kSchemaVersion) + ")",
+      "The referee's version, and the versions of the protocol, the log and the ladder database");
   app.require_subcommand(1);
   // An unknown flag or command is answered with the nearest one (inherited by the commands).
   app.failure_message(referee::explain_command_line_error);
@@ -99,6 +109,7 @@ int main(int argc, char** argv) {
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
   std::signal(SIGXFSZ, SIG_IGN);
   if (const int code = refuse_empty_arguments(argc, argv)) return code;
+  referee::set_invocation(std::vector<std::string>(argv, argv + argc));
   if (const std::optional<int> code = parse(app, argc, argv)) return *code;
   return checked_output(exit_code);
 }

@@ -21,6 +21,7 @@
 #include "match/match_runner.h"
 #include "process/bot_process.h"
 #include "process/private_dir.h"
+#include "replay/frames.h"
 #include "serve/http_server.h"
 #include "serve/human_seat.h"
 #include "tournament/tournament_file.h"
@@ -396,7 +397,8 @@ void print_result(const MatchSpec& spec, Format format, const std::vector<BotSpe
       std::cout << "aborted";
       break;
   }
-  std::cout << " after " << r.hands_played << " hands, " << r.decisions << " decisions\n";
+  std::cout << " after " << plural(r.hands_played, "hand", "hands") << ", "
+            << plural(r.decisions, "decision", "decisions") << "\n";
   for (int side = 0; side < static_cast<int>(r.scores.size()); ++side) {
     std::cout << "  side " << side << " (" << side_label(format, side, names)
               << "): " << r.scores[side];

@@ -117,9 +117,12 @@ std::optional<v1::IndexEntry> play_scheduled(const TournamentRun& run, const Bot
   if (!log) return std::nullopt;
   const MatchResult r = play_match(spec, *log, &stop);
   for (int seat = 0; seat < m.seat_bots_size(); ++seat) {
-    const bool faulty = r.fault && r.fault->seat == seat;
+    const BotPool::Outcome outcome = r.reason == v1::MATCH_END_REASON_ABORTED
+                                         ? BotPool::Outcome::kAborted
+                                     : r.fault && r.fault->seat == seat ? BotPool::Outcome::kFaulted
+                                                                        : BotPool::Outcome::kPlayed;
     pool.release(seat_bots[static_cast<size_t>(seat)], std::move(held[static_cast<size_t>(seat)]),
-                 !faulty && r.reason != v1::MATCH_END_REASON_ABORTED);
+                 outcome);
   }
   // A log that could not be written completely (a full disk...) must never be indexed. The
   // fsync comes later, grouped, from the index's writer (IndexWriter).
@@ -500,13 +503,20 @@ bool write_definition_copy(const TournamentRun& run) {
 // The run's first line: how many matches, how many left, the seed's origin, the folder.
 void announce(const TournamentRun& run, uint64_t mine, uint64_t finished_mine) {
   const TournamentDef& def = run.def;
-  std::cerr << "tournament " << def.proto.name() << ": " << mine << " matches"
-            << (run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) + "/" +
-                                          std::to_string(run.shard_count)
-                                    : "")
-            << ", " << mine - finished_mine << " to play, " << run.concurrency << " at once, seed "
-            << def.proto.seed() << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")")
-            << " -> " << run.out_dir << "\n";
+  // With an SPRT the schedule is only a ceiling: the run ends once the evidence decides.
+  const std::string shard = run.shard_count > 1 ? " in shard " + std::to_string(run.shard_index) +
+                                                      "/" + std::to_string(run.shard_count)
+                                                : "";
+  const std::string left = std::to_string(mine - finished_mine);
+  std::cerr << "tournament " << def.proto.name() << ": "
+            << (def.sprt
+                    ? "an SPRT that stops once the evidence decides (at most " +
+                          std::to_string(mine) + " matches" + shard + ", " + left + " of them left)"
+                    : std::to_string(mine) + (mine == 1 ? " match" : " matches") + shard + ", " +
+                          left + " to play")
+            << ", " << run.concurrency << " at once, seed " << def.proto.seed()
+            << (run.seed_origin.empty() ? "" : " (" + run.seed_origin + ")") << " -> "
+            << run.out_dir << "\n";
 }
 
 // One run of the tournament once its folder is ready: the finished matches folded in, the rest
@@ -687,7 +697,8 @@ void TournamentPlay::report_bots() const {
   for (size_t b = 0; b < def_.bots.size(); ++b)
     if (totals_.replaced[b] > 0)
       std::cerr << "bot " << def_.bots[b].display_name << ": " << totals_.replaced[b]
-                << " instance(s) replaced after a fault or crash\n";
+                << (totals_.replaced[b] == 1 ? " instance" : " instances")
+                << " replaced after a fault or crash\n";
   if (totals_.started > 0)
     std::cerr << "bot processes started: " << totals_.started << " ("
               << totals_.started_for_new_deals

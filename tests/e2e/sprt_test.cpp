@@ -159,6 +159,12 @@ TEST(Sprt, ProgressLineCountsPairsWithMatchesAndEstimatesTheTestsEnd) {
       {kReferee, "tournament", file, "--out", d + "/out", "-j", "2", "--sync-interval-ms", "20"},
       std::chrono::seconds(240));
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  // The first line says the schedule is a ceiling, not 10000 matches to play.
+  EXPECT_NE(r.output.find("an SPRT that stops once the evidence decides (at most 10000 matches, "
+                          "10000 of them left)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("10000 to play"), std::string::npos) << r.output;
   const std::regex line_re(
       "(\\d+) matches \\(at most (\\d+)\\)  ([0-9.]+)/s  ETA (\\S+) .*LLR [-+0-9.]+ .*[ ,] (\\d+) "
       "pairs");

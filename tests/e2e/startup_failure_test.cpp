@@ -138,14 +138,39 @@ TEST(StartupFailure, TheMessageForAMissingModuleOfAHiddenVirtualEnvironment) {
              "Python found no module 'allfives_bot': the interpreter belongs to the "
              "virtual environment " +
                  v.root);
-  expect_has(hidden, "Add `--read-only " + v.root + "`");
+  expect_has(hidden, "Add `--read-only " + v.root + "` right after `referee match`");
   expect_has(hidden, "`read_only_dirs: \"" + v.root + "\"`");
+  // From a command line, the whole corrected command: the flag right after the command's name.
+  referee::set_invocation({"build/referee/referee", "check-bot", v.python + " first.py"});
+  expect_has(referee::describe_startup_failure(f),
+             "Run it as: build/referee/referee check-bot --read-only " + v.root + " '" + v.python +
+                 " first.py'");
+  referee::set_invocation({"r", "match", "a", "b", "--seed", "7"});
+  expect_has(referee::describe_startup_failure(f),
+             "Run it as: r match --read-only " + v.root + " a b --seed 7");
+  referee::set_invocation({});
   // Shown (the user gave it), or no sandbox: the module is really missing; nothing is said.
   f.visible_dirs.push_back(v.root);
   EXPECT_EQ(referee::describe_startup_failure(f).find("pyvenv.cfg"), std::string::npos);
   f.visible_dirs.pop_back();
   f.sandboxed = false;
   EXPECT_EQ(referee::describe_startup_failure(f).find("pyvenv.cfg"), std::string::npos);
+}
+
+// Debian's python3 without the SDK (the README's check-bot line as a newcomer first types it):
+// the runner of this build, or a virtual environment with --read-only.
+TEST(StartupFailure, TheMessageForASystemPythonWithoutTheSdk) {
+  referee::StartupFailure f;
+  f.why = "the bot process exited before it was ready";
+  f.exit = "exited with code 1";
+  f.command = {"/usr/bin/python3", "/home/me/bots/first.py"};
+  f.sandboxed = true;
+  f.output = "ModuleNotFoundError: No module named 'allfives_bot'\n";
+  const std::string text = referee::describe_startup_failure(f);
+  expect_has(text, "This Python has no allfives_bot (the Python SDK): start the bot with ");
+  expect_has(text, "--read-only on that environment");
+  f.output = "ModuleNotFoundError: No module named 'numpy'\n";
+  EXPECT_EQ(referee::describe_startup_failure(f).find("allfives_bot"), std::string::npos);
 }
 
 TEST(StartupFailure, ListeningAddressesOfAProcessAreItsOwnOnly) {

@@ -38,7 +38,8 @@ std::vector<int> use(BotPool& pool, const std::vector<int>& bots,
     EXPECT_TRUE(held[i]) << errors[i];
     if (held[i] && held[i]->process()) pids.push_back(held[i]->process()->pid());
   }
-  for (size_t i = 0; i < bots.size(); ++i) pool.release(bots[i], std::move(held[i]), true);
+  for (size_t i = 0; i < bots.size(); ++i)
+    pool.release(bots[i], std::move(held[i]), BotPool::Outcome::kPlayed);
   return pids;
 }
 
