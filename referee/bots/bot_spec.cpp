@@ -1,5 +1,7 @@
 #include "bots/bot_spec.h"
 
+#include <filesystem>
+
 namespace allfives::referee {
 
 std::string BotSpec::describe() const {
@@ -52,9 +54,17 @@ bool split_command(const std::string& s, std::vector<std::string>& out, std::str
   return true;
 }
 
+// Whether `text` names an existing file as it is (from `base` if relative).
+bool names_a_file(const std::string& text, const std::string& base) {
+  std::error_code ec;
+  const std::filesystem::path p(text);
+  return std::filesystem::is_regular_file(p.is_absolute() || base.empty() ? p : base / p, ec);
+}
+
 }  // namespace
 
-bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
+bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error,
+                    const std::string& base) {
   BotSpec spec;
   std::string rest = text;
   const auto eq = text.find('=');
@@ -79,6 +89,9 @@ bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error) {
     }
     spec.address = rest;
     if (spec.display_name.empty()) spec.display_name = rest;
+  } else if (rest.find_first_of(" \t") != std::string::npos && names_a_file(rest, base)) {
+    spec.command = {rest};
+    if (spec.display_name.empty()) spec.display_name = rest.substr(rest.find_last_of('/') + 1);
   } else {
     if (!split_command(rest, spec.command, error)) return false;
     if (spec.display_name.empty()) {

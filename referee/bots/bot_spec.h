@@ -47,10 +47,18 @@ struct BotSpec {
 };
 
 // Reads "[NAME=]COMMAND" or "[NAME=]ADDRESS". An address is unix:PATH or host:port (no
-// spaces, a port after the last ':'); anything else is a command line, split on spaces with
-// '...' and "..." quoting. Without NAME the display name is the program's file name or the
-// address until the bot's Hello names it. Returns false and says why for an empty or badly
-// quoted spec.
-bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error);
+// spaces, a port after the last ':'); a COMMAND that is the path of an existing file (relative
+// paths from `base`, the current folder if empty) is that program alone, spaces and all;
+// anything else is a command line, split on spaces with '...' and "..." quoting. Without NAME
+// the display name is the program's file name or the address until the bot's Hello names it.
+// Returns false and says why for an empty or badly quoted spec.
+bool parse_bot_spec(const std::string& text, BotSpec& out, std::string* error,
+                    const std::string& base = "");
+
+// The rule above in a sentence, for the messages about a program that was not found.
+inline constexpr const char* kCommandSplitRule =
+    "a command is split on spaces unless it is the path of an existing file: quote a path "
+    "that holds spaces ('my bots/bot' --depth 3), or give extra arguments apart (args in a "
+    "tournament file)";
 
 }  // namespace allfives::referee

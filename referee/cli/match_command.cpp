@@ -139,7 +139,9 @@ int parse_seat(const MatchOptions& o, const std::string& text, Seating& out) {
     const auto program = find_program(spec.command[0], "", &why);
     if (!program) {
       std::cerr << "referee match: seat " << out.given.size() << " (" << printable(text)
-                << "): " << why << "\n";
+                << "): " << why
+                << (spec.command.size() > 1 ? std::string(" (") + kCommandSplitRule + ")" : "")
+                << "\n";
       return 2;
     }
   }

@@ -176,7 +176,10 @@ int run_replay(const ReplayCommandOptions& o) {
   LogError error;
   if (!load_replay_file(o.log, replay, error)) {
     std::cerr << error.describe() << "\n";
-    return 1;
+    // A log that is only unfinished is shown as far as it goes (as `referee serve` does).
+    if (!error.unfinished || replay.steps.empty()) return 1;
+    std::cerr << "referee replay: showing the " << replay.steps.size()
+              << " steps before that; the match has no end in this log\n";
   }
   const int players = num_players(replay.config.format);
   const int viewer = o.seat.value_or(-1);

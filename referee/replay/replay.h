@@ -21,8 +21,11 @@ namespace allfives::referee {
 // Why a log is not a correct account of a match.
 struct LogError {
   std::string file;
-  int line = 0;                  // 1-based line of the record at fault (0: the file as a whole)
-  std::string message;           // "the log says X, the rules say Y"
+  int line = 0;         // 1-based line of the record at fault (0: the file as a whole)
+  std::string message;  // "the log says X, the rules say Y"
+  // Every record read agreed with the rules; the log only stops before its match_end (a match
+  // still being played, a referee that was stopped, a last line cut short).
+  bool unfinished = false;
   std::string describe() const;  // "FILE:LINE: message"
 };
 

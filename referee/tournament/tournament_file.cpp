@@ -235,7 +235,7 @@ bool read_confinement(const v1::TournamentBot& b, const fs::path& base, const Lo
 // the paths among its arguments resolved, its confinement read.
 bool read_started_bot(const v1::TournamentBot& b, const fs::path& base, const LoadOptions& options,
                       BotSpec& spec, std::string& why) {
-  if (!parse_bot_spec(b.command(), spec, &why)) return false;
+  if (!parse_bot_spec(b.command(), spec, &why, base.string())) return false;
   // "unix:..." or "host:port" parses as an address, which has no program to start.
   if (!spec.started()) {
     why = "bot '" + b.name() + "': command '" + b.command() +
@@ -248,7 +248,8 @@ bool read_started_bot(const v1::TournamentBot& b, const fs::path& base, const Lo
       why = "bot '" + b.name() + "': " + why +
             (spec.command[0].find('/') != std::string::npos && spec.command[0][0] != '/'
                  ? " (relative paths start at the tournament file's folder)"
-                 : "");
+                 : "") +
+            (spec.command.size() > 1 ? std::string("; ") + kCommandSplitRule : "");
       return false;
     }
     spec.command[0] = fs::path(*program).lexically_normal().string();
