@@ -741,6 +741,7 @@ bool Checker::bot_output(int line, const v1::LogBotOutput& b) {
 bool Checker::finish(int last_line) {
   if (phase_ == Phase::kEnded) return true;
   if (phase_ == Phase::kHeader) return fail(0, "the file is empty: a log starts with its header");
+  error_.unfinished = true;
   return fail(last_line, "the log ends at line " + num(last_line) +
                              " before the match ended (no match_end record): the match did not "
                              "finish or the file was cut; the rules expect " +
@@ -770,8 +771,10 @@ class LineFeed {
       return fail(line_, "the line is empty; every line of a log is one record");
     if (!parse_log_line(content, record_, &parse_error_)) {
       std::string message = "not a log record: " + printable(parse_error_, 200);
-      if (!terminated)
+      if (!terminated) {
         message = "the file ends in the middle of this line (it was cut short?); " + message;
+        error_.unfinished = line_ > 1;  // the records before it may still be shown
+      }
       return fail(line_, message);
     }
     return checker_.record(line_, record_);
