@@ -1,7 +1,8 @@
 """The rules core bound to Python (allfives_bot.core) against the C++ core and the referee:
 the same seeds play the same matches event for event, the referee's logged deals and scores
-replay identically, states copy independently, worlds sampled from a view show exactly that
-view, and matches played in C++ do not depend on the thread count.
+replay identically, states copy independently, a state's views carry the knowledge the SDK
+keeps, worlds sampled from a view show exactly that view, and matches played in C++ do not
+depend on the thread count.
 
 Run by ctest (python_sdk_unit) with the programs it compares against in the environment:
 ALLFIVES_CORE_TRANSCRIPT, ALLFIVES_REFEREE, ALLFIVES_GREEDY_BOT, ALLFIVES_RANDOM_BOT.
@@ -14,7 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
-from allfives_bot import End, Format, Play, Tile, core
+from allfives_bot import End, Format, OpenRule, Play, Tile, core
 
 FORMATS = {"2p": Format.TWO_PLAYERS, "3p": Format.THREE_PLAYERS, "4p": Format.FOUR_PLAYERS,
            "partners": Format.PARTNERSHIPS}
@@ -270,6 +271,84 @@ class SamplingTest(unittest.TestCase):
         self.assertFalse(s.view(other).sampler().ok)
         with self.assertRaises(ValueError):
             s.view(other).sample_state(core.SplitMix64(1))
+
+
+class StateViewKnowledgeTest(unittest.TestCase):
+    """State.view(seat).knowledge is the Knowledge a bot in that seat holds: the one the served
+    SDK feeds from the hand's public events (session.py) and the Table keeps for each seat."""
+
+    @staticmethod
+    def told(knowledge, events, seat):
+        """What the served SDK tells a seat's Knowledge of each event (session._observe)."""
+        for e in events:
+            e = e.seen_by(seat)
+            if e.kind == "hand_start":
+                knowledge.start_hand(e.hand_index, e.open_rule, e.open_with)
+            elif e.kind == "play":
+                knowledge.observe_play(e.seat, e.play)
+            elif e.kind == "draw":
+                knowledge.observe_draw(e.seat, e.count)
+            elif e.kind == "pass":
+                knowledge.observe_pass(e.seat)
+
+    def test_it_is_the_knowledge_the_sdk_and_the_table_keep(self):
+        for name, fmt in FORMATS.items():
+            with self.subTest(format=name):
+                n = core.num_players(fmt)
+                table = core.Table(fmt, 21)
+                state, events = core.State.new_match_with_events(fmt, 21)
+                fed = [core.Knowledge(fmt, seat) for seat in range(n)]
+                rng = core.SplitMix64(2)
+                draws = 0
+                while True:
+                    for seat in range(n):
+                        self.told(fed[seat], events, seat)
+                        knowledge = state.view(seat).knowledge
+                        self.assertIsNotNone(knowledge)
+                        self.assertEqual(knowledge, fed[seat])
+                        self.assertEqual(knowledge, table.knowledge(seat))
+                    if state.is_terminal():
+                        break
+                    self.assertTrue(state.view(state.seat_to_move).sampler().exact)
+                    actions = state.legal_actions()
+                    action = actions[rng.below(len(actions))]
+                    events = state.apply_with_events(core.play_of(action))
+                    table.step(action)
+                    draws += sum(e.kind == "draw" for e in events)
+                self.assertGreater(draws, 0)
+
+    def test_a_draw_after_a_position_is_known(self):
+        # Line 3-3 (seat 0), 3-4 (seat 1); seat 0 plays 4-5, and seat 1, holding no 3 and no
+        # 5, draws 0-4 and 5-6 and must play the 5-6.
+        hand0 = [Tile(5, 4), Tile(6, 6), Tile(4, 4), Tile(3, 1), Tile(3, 2), Tile(5, 3)]
+        hand1 = [Tile(0, 0), Tile(1, 1), Tile(1, 0), Tile(2, 2), Tile(2, 0), Tile(2, 1)]
+        line = [(Tile(3, 3), 0, End.LEFT), (Tile(4, 3), 1, End.RIGHT)]
+        used = set(hand0) | set(hand1) | {Tile(3, 3), Tile(4, 3), Tile(4, 0), Tile(6, 5)}
+        rest = [core.tile_of(i) for i in range(core.NUM_TILES) if core.tile_of(i) not in used]
+        state = core.State.from_position(Format.TWO_PLAYERS, 0, [hand0, hand1],
+                                         [Tile(4, 0), Tile(6, 5)] + rest, line, (0, 0), 0,
+                                         OpenRule.WINNER_CHOOSES)
+        self.assertEqual(state.view(0).knowledge.groups(1), [(6, ())])
+        state.apply(Play(Tile(5, 4), End.RIGHT))
+        self.assertEqual(state.seat_to_move, 1)
+        knowledge = state.view(0).knowledge
+        lacking = {t for t in map(core.tile_of, range(core.NUM_TILES)) if t.has(3) or t.has(5)}
+        [(count, forbidden)] = knowledge.groups(1)
+        self.assertEqual((count, set(forbidden)), (7, lacking))
+        self.assertEqual(knowledge.tracked_size(1), 8)
+
+    def test_none_for_a_position_whose_seats_drew_before_it(self):
+        # Seat 1 laid one tile and holds 7: it drew before the position, when is not recorded.
+        hand0 = [Tile(5, 4), Tile(6, 6), Tile(4, 4), Tile(3, 1), Tile(3, 2), Tile(5, 3)]
+        hand1 = [Tile(0, 0), Tile(1, 1), Tile(1, 0), Tile(2, 2), Tile(2, 0), Tile(2, 1),
+                 Tile(4, 0)]
+        line = [(Tile(3, 3), 0, End.LEFT), (Tile(4, 3), 1, End.RIGHT)]
+        used = set(hand0) | set(hand1) | {Tile(3, 3), Tile(4, 3)}
+        rest = [core.tile_of(i) for i in range(core.NUM_TILES) if core.tile_of(i) not in used]
+        state = core.State.from_position(Format.TWO_PLAYERS, 0, [hand0, hand1], rest, line,
+                                         (0, 0), 0, OpenRule.WINNER_CHOOSES)
+        self.assertIsNone(state.view(0).knowledge)
+        self.assertTrue(state.view(0).sampler().ok)
 
 
 class BatchTest(unittest.TestCase):

@@ -83,6 +83,81 @@ class CountTest(unittest.TestCase):
         self.assertFalse(set(unseen) & set(v.hand))
 
 
+class LookAheadTest(unittest.TestCase):
+    """view.ends_after(play) and view.count_after(play), the C++ View's one-play look-ahead, on
+    docs/RULES.md's worked examples (§4 to §7; there is no spinner, doubles lie crosswise)."""
+
+    def after(self, view, play, ends, count):
+        with self.subTest(play=str(play.tile), end=play.end):
+            self.assertEqual(view.ends_after(play), ends)
+            self.assertEqual(view.count_after(play), count)
+            if view.line:
+                self.assertEqual(ends[0].count + ends[1].count, count)
+
+    def test_the_opening_tile(self):
+        empty = view_of([])
+        # 6-2 opens as left end 2, right end 6; an opening double lies crosswise at both ends
+        # and counts its pips once (examples 1 to 3).
+        self.after(empty, Play(Tile(6, 2), L), (LineEnd(2, False), LineEnd(6, False)), 8)
+        self.after(empty, Play(Tile(6, 4), L), (LineEnd(4, False), LineEnd(6, False)), 10)
+        self.after(empty, Play(Tile(5, 5), L), (LineEnd(5, True), LineEnd(5, True)), 10)
+        self.after(empty, Play(Tile(6, 6), L), (LineEnd(6, True), LineEnd(6, True)), 12)
+        # The opening play's end does not matter.
+        self.assertEqual(empty.ends_after(Play(Tile(6, 2), R)),
+                         (LineEnd(2, False), LineEnd(6, False)))
+
+    def test_a_play_on_the_first_tile_of_the_hand(self):
+        # Example 4: 5-0 on the opening 5-5 leaves the double crosswise on the other side.
+        v = view_of([((5, 5), L)])
+        self.after(v, Play(Tile(5, 0), R), (LineEnd(5, True), LineEnd(0, False)), 10)
+        self.after(v, Play(Tile(5, 0), L), (LineEnd(0, False), LineEnd(5, True)), 10)
+        # Example 11: 4-1 on the opening 4-4 counts 1 + 8.
+        v = view_of([((4, 4), L)])
+        self.after(v, Play(Tile(4, 1), L), (LineEnd(1, False), LineEnd(4, True)), 9)
+        # Example 13: 6-6 on the opening 6-3 counts 3 + 12.
+        v = view_of([((6, 3), L)])
+        self.after(v, Play(Tile(6, 6), R), (LineEnd(3, False), LineEnd(6, True)), 15)
+
+    def test_the_worked_sequence(self):
+        # Examples 5 to 7: 0-0 on the 0, then 5-6 covers the opening double, then 0-4.
+        v = view_of([((5, 5), L), ((5, 0), R)])
+        self.after(v, Play(Tile(0, 0), R), (LineEnd(5, True), LineEnd(0, True)), 10)
+        v = view_of([((5, 5), L), ((5, 0), R), ((0, 0), R)])
+        self.after(v, Play(Tile(6, 5), L), (LineEnd(6, False), LineEnd(0, True)), 6)
+        v = view_of([((5, 5), L), ((5, 0), R), ((0, 0), R), ((6, 5), L)])
+        self.after(v, Play(Tile(4, 0), R), (LineEnd(6, False), LineEnd(4, False)), 10)
+        # Examples 8 and 9: line 2-4, 4-4 on the 4, then 4-3 on the 4-4.
+        v = view_of([((4, 2), L)])
+        self.after(v, Play(Tile(4, 4), R), (LineEnd(2, False), LineEnd(4, True)), 10)
+        v = view_of([((4, 2), L), ((4, 4), R)])
+        self.after(v, Play(Tile(4, 3), R), (LineEnd(2, False), LineEnd(3, False)), 5)
+
+    def test_a_tile_that_fits_both_ends(self):
+        # Example 15: ends 3 and 5; 3-5 on the left leaves 5 and 5, on the right 3 and 3.
+        v = view_of([((6, 3), L), ((6, 5), R)])
+        self.assertEqual(v.ends, (LineEnd(3, False), LineEnd(5, False)))
+        self.after(v, Play(Tile(5, 3), L), (LineEnd(5, False), LineEnd(5, False)), 10)
+        self.after(v, Play(Tile(5, 3), R), (LineEnd(3, False), LineEnd(3, False)), 6)
+
+    def test_every_legal_play_leaves_the_ends_its_event_shows(self):
+        state = core.State.new_match(Format.FOUR_PLAYERS, 11)
+        checked = 0
+        while not state.is_terminal():
+            view = state.view(state.seat_to_move)
+            for play in view.legal_plays:
+                play_event = state.copy().apply_with_events(play)[0]
+                self.assertEqual(view.ends_after(play), play_event.ends)
+                self.assertEqual(view.count_after(play), play_event.count)
+                checked += 1
+            state.apply(view.legal_plays[-1])
+        self.assertGreater(checked, 200)
+
+    def test_a_tile_that_does_not_fit_is_refused(self):
+        v = view_of([((6, 6), L)])
+        with self.assertRaises(ValueError):
+            v.ends_after(Play(Tile(2, 1), L))
+
+
 class Recorder(Bot):
     """Answers with what it is told to, and records the calls."""
 

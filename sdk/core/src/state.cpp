@@ -1,6 +1,7 @@
 #include "allfives/core/state.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace allfives {
 
@@ -391,6 +392,51 @@ View State::view(int seat) const {
   v.open_rule_ = open_rule_;
   if (seat == seat_to_move()) v.legal_ = legal_plays();
   return v;
+}
+
+std::optional<Knowledge> State::knowledge(int seat) const {
+  const Format f = config_.format;
+  // The hand's deal: what each seat holds or laid on the line, less what it drew, which is the
+  // boneyard's front (the boneyard is drawn in order).
+  TileSet drawn;
+  for (int i = 0; i < bone_next_; ++i) drawn.add(boneyard_[i]);
+  Position deal;
+  deal.config = config_;
+  // Scoring must not end the replay: a Position's scores need not include its line's points.
+  deal.config.target = std::numeric_limits<int16_t>::max();
+  deal.hand_index = hand_;
+  deal.hands = hands_;
+  for (int i = 0; i < line_.size(); ++i) deal.hands[line_[i].seat].add(line_[i].tile);
+  for (int s = 0; s < num_players(f); ++s) {
+    deal.hands[s] = deal.hands[s] - drawn;
+    if (deal.hands[s].size() != hand_size(f)) return std::nullopt;
+  }
+  deal.boneyard = boneyard_;
+  deal.boneyard_size = bone_size_;
+  deal.seat_to_move = line_.empty() ? seat_ : line_[0].seat;
+  deal.open_rule = open_rule_;
+  State replay;
+  if (!from_position(deal, seed_, replay, nullptr)) return std::nullopt;
+  // The same events a bot is told, fed the way every seat's Knowledge is fed (seen_by).
+  Knowledge k(f, seat);
+  k.start_hand(hand_, open_rule_, replay.open_with_);
+  EventList events;
+  for (int i = 0; i < line_.size(); ++i) {
+    const LinePlay& lp = line_[i];
+    events.clear();
+    if (replay.seat_to_move() != lp.seat ||
+        replay.apply(Play{lp.tile, lp.end}, &events) != PlayError::kNone)
+      return std::nullopt;
+    for (const Event& e : events) {
+      // Only the last play may end the hand (the state then holds a finished match).
+      if (e.kind == EventKind::kHandEnd) {
+        if (i + 1 != line_.size()) return std::nullopt;
+        break;
+      }
+      k.observe(seen_by(e, seat));
+    }
+  }
+  return k;
 }
 
 bool View::from_observation(const Observation& o, View& out, std::string* error) {

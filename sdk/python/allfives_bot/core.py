@@ -14,7 +14,8 @@ A bot that searches or learns simulates with exactly the rules the referee score
 - ``State``: ``new_match(config, seed)``, ``from_position(...)``, ``copy()``, ``legal_plays()``,
   ``legal_actions()`` (a play as tile index * 2 + end), ``action_mask()``, ``apply(play)``,
   ``apply_action(a)``, ``apply_with_events(play)``, ``is_terminal()``, ``seat_to_move``,
-  ``scores``, ``winner_side``, ``hand(seat)``, ``view(seat)``, ``play_out(policy, rng)``.
+  ``scores``, ``winner_side``, ``hand(seat)``, ``view(seat)`` (with the seat's knowledge),
+  ``play_out(policy, rng)``.
 - ``View``: what a seat sees (the very class ``choose_play`` gets); ``sample_state(rng)`` draws
   a full State consistent with everything the seat has seen, ``sampler()`` a WorldSampler for
   many draws.

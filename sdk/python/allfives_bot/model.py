@@ -220,8 +220,8 @@ class MatchEndInfo:
 # (allfives_bot.core.View), with seat, side, partner, num_players, num_sides, target_score,
 # hand_index, hand, line, left_end, right_end, ends, end(End), end_count, hand_sizes,
 # boneyard_size, scores, legal_plays (never empty at a decision, in the referee's order),
-# open_rule, count_after(play), points_after(play), unseen(), and for searching bots
-# knowledge, sampler() and sample_state(rng).
+# open_rule, ends_after(play), count_after(play), points_after(play), unseen(), and for
+# searching bots knowledge, sampler() and sample_state(rng).
 View = _core.View
 
 

@@ -40,10 +40,11 @@ py::list actions_of(const PlayList& list);   // tile index * 2 + end
 void apply_or_raise(State& s, Play p, EventList* events);  // ValueError saying why
 Play play_of_action(int action);                           // ValueError outside 0..55
 py::list events_of(const EventList& events);
+void check_fits(const Line& line, Play p);          // ValueError if the tile does not fit
 int checked_count_after(const Line& line, Play p);  // ValueError if the tile does not fit
-py::object to_array(const Features& o);     // array.array("h")
-py::bytes mask_of(const PlayList& legal);   // NUM_ACTIONS bytes of 0 or 1
-State blank_state();                        // a state to assign into
+py::object to_array(const Features& o);             // array.array("h")
+py::bytes mask_of(const PlayList& legal);           // NUM_ACTIONS bytes of 0 or 1
+State blank_state();                                // a state to assign into
 State sample_or_raise(const WorldSampler& sampler, SplitMix64& rng);
 
 void bind_state(py::module_& m);  // state_bindings.cpp: State, View

@@ -71,10 +71,14 @@ py::list events_of(const EventList& events) {
   return out;
 }
 
-int checked_count_after(const Line& line, Play p) {
+void check_fits(const Line& line, Play p) {
   if (!line.empty() && !line.fits(p.tile, p.end))
     throw py::value_error("the tile " + to_string(p.tile) + " does not fit the " +
                           std::string(to_string(p.end)) + " end");
+}
+
+int checked_count_after(const Line& line, Play p) {
+  check_fits(line, p);
   return allfives::count_after(line, p);
 }
 

@@ -153,9 +153,12 @@ void bind_state_plays(py::class_<State>& state) {
           "view",
           [](const State& s, int seat) {
             if (seat < 0 || seat >= num_players(s.format())) throw py::index_error("no such seat");
-            return PyView{s.view(seat), std::nullopt};
+            return PyView{s.view(seat), s.knowledge(seat)};
           },
-          py::arg("seat"), "What `seat` may see now, and nothing more.")
+          py::arg("seat"),
+          "What `seat` may see now, and nothing more, with its knowledge as a bot in that seat "
+          "holds it (None for a state begun mid-hand from a position whose seats drew before "
+          "it).")
       .def(
           "play_out",
           [](State& s, const std::string& policy, SplitMix64& rng, int epsilon_permille,
@@ -279,6 +282,17 @@ void bind_view_counts(py::class_<PyView>& view) {
       .def_property_readonly("legal_plays",
                              [](const PyView& v) { return plays_of(v.view.legal_plays()); })
       .def("legal_actions", [](const PyView& v) { return actions_of(v.view.legal_plays()); })
+      .def(
+          "ends_after",
+          [](const PyView& v, py::handle play) {
+            const Play p = V().to_play(play);
+            check_fits(v.view.line(), p);
+            const std::array<LineEnd, 2> ends = v.view.ends_after(p);
+            return py::make_tuple(V().line_end(ends[0]), V().line_end(ends[1]));
+          },
+          py::arg("play"),
+          "The open ends (left, right) as LineEnds if this seat made `play` now: a double "
+          "lies crosswise where it is laid, and an opening double at both ends.")
       .def(
           "count_after",
           [](const PyView& v, py::handle play) {

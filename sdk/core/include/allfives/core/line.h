@@ -88,6 +88,21 @@ constexpr int count_after(const Line& line, Play play) {
   return count_after(line.end(End::kLeft), line.end(End::kRight), play);
 }
 
+// The open ends, left and right, that `play` (a play that fits) would leave if made now: what
+// Line::place then end() give, so a search can look one play ahead without copying the line.
+// An opening double leaves itself crosswise at both ends.
+constexpr std::array<LineEnd, 2> ends_after(const Line& line, Play play) {
+  if (line.empty()) {
+    const bool d = play.tile.is_double();
+    return {LineEnd{static_cast<uint8_t>(play.tile.lo()), d},
+            LineEnd{static_cast<uint8_t>(play.tile.hi()), d}};
+  }
+  std::array<LineEnd, 2> ends = {line.end(End::kLeft), line.end(End::kRight)};
+  LineEnd& at = ends[static_cast<int>(play.end)];
+  at = LineEnd{static_cast<uint8_t>(play.tile.other(at.value)), play.tile.is_double()};
+  return ends;
+}
+
 // Points `play` (a play that fits) would score if made now.
 constexpr int points_after(const Line& line, Play play) {
   return points_for_count(count_after(line, play));

@@ -20,11 +20,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "allfives/core/deal.h"
 #include "allfives/core/events.h"
+#include "allfives/core/knowledge.h"
 #include "allfives/core/line.h"
 #include "allfives/core/types.h"
 
@@ -140,6 +142,11 @@ class State {
 
   // What `seat` may see now, and nothing more (docs/RULES.md §15 "What a bot may see").
   View view(int seat) const;
+  // What `seat` knows of the other hands now: the Knowledge a bot in that seat holds, replayed
+  // from the hand's deal through the hand's public events as that seat saw them. Empty for a
+  // state begun mid-hand from a Position whose line cannot have been played from a deal
+  // without draws the state does not record, since guessing them could forbid a tile wrongly.
+  std::optional<Knowledge> knowledge(int seat) const;
 
   friend bool operator==(const State&, const State&) = default;
 
@@ -191,7 +198,9 @@ class View {
   const PlayList& legal_plays() const { return legal_; }
   // Every tile this seat cannot see: other hands and the boneyard together.
   TileSet unseen() const;
-  // The end count, and the points, that `play` (one of legal_plays()) would make now.
+  // The open ends (left, right), the end count, and the points that `play` (one of
+  // legal_plays()) would make now.
+  std::array<LineEnd, 2> ends_after(Play play) const { return allfives::ends_after(line_, play); }
   int count_after(Play play) const { return allfives::count_after(line_, play); }
   int points_after(Play play) const { return allfives::points_after(line_, play); }
 
