@@ -82,6 +82,57 @@ std::string build_python_runner() {
   return !ec && fs::exists(runner, ec) ? runner.string() : "";
 }
 
+// The package a Node "Cannot find module 'X'" names, or "".
+std::string missing_node_module(const std::string& output) {
+  const std::string marker = "Cannot find module '";
+  const size_t at = output.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t from = at + marker.size();
+  const size_t to = output.find('\'', from);
+  return to == std::string::npos ? "" : output.substr(from, to - from);
+}
+
+// Where Node would look for packages for `command`: the NODE_PATH a small wrapper script sets
+// (the kit's run_bot), then the node_modules folders above each .js argument.
+std::vector<std::string> node_package_folders(const std::vector<std::string>& command) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (!command.empty() && fs::is_regular_file(command[0], ec) &&
+      fs::file_size(command[0], ec) < 16384) {
+    std::ifstream in(command[0]);
+    std::string line;
+    while (std::getline(in, line)) {
+      const size_t at = line.find("NODE_PATH=\"");
+      if (at == std::string::npos) continue;
+      std::istringstream paths(line.substr(at + 11, line.find('"', at + 11) - at - 11));
+      for (std::string p; std::getline(paths, p, ':');)
+        if (!p.empty()) out.push_back(p);
+    }
+  }
+  for (const std::string& arg : command)
+    if (arg.size() > 3 && arg.ends_with(".js"))
+      for (fs::path dir = fs::absolute(arg, ec).parent_path();
+           !dir.empty() && dir != dir.root_path(); dir = dir.parent_path())
+        out.push_back((dir / "node_modules").string());
+  return out;
+}
+
+// The fix for a Node package the sandbox hides: the first folder it would be found in that
+// exists and is not shown.
+std::optional<std::string> node_fix(const StartupFailure& f) {
+  const std::string package = missing_node_module(f.output);
+  if (package.empty() || !f.sandboxed) return std::nullopt;
+  std::error_code ec;
+  for (const std::string& folder : node_package_folders(f.command)) {
+    bool shown = false;
+    for (const std::string& dir : f.visible_dirs) shown |= inside(folder, dir);
+    if (shown || !fs::exists(fs::path(folder) / package, ec)) continue;
+    return "Node found no package '" + package + "': it is in " + folder +
+           ", which the sandbox does not show. " + read_only_fix(folder);
+  }
+  return std::nullopt;
+}
+
 std::string timeout_sentence(const StartupFailure& f) {
   return "The limit is the start-up timeout of " + std::to_string(f.timeout.count()) +
          " ms (--startup-timeout-ms of referee match and check-bot, startup_timeout_ms in a "
@@ -119,6 +170,8 @@ std::vector<std::string> causes(const StartupFailure& f) {
     out.push_back("Python found no module '" + module +
                   "': the interpreter belongs to the virtual environment " + *venv +
                   " (its pyvenv.cfg), which the sandbox does not show. " + read_only_fix(*venv));
+  } else if (const std::optional<std::string> node = node_fix(f)) {
+    out.push_back(*node);
   } else if (module == "allfives_bot" && !venv) {
     const std::string runner = build_python_runner();
     out.push_back("This Python has no allfives_bot (the Python SDK): start the bot with " +

@@ -173,6 +173,31 @@ TEST(StartupFailure, TheMessageForASystemPythonWithoutTheSdk) {
   EXPECT_EQ(referee::describe_startup_failure(f).find("allfives_bot"), std::string::npos);
 }
 
+// The JavaScript kit's packages hidden by the sandbox get their fix as Python's do: the folder
+// its runner's NODE_PATH names, with --read-only, in the whole corrected command.
+TEST(StartupFailure, TheMessageForANodePackageTheSandboxHides) {
+  const std::string d = temp_dir("node-hidden");
+  fs::create_directories(d + "/kit/node_modules/@grpc/grpc-js");
+  std::ofstream(d + "/run_bot") << "#!/bin/sh\nNODE_PATH=\"" << d << "/kit/node_modules\"\n"
+                                << "export NODE_PATH\nexec /usr/bin/node \"$@\"\n";
+  referee::StartupFailure f;
+  f.why = "the bot process exited before it was ready";
+  f.command = {d + "/run_bot", d + "/first.js"};
+  f.sandboxed = true;
+  f.visible_dirs = {d};
+  f.output = "Error: Cannot find module '@grpc/grpc-js'\nRequire stack:\n- " + d + "/x.js\n";
+  // The folder of the runner is shown, so its node_modules would be too: nothing to say.
+  EXPECT_EQ(referee::describe_startup_failure(f).find("Node found no package"), std::string::npos);
+  f.visible_dirs = {};
+  referee::set_invocation({"r", "match", d + "/run_bot " + d + "/first.js", "random"});
+  expect_has(referee::describe_startup_failure(f),
+             "Node found no package '@grpc/grpc-js': it is in " + d +
+                 "/kit/node_modules, which the sandbox does not show. Run it as: r match "
+                 "--read-only " +
+                 d + "/kit/node_modules '");
+  referee::set_invocation({});
+}
+
 TEST(StartupFailure, ListeningAddressesOfAProcessAreItsOwnOnly) {
   const std::string dir = temp_dir("listening");
   const std::string path = dir + "/mine.sock";
