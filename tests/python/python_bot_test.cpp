@@ -288,7 +288,9 @@ TEST(PythonBot, AVirtualEnvironmentTheSandboxDoesNotShowIsNamedWithItsFix) {
         "the interpreter belongs to the virtual environment " + v.venv +
             " (its pyvenv.cfg), "
             "which the sandbox does not show",
-        "Add `--read-only " + v.venv + "`", "`read_only_dirs: \"" + v.venv + "\"`"})
+        // The whole command, corrected: the flag right after the command's name.
+        "Run it as: " + kReferee + " match --read-only " + v.venv + " ",
+        "`read_only_dirs: \"" + v.venv + "\"`"})
     EXPECT_NE(f.reason().find(words), std::string::npos) << words << "\nin: " << f.reason();
   m = play(d, {v.command, kRandom, "--read-only", v.venv}, 1);
   ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
@@ -306,8 +308,8 @@ TEST(PythonBot, CheckBotNamesTheHiddenVirtualEnvironmentThenPasses) {
   const std::string folded = std::regex_replace(r.output, std::regex("\n *"), " ");
   EXPECT_NE(folded.find("FAIL  start"), std::string::npos) << r.output;
   EXPECT_NE(folded.find("the interpreter belongs to the virtual environment " + v.venv +
-                        " (its pyvenv.cfg), which the sandbox does not show. Add `--read-only " +
-                        v.venv + "`"),
+                        " (its pyvenv.cfg), which the sandbox does not show. Run it as: " +
+                        kReferee + " check-bot --read-only " + v.venv + " '" + v.command + "'"),
             std::string::npos)
       << r.output;
   r = run({kReferee, "check-bot", "--read-only", v.venv, v.command}, std::chrono::seconds(120));
