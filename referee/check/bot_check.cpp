@@ -25,6 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 // Every check match stops after this many hands: short, yet several decisions per seat.
 constexpr int kCheckHands = 2;
+// Time-outs of one kind after which the check plays no further match: each one waits out a
+// whole time limit, and a bot that timed out twice will time out again.
+constexpr int kTimeOutsToStop = 2;
 // Lines of the bot's output shown from its start and from its end.
 constexpr size_t kOutputHeadLines = 8, kOutputTailLines = 8, kOutputLineChars = 160;
 
@@ -43,13 +46,17 @@ std::string ms_text(double us) {
   return buf;
 }
 
-// What to do about a fault of each kind, for a bot author.
-std::string fix_for(v1::FaultKind kind) {
+// What to do about a fault of each kind, for a bot author; `at_hello`: it came in answer to
+// MatchStart, before the first turn request.
+std::string fix_for(v1::FaultKind kind, bool at_hello) {
   switch (kind) {
     case v1::FAULT_KIND_TIMEOUT:
+      if (at_hello)
+        return "answer MatchStart with Hello at once: do slow set-up (loading data, warming up) "
+               "before the bot serves, since the start-up timeout covers the start and again "
+               "the Hello; raise --startup-timeout-ms if the bot is only slow";
       return "answer every turn request before the move time plus the bank left runs out "
-             "(Clock::hard_deadline() in C++, clock.remaining() in Python), and answer "
-             "MatchStart with Hello within the start-up timeout";
+             "(Clock::hard_deadline() in C++, clock.remaining() in Python)";
     case v1::FAULT_KIND_CRASH:
       return "the process ended during the match: its output (below) and the reason say why (a "
              "limit it ran into is named there)";
@@ -70,6 +77,34 @@ std::string fix_for(v1::FaultKind kind) {
   }
 }
 
+// A fault kind as a reader says it: "time-out", "illegal play", "crash at Hello".
+std::string failure_label(v1::FaultKind kind, bool at_hello) {
+  std::string words = kind == v1::FAULT_KIND_TIMEOUT ? "time-out" : describe(kind);
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return at_hello ? words + " at Hello" : words;
+}
+
+// One kind of failure of the bot's in the check matches: how often, and the first one.
+struct FailureKind {
+  std::string label;
+  v1::FaultKind kind = v1::FAULT_KIND_UNSPECIFIED;
+  bool at_hello = false;
+  int count = 0;
+  std::string first;   // where: "2 players, match 1, hand 1"
+  std::string reason;  // the first one's, from the match
+};
+
+// The report line of a kind of failure: its count, the first one, and its one fix.
+CheckLine failure_line(const FailureKind& k) {
+  const std::string unit =
+      k.at_hello ? (k.count == 1 ? "match" : "matches") : (k.count == 1 ? "decision" : "decisions");
+  const std::string where = k.count == 1 ? "in 1 " + unit + " (" + k.first + "): "
+                                         : "in " + std::to_string(k.count) + " " + unit +
+                                               "; the first (" + k.first + "): ";
+  return {k.label + " ×" + std::to_string(k.count), CheckVerdict::kFail, where + k.reason,
+          fix_for(k.kind, k.at_hello)};
+}
+
 class Checker {
  public:
   Checker(const BotCheckOptions& o, const std::function<void(const CheckLine&)>& on_line)
@@ -84,11 +119,14 @@ class Checker {
   bool start_bot();
   std::optional<MatchResult> play(Format format, int seat);
   bool exited_between_matches(const MatchResult& r, int seat, int played_before, bool alive);
-  CheckLine match_line(Format f, int seat, const MatchResult& r) const;
+  CheckLine match_line(Format f, int seat, const MatchResult& r);
+  std::string note_failure(Format f, const MatchResult& r);
+  void skip_formats(const std::vector<std::string>& names);
   bool check_formats();
   void play_for_timing();
   void check_reuse();
   void check_time();
+  void check_time_outs();
   void check_stop();
   void take_output(const std::string& log_path, int seat);
   void add_output(const std::string& text);
@@ -109,6 +147,10 @@ class Checker {
   int most_on_one_process_ = 0;
   std::string exited_between_;  // how the process ended between two matches, if it did
   DecisionTiming timing_;
+  uint32_t timed_out_ = 0;        // decisions the bot did not answer in time
+  uint32_t hello_timed_out_ = 0;  // matches whose MatchStart it did not answer in time
+  std::vector<FailureKind> failures_;
+  std::string stop_matches_;  // the failure that ended the check's matches early, if one did
   std::string output_;
 };
 
@@ -259,8 +301,32 @@ bool Checker::exited_between_matches(const MatchResult& r, int seat, int played_
   return after != matches_;
 }
 
+// Counts the bot's fault in the match just played under its kind and says it in a few words
+// ("time-out in hand 1"); a kind of time-out that repeats ends the matches.
+std::string Checker::note_failure(Format f, const MatchResult& r) {
+  const Fault& fault = *r.fault;
+  const bool at_hello = r.hands_played == 0;  // no hand had begun: it was MatchStart's answer
+  const std::string label = failure_label(fault.kind, at_hello);
+  const std::string in_hand = "hand " + std::to_string(r.hands_played);
+  auto k = std::find_if(failures_.begin(), failures_.end(),
+                        [&](const FailureKind& known) { return known.label == label; });
+  if (k == failures_.end()) {
+    const std::string first = std::string(format_name(f)) + ", match " + std::to_string(matches_) +
+                              (at_hello ? "" : ", " + in_hand);
+    failures_.push_back({label, fault.kind, at_hello, 0, first, fault.reason});
+    k = failures_.end() - 1;
+  }
+  ++k->count;
+  if (fault.kind == v1::FAULT_KIND_TIMEOUT) {
+    ++(at_hello ? hello_timed_out_ : timed_out_);
+    if (k->count == kTimeOutsToStop && stop_matches_.empty())
+      stop_matches_ = label + " ×" + std::to_string(k->count);
+  }
+  return at_hello ? label : label + " in " + in_hand;
+}
+
 // The line of a match the bot played at `seat` in `format`.
-CheckLine Checker::match_line(Format f, int seat, const MatchResult& r) const {
+CheckLine Checker::match_line(Format f, int seat, const MatchResult& r) {
   std::string where = "seat " + std::to_string(seat) + " of " + std::to_string(num_players(f));
   if (f == Format::kPartnerships)
     where += " (its partner, seat " + std::to_string(partner_of(f, seat)) + ", built in)";
@@ -272,25 +338,45 @@ CheckLine Checker::match_line(Format f, int seat, const MatchResult& r) const {
             "this is the referee's own fault; please report it"};
   if (r.fault)
     return {std::string(format_name(f)), CheckVerdict::kFail,
-            where + ": " + describe(r.fault->kind) + " (it had answered " +
-                std::to_string(decisions) +
-                (decisions == 1 ? " turn request): " : " turn requests): ") + r.fault->reason,
-            fix_for(r.fault->kind)};
+            where + ": " + note_failure(f, r) + "; it had answered " + std::to_string(decisions) +
+                (decisions == 1 ? " turn request" : " turn requests") + " (see below)",
+            ""};
   return {std::string(format_name(f)), CheckVerdict::kPass,
           where + ": " + std::to_string(r.hands_played) + " hands, " + std::to_string(decisions) +
               " decisions, no fault",
           ""};
 }
 
+// The formats left out once a repeated time-out ended the matches: lines of their own, and the
+// summary says why.
+void Checker::skip_formats(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& name : names) {
+    add({name, CheckVerdict::kNotRun, "not played: the check stopped early, after " + stop_matches_,
+         ""});
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  report_.stopped_early = "after " + stop_matches_ +
+                          " it played no further match, since each would wait out the time "
+                          "limit again; not played: " +
+                          list;
+}
+
 // A match in each format, the bot in a different seat each time; the first is also Hello's.
 // A format whose match could not begin because the process had ended after the match before
-// is played again, once, on a fresh process.
+// is played again, once, on a fresh process. A repeated time-out ends the matches.
 bool Checker::check_formats() {
   const Format formats[] = {Format::kTwoPlayers, Format::kThreePlayers, Format::kFourPlayers,
                             Format::kPartnerships};
   bool replayed = false;
   for (size_t i = 0; i < std::size(formats);) {
     const Format f = formats[i];
+    if (!stop_matches_.empty()) {
+      std::vector<std::string> rest;
+      for (size_t j = i; j < std::size(formats); ++j) rest.emplace_back(format_name(formats[j]));
+      skip_formats(rest);
+      return true;
+    }
     const int seat = static_cast<int>(i) % num_players(f);
     const int before = on_this_process_;
     const std::optional<MatchResult> r = play(f, seat);
@@ -310,7 +396,7 @@ bool Checker::check_formats() {
       // A fault before the first hand is the handshake's: MatchStart -> Hello.
       if (ours && r->hands_played == 0) {
         add({"Hello", CheckVerdict::kFail, describe(r->fault->kind) + ": " + r->fault->reason,
-             fix_for(r->fault->kind)});
+             fix_for(r->fault->kind, /*at_hello=*/true)});
         return false;
       }
       const BotHello& h = r->hellos[static_cast<size_t>(seat)];
@@ -368,6 +454,10 @@ void Checker::check_reuse() {
 }
 
 void Checker::check_time() {
+  if (timed_out_ + hello_timed_out_ > 0) {
+    check_time_outs();
+    return;
+  }
   if (timing_.decisions == 0) {
     add({"time", CheckVerdict::kNotRun, "no decision was answered", ""});
     return;
@@ -387,6 +477,24 @@ void Checker::check_time() {
            " ms (most used in one match: " + std::to_string(timing_.max_bank_used_ms) + " ms)",
        "a bot that needs more than the move time for many decisions runs out of bank in a full "
        "match (250 points take far more decisions than these short matches)"});
+}
+
+// The time line of a bot that let decisions or Hellos time out: a failure, however fast the
+// other answers were.
+void Checker::check_time_outs() {
+  const uint32_t asked = timing_.decisions + timed_out_;
+  std::string seen = std::to_string(timed_out_) + " of " + std::to_string(asked) +
+                     (asked == 1 ? " decision" : " decisions") + " timed out";
+  if (hello_timed_out_ > 0)
+    seen += ", and Hello in " + std::to_string(hello_timed_out_) +
+            (hello_timed_out_ == 1 ? " match" : " matches");
+  if (timing_.decisions > 0)
+    seen += "; the " + std::to_string(timing_.decisions) + " answered in time: median " +
+            ms_text(timing_.quantile_us(0.5)) + ", max " + ms_text(timing_.max_us);
+  add({"time", CheckVerdict::kFail,
+       seen + "; move time " + std::to_string(o_.time.move_time.count()) +
+           " ms (see the time-out below)",
+       ""});
 }
 
 void Checker::check_stop() {
@@ -509,6 +617,7 @@ BotCheckReport Checker::run() {
     check_time();
     check_stop();
   }
+  for (const FailureKind& k : failures_) report_.failures.push_back(failure_line(k));
   if (stopped() && report_.could_not_run.empty()) report_.could_not_run = "the check was stopped";
   if (bot_) {
     bot_->stop(kCheckStopGrace);
@@ -550,10 +659,19 @@ const char* verdict_mark(CheckVerdict v) {
 
 namespace {
 
+constexpr size_t kReportWidth = 100;
+// Where the detail of a report line starts: "FAIL  partnerships ".
+constexpr size_t kDetailColumn = 19;
+
+// The columns `text` takes on a terminal: one per UTF-8 character ("×" is two bytes).
+size_t columns(const std::string& text) {
+  return static_cast<size_t>(
+      std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
 // `text` cut into lines of at most kReportWidth columns at spaces, each after the first
 // indented by `indent` columns. Only its first line is cut: the lines after it (a quoted
 // output) are kept as they are, indented.
-constexpr size_t kReportWidth = 100;
 std::string wrapped(const std::string& text, size_t first_column, size_t indent) {
   const size_t end = text.find('\n');
   std::string out;
@@ -561,7 +679,7 @@ std::string wrapped(const std::string& text, size_t first_column, size_t indent)
   std::istringstream words(text.substr(0, end));
   bool first_word = true;
   for (std::string word; words >> word; first_word = false) {
-    if (!first_word && column + 1 + word.size() > kReportWidth) {
+    if (!first_word && column + 1 + columns(word) > kReportWidth) {
       out += '\n';
       out.append(indent, ' ');
       column = indent;
@@ -570,7 +688,7 @@ std::string wrapped(const std::string& text, size_t first_column, size_t indent)
       ++column;
     }
     out += word;
-    column += word.size();
+    column += columns(word);
   }
   if (end == std::string::npos) return out;
   std::istringstream lines(text.substr(end + 1));
@@ -580,6 +698,20 @@ std::string wrapped(const std::string& text, size_t first_column, size_t indent)
     out += line;
   }
   return out;
+}
+
+// A line under the report's columns: `lead` (a mark, or blanks), the check, the detail, the fix
+// on a line of its own.
+std::string laid_out(const std::string& lead, const CheckLine& line) {
+  std::string out = lead + line.check;
+  out.append(columns(out) < kDetailColumn ? kDetailColumn - columns(out) : 1, ' ');
+  out += wrapped(printable(line.detail), columns(out), kDetailColumn);
+  if (!line.fix.empty()) {
+    out += '\n';
+    out.append(kDetailColumn, ' ');
+    out += "fix: " + wrapped(line.fix, kDetailColumn + 5, kDetailColumn + 5);
+  }
+  return out + '\n';
 }
 
 }  // namespace
@@ -596,21 +728,17 @@ std::string format_header(const BotCheckOptions& o) {
 }
 
 std::string format_line(const CheckLine& line) {
-  constexpr size_t kDetailColumn = 19;  // "FAIL  partnerships "
-  std::string check = line.check;
-  check.resize(std::max(check.size() + 1, kDetailColumn - 6), ' ');
-  std::string out = std::string(verdict_mark(line.verdict)) + "  " + check;
-  out += wrapped(printable(line.detail), out.size(), kDetailColumn);
-  if (!line.fix.empty()) {
-    out += '\n';
-    out.append(kDetailColumn, ' ');
-    out += "fix: " + wrapped(line.fix, kDetailColumn + 5, kDetailColumn + 5);
-  }
-  return out + '\n';
+  return laid_out(std::string(verdict_mark(line.verdict)) + "  ", line);
 }
 
 std::string format_summary(const BotCheckReport& r) {
   std::string out;
+  if (!r.failures.empty()) {
+    out += "\nEach kind of failure once, with its fix:\n";
+    for (const CheckLine& l : r.failures) out += laid_out("  ", l);
+  }
+  if (!r.stopped_early.empty())
+    out += "\n" + wrapped("The check stopped early: " + r.stopped_early + ".", 0, 0) + "\n";
   if (r.output_lines > 0) {
     out += "\nWhat it printed (stdout and stderr, " + std::to_string(r.output_lines) +
            (r.output_lines == 1 ? " line" : " lines") +

@@ -40,6 +40,11 @@ struct CheckLine {
 
 struct BotCheckReport {
   std::vector<CheckLine> lines;
+  // Each kind of the bot's failure in the check matches once: check "time-out ×2", the
+  // detail where the first was and why, and the fix (the match lines name only the kind).
+  std::vector<CheckLine> failures;
+  // Why the check played no further matches, with those it left out; empty: it played all.
+  std::string stopped_early;
   std::string output;          // what the bot printed during the check (excerpts, see below)
   uint64_t output_lines = 0;   // lines it printed in all
   uint64_t dropped_bytes = 0;  // output the referee's caps dropped
@@ -60,7 +65,8 @@ std::string format_header(const BotCheckOptions& options);
 const char* verdict_mark(CheckVerdict v);
 // A report line as text: the mark, the check, the detail, and the fix on a line of its own.
 std::string format_line(const CheckLine& line);
-// The end of the report: what the bot printed (excerpts), where the logs are, the verdict.
+// The end of the report: each kind of failure with its fix, why the check stopped early, what
+// the bot printed (excerpts), where the logs are, the verdict.
 std::string format_summary(const BotCheckReport& report);
 
 }  // namespace allfives::referee

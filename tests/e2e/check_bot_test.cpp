@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "e2e/e2e_util.h"
@@ -51,6 +52,52 @@ void expect_line(const Check& c, const std::string& mark, const std::string& nam
   EXPECT_NE(("\n" + c.raw).find(head), std::string::npos)
       << "no line '" << head.substr(1) << "' in:\n"
       << c.raw;
+}
+
+// Lines of the report that hold `part`.
+int lines_with(const Check& c, const std::string& part) {
+  int n = 0;
+  std::istringstream lines(c.raw);
+  for (std::string line; std::getline(lines, line);) n += contains(line, part);
+  return n;
+}
+
+// Times `part` occurs in the report, its lines folded.
+int times_in(const Check& c, const std::string& part) {
+  int n = 0;
+  for (size_t at = c.text.find(part); at != std::string::npos; at = c.text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// `text` with each run of spaces made one space.
+std::string squeezed(const std::string& text) {
+  return std::regex_replace(text, std::regex(" +"), " ");
+}
+
+// The report's one line for a kind of failure, `label` ("time-out ×2"), says `detail`.
+void expect_failure(const Check& c, const std::string& label, const std::string& detail) {
+  EXPECT_EQ(lines_with(c, "  " + label + " "), 1) << "no one line for " << label << " in:\n"
+                                                  << c.raw;
+  EXPECT_TRUE(contains(squeezed(c.text), label + " " + detail))
+      << "missing: " << label << " " << detail << "\nin:\n"
+      << c.raw;
+}
+
+// The text of every fix in the report, each folded into one line.
+std::vector<std::string> fixes(const Check& c) {
+  std::vector<std::string> out;
+  const std::regex fix("\n {19}fix: ([^\n]*(\n {24}[^\n]*)*)");
+  for (auto m = std::sregex_iterator(c.raw.begin(), c.raw.end(), fix); m != std::sregex_iterator();
+       ++m)
+    out.push_back(std::regex_replace((*m)[1].str(), std::regex("\n *"), " "));
+  return out;
+}
+
+// The match logs in `dir`: one per match the check played.
+int logs_in(const std::string& dir) {
+  int logs = 0;
+  for (const auto& e : fs::directory_iterator(dir)) logs += e.path().extension() == ".jsonl";
+  return logs;
 }
 
 const char* const kEveryCheck[] = {"start",     "Hello",        "2 players", "3 players",
@@ -159,21 +206,85 @@ TEST(CheckBot, FaultsInMatchesNameTheKindAndTheFix) {
   Check c = check_bad("hang", {"--at", "3"});
   EXPECT_EQ(c.exit_code, 1) << c.raw;
   expect_line(c, "FAIL", "2 players");
-  expect_has(c,
-             "seat 0 of 2: timeout (it had answered 2 turn requests): no answer to the turn "
-             "request within "
-             "600 ms (move time 300 ms + bank 300 ms)");
+  expect_has(c, "seat 0 of 2: time-out in hand 1; it had answered 2 turn requests (see below)");
+  expect_failure(c, "time-out ×2",
+                 "in 2 decisions; the first (2 players, match 1, hand 1): no answer to the turn "
+                 "request within 600 ms (move time 300 ms + bank 300 ms)");
   expect_has(c, "Clock::hard_deadline() in C++");
   c = check_bad("illegal", {"--at", "2"});
   EXPECT_EQ(c.exit_code, 1) << c.raw;
-  expect_has(c, "illegal_play (it had answered 2 turn requests): played");
+  expect_has(c, "illegal play in hand 1; it had answered 2 turn requests");
+  expect_failure(c, "illegal play ×4",
+                 "in 4 decisions; the first (2 players, match 1, hand 1): played");
   expect_has(c, "fix: answer with one of the legal plays the turn request lists");
   c = check_bad("crash", {"--at", "2"});
   EXPECT_EQ(c.exit_code, 1) << c.raw;
-  expect_has(c, "crash (it had answered 1 turn request): the bot process exited with code 3");
+  expect_has(c, "crash in hand 1; it had answered 1 turn request");
+  expect_failure(c, "crash ×4",
+                 "in 4 decisions; the first (2 players, match 1, hand 1): the bot process exited "
+                 "with code 3");
   // Each format is still tried, on a fresh process after each fault.
   for (const char* name : {"2 players", "3 players", "4 players", "partnerships"})
     expect_line(c, "FAIL", name);
+}
+
+TEST(CheckBot, ARepeatedFailureIsOneLineWithItsCountAndOneFix) {
+  Check c = check_bad("hang", {"--at", "3"});
+  EXPECT_EQ(c.exit_code, 1) << c.raw;
+  expect_failure(c, "time-out ×2", "in 2 decisions; the first (2 players, match 1, hand 1):");
+  EXPECT_EQ(lines_with(c, "  time-out ×"), 1) << c.raw;  // no other line counts it again
+  EXPECT_EQ(times_in(c, "no answer to the turn request within"), 1) << c.raw;
+  EXPECT_EQ(fixes(c).size(), 1u) << c.raw;
+  // Faults that cost no waiting are each still met in every format, and still said once.
+  c = check_bad("crash", {"--at", "2"});
+  EXPECT_EQ(c.exit_code, 1) << c.raw;
+  expect_failure(c, "crash ×4", "in 4 decisions;");
+  EXPECT_EQ(times_in(c, "exited with code 3"), 1) << c.raw;
+  EXPECT_EQ(fixes(c).size(), 1u) << c.raw;
+}
+
+TEST(CheckBot, DecisionsThatTimedOutFailTheTimeLine) {
+  const Check c = check_bad("hang", {"--at", "3"});
+  EXPECT_EQ(c.exit_code, 1) << c.raw;
+  expect_line(c, "FAIL", "time");
+  EXPECT_EQ(lines_with(c, "ok    time"), 0) << c.raw;
+  // Each of the two matches: two decisions answered, the third timed out.
+  expect_has(c, "2 of 6 decisions timed out; the 4 answered in time: median");
+}
+
+TEST(CheckBot, ATimeOutsFixSaysWhereItHappened) {
+  Check c = check_bad("hang", {"--at", "3"});
+  ASSERT_EQ(fixes(c).size(), 1u) << c.raw;
+  EXPECT_TRUE(contains(fixes(c)[0], "answer every turn request before the move time")) << c.raw;
+  EXPECT_FALSE(contains(fixes(c)[0], "Hello")) << c.raw;
+  c = check_bad("no-hello");
+  EXPECT_EQ(c.exit_code, 1) << c.raw;
+  expect_line(c, "FAIL", "Hello");
+  expect_has(c, "timeout: no Hello within 1500 ms of MatchStart");
+  ASSERT_EQ(fixes(c).size(), 1u) << c.raw;
+  EXPECT_TRUE(contains(fixes(c)[0], "answer MatchStart with Hello at once")) << c.raw;
+  EXPECT_FALSE(contains(fixes(c)[0], "turn request")) << c.raw;
+  expect_line(c, "--  ", "time");
+  // A bot too slow to start is told the start-up timeout, not the move time.
+  c = check_bad("slow-start", {"--ms", "5000"}, {"--startup-timeout-ms", "700"});
+  expect_line(c, "FAIL", "start");
+  expect_has(c, "The limit is the start-up timeout of 700 ms");
+  EXPECT_EQ(lines_with(c, "turn request"), 0) << c.raw;
+}
+
+TEST(CheckBot, ARepeatedTimeOutStopsTheMatchesEarly) {
+  const std::string dir = temp_dir("check-stop-early") + "/logs";
+  const Check c = check_bad("hang", {"--at", "1"}, {"--log-dir", dir});
+  EXPECT_EQ(c.exit_code, 1) << c.raw;
+  EXPECT_EQ(logs_in(dir), 2) << c.raw;  // the two matches that timed out, no further one
+  for (const char* name : {"2 players", "3 players"}) expect_line(c, "FAIL", name);
+  for (const char* name : {"4 players", "partnerships"}) expect_line(c, "--  ", name);
+  EXPECT_EQ(lines_with(c, "not played: the check stopped early, after time-out ×2"), 2) << c.raw;
+  expect_has(c,
+             "The check stopped early: after time-out ×2 it played no further match, since each "
+             "would wait out the time limit again; not played: 4 players, partnerships.");
+  expect_has(c, "2 of 2 decisions timed out; move time 300 ms");
+  expect_line(c, "ok  ", "stop");  // the checks after the matches still run
 }
 
 TEST(CheckBot, SlowDecisionsAreAWarningNamingTheBank) {
@@ -213,9 +324,7 @@ TEST(CheckBot, KeptLogsAreRealMatchesThatVerify) {
   const Check c = check({"--decisions", "1", "--log-dir", dir, kGreedy});
   EXPECT_EQ(c.exit_code, 0) << c.raw;
   expect_has(c, "The check matches' logs: " + dir);
-  int logs = 0;
-  for (const auto& e : fs::directory_iterator(dir)) logs += e.path().extension() == ".jsonl";
-  EXPECT_EQ(logs, 4);  // one per format
+  EXPECT_EQ(logs_in(dir), 4);  // one per format
   const RunResult v = run({kReferee, "verify", dir});
   EXPECT_EQ(v.exit_code, 0) << v.output;
 }
