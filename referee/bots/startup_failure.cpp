@@ -42,12 +42,17 @@ std::string missing_module(const std::string& output) {
   return to == std::string::npos ? "" : output.substr(from, to - from);
 }
 
-std::vector<std::string>& invocation() {
+std::vector<std::string>& mutable_invocation() {
   static std::vector<std::string> argv;
   return argv;
 }
 
-// A word as a POSIX shell reads it back.
+}  // namespace
+
+const std::vector<std::string>& invocation() {
+  return mutable_invocation();
+}
+
 std::string shell_word(const std::string& w) {
   if (!w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                         "0123456789@%+=:,./-_") == std::string::npos)
@@ -56,6 +61,8 @@ std::string shell_word(const std::string& w) {
   for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
+
+namespace {
 
 // How to let the sandbox show `folder`: this very command with `--read-only FOLDER` right
 // after its name (match, check-bot), or the tournament file's field.
@@ -186,7 +193,7 @@ std::vector<std::string> causes(const StartupFailure& f) {
 }  // namespace
 
 void set_invocation(std::vector<std::string> argv) {
-  invocation() = std::move(argv);
+  mutable_invocation() = std::move(argv);
 }
 
 std::string describe_startup_failure(const StartupFailure& f) {

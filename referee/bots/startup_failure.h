@@ -38,6 +38,9 @@ std::string describe_startup_failure(const StartupFailure& f);
 // The referee's own command line (main() sets it), so that a fix can be given as the whole
 // corrected command.
 void set_invocation(std::vector<std::string> argv);
+const std::vector<std::string>& invocation();
+// A word as a POSIX shell reads it back ('my bots/bot' quoted, plain words as they are).
+std::string shell_word(const std::string& word);
 
 // Where the process `pid` and its descendants listen, as their network namespace sees it:
 // "0.0.0.0:50051 (TCP)", "[::]:8080 (TCP)", "unix:/tmp/bot.sock". Read from /proc (the

@@ -1,5 +1,7 @@
 #include "cli/check_bot_command.h"
 
+#include "bots/startup_failure.h"
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -34,6 +36,38 @@ bool bot_from(const std::vector<std::string>& words, BotSpec& out, std::string* 
   return true;
 }
 
+// Flags of check-bot written after the bot's command (where they would be the bot's own): what
+// to type instead, the whole command with them moved before the bot's; "" if there are none.
+std::string misplaced_flags(const std::vector<std::string>& words, const CLI::App& cmd) {
+  std::vector<std::string> moved, kept = {words[0]};
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string name = words[i].substr(0, words[i].find('='));
+    const CLI::Option* flag = name.starts_with("--") ? cmd.get_option_no_throw(name) : nullptr;
+    if (!flag) {
+      kept.push_back(words[i]);
+      continue;
+    }
+    moved.push_back(words[i]);
+    const bool takes_value = flag->get_items_expected_max() > 0 && name.size() == words[i].size();
+    if (takes_value && i + 1 < words.size()) moved.push_back(words[++i]);
+  }
+  if (moved.empty()) return "";
+  const std::vector<std::string>& argv = invocation();
+  std::vector<std::string> line =
+      argv.size() >= words.size() + 2
+          ? std::vector<std::string>(argv.begin(), argv.end() - static_cast<long>(words.size()))
+          : std::vector<std::string>{"referee", "check-bot"};
+  line.insert(line.end(), moved.begin(), moved.end());
+  line.insert(line.end(), kept.begin(), kept.end());
+  std::string text;
+  for (const std::string& w : line) text += (text.empty() ? "" : " ") + shell_word(w);
+  return moved[0] +
+         " comes after the bot's command, where it would be the bot's own argument; check-bot's "
+         "flags go before the command:\n  " +
+         text + "\n(a bot's own flag of the same name goes inside its quoted command: \"BOT " +
+         moved[0] + " ...\")";
+}
+
 int run_check(const CheckBotFlags& f, const CLI::App& cmd) {
   const std::vector<std::string> words = cmd.remaining();
   BotCheckOptions o;
@@ -48,6 +82,10 @@ int run_check(const CheckBotFlags& f, const CLI::App& cmd) {
     std::cerr << "referee check-bot: " << unknown_flag(words[0], flag_names(cmd))
               << "\nRun `referee check-bot --help` for every flag; the bot's command comes "
                  "after them.\n";
+    return 2;
+  }
+  if (const std::string moved = misplaced_flags(words, cmd); !moved.empty()) {
+    std::cerr << "referee check-bot: " << moved << "\n";
     return 2;
   }
   if (!bot_from(words, o.bot, &why)) {
@@ -98,7 +136,7 @@ void add_check_bot_command(CLI::App& app, int& exit_code) {
       "the address passed, the limit and its flag, where it listens instead, a virtual\n"
       "environment the sandbox does not show...).\n"
       "COMMAND [ARGS...] is the bot's command line, right after this command's own flags (each\n"
-      "--read-only takes one folder here); one quoted word is split like a bot of `referee\n"
+      "--read-only takes one folder); one quoted word is split like a bot of `referee\n"
       "match`. A unix:PATH or host:port checks a bot already serving there (without sandbox or\n"
       "stop).\n"
       "Exit status: 0 the bot conforms (warnings allowed), 1 it does not, 2 bad arguments,\n"
@@ -122,11 +160,6 @@ void add_check_bot_command(CLI::App& app, int& exit_code) {
                   "Keep the check matches' logs in this folder, for `referee replay` (default: "
                   "a temporary folder, removed); hidden from the bot");
   add_confinement_flags(cmd, f->confinement);
-  // One folder per --read-only here: the bot's command follows the flags.
-  cmd->get_option("--read-only")
-      ->expected(1)
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->callback([f, cmd, &exit_code] { exit_code = run_check(*f, *cmd); });
 }
 

@@ -22,6 +22,7 @@
 #include "serve/site_pages.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
+#include "tournament/schedule.h"
 #include "tournament/sprt.h"
 #include "tournament/standings.h"
 
@@ -220,7 +221,8 @@ struct ArenaSite::Indexes {
     // The sums so far, which the next lines are added to, and the standings they give.
     StandingsAccumulator sums;
     std::vector<SprtMonitor> monitors;
-    std::string no_sprt;  // why there are none
+    std::string no_sprt;   // why there are none
+    uint64_t planned = 0;  // matches its definition schedules (0: no definition)
     Standings standings;
     bool holds(const std::string& log_file) const {
       return std::binary_search(indexed_logs.begin(), indexed_logs.end(), log_name_hash(log_file));
@@ -272,14 +274,15 @@ struct ArenaSite::Indexes {
     return read && before == '\n';
   }
 
-  // The SPRTs of the folder's definition, or why there are none ("" without a definition).
-  static std::vector<SprtMonitor> sprt_monitors(const std::string& tournament_file,
-                                                std::string& why) {
+  // What the folder's definition tells: its SPRTs (or why there are none; "" without a
+  // definition) and how many matches it schedules.
+  static void read_definition(const std::string& tournament_file, Entry& e) {
     TournamentDef def;
-    if (tournament_file.empty() ||
-        !load_tournament(tournament_file, def, &why, {}, LoadOptions{.check_programs = false}))
-      return {};
-    return make_sprt_monitors(def);
+    if (tournament_file.empty() || !load_tournament(tournament_file, def, &e.no_sprt, {},
+                                                    LoadOptions{.check_programs = false}))
+      return;
+    e.monitors = make_sprt_monitors(def);
+    e.planned = Schedule(def).size();
   }
 
   // `index` is a real path inside a served folder, or "" (no index: no entries).
@@ -301,7 +304,7 @@ struct ArenaSite::Indexes {
       if (it != by_path.end() && grown(*it->second, index, st))
         *e = *it->second;  // the lines read stay; the new ones are added
       else
-        e->monitors = sprt_monitors(has_file ? tournament_file : "", e->no_sprt);
+        read_definition(has_file ? tournament_file : "", *e);
       e->size = st.st_size;
       e->mtime = st.st_mtim;
       e->inode = st.st_ino;
@@ -662,6 +665,35 @@ BodyPlan ArenaSite::plan_body(const HttpRequest& head) {
   return ladders_->plan_body(head);
 }
 
+namespace {
+
+// A tournament folder's line in the list: its name, bots, last change, state and verdict.
+void describe_run(const Folder& f, const ArenaSite::Indexes::Entry& index, FolderRow& row) {
+  if (!f.tournament) return;
+  const Standings& s = index.standings;
+  row.title = s.tournament_name;
+  for (const BotStanding& b : s.bots) row.bots.push_back(b.name);
+  row.updated = index.mtime.tv_sec;
+  const bool sprt_over =
+      !index.monitors.empty() && std::all_of(index.monitors.begin(), index.monitors.end(),
+                                             [](const SprtMonitor& m) { return m.over(); });
+  if (folder_in_use(f.real) || row.playing > 0)
+    row.state = FolderRow::State::kRunning;
+  else if (sprt_over || (index.planned > 0 && index.finished >= index.planned))
+    row.state = FolderRow::State::kFinished;
+  else
+    row.state = FolderRow::State::kInterrupted;
+  row.planned = index.planned;
+  for (const SprtMonitor& m : index.monitors)
+    row.verdict += (row.verdict.empty() ? "" : "; ") +
+                   (m.over() ? sprt_verdict_words(m.summary()).answer : m.status());
+  if (row.verdict.empty() && s.bots.size() >= 2)
+    row.verdict = s.bots[0].name + " leads (Elo " + (s.bots[0].elo >= 0 ? "+" : "") +
+                  fixed_text(s.bots[0].elo, 0) + " ± " + fixed_text(s.bots[0].elo_ci95, 0) + ")";
+}
+
+}  // namespace
+
 HttpResponse ArenaSite::folders() {
   std::vector<FolderRow> rows;
   for (size_t i = 0; i < roots_.size(); ++i) {
@@ -692,6 +724,7 @@ HttpResponse ArenaSite::folders() {
       const std::string log = f.logs + "/" + name;
       if (seen_recently(log, 60)) row.playing += !indexes_->summary(log).end.has_value();
     }
+    describe_run(f, *index, row);
     rows.push_back(std::move(row));
   }
   return html(folders_page(rows));

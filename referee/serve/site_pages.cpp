@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <set>
 
 #include "allfives/wire/convert.h"
@@ -396,24 +397,68 @@ std::string page(const std::string& title, const std::string& crumbs, const std:
          "</header><main>" + body + "</main>" + kLiveScript + "</body></html>\n";
 }
 
+namespace {
+
+// "2026-12-06 08:40 UTC".
+std::string when_text(int64_t seconds) {
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+// "greedy, heavy, random" (at most 5, then "and N more").
+std::string bots_text(const std::vector<std::string>& bots) {
+  std::string out;
+  for (size_t i = 0; i < bots.size() && i < 5; ++i) out += (i ? ", " : "") + bots[i];
+  if (bots.size() > 5) out += " and " + std::to_string(bots.size() - 5) + " more";
+  return out;
+}
+
+std::string state_cell(const FolderRow& f) {
+  const std::string of = f.finished
+                             ? std::to_string(*f.finished) +
+                                   (f.planned ? " of " + std::to_string(f.planned) : std::string())
+                             : std::string();
+  switch (f.state) {
+    case FolderRow::State::kRunning:
+      return "<span class=\"live\">● running</span> " + of +
+             (f.playing ? " · " + std::to_string(f.playing) + " playing now" : std::string());
+    case FolderRow::State::kFinished:
+      return "finished, " + of;
+    case FolderRow::State::kInterrupted:
+      return "<span class=\"fault\">stopped at " + of +
+             "</span><br><span class=\"muted\">continue: referee tournament FILE --resume --out " +
+             html_escape(f.name) + "</span>";
+    case FolderRow::State::kNone:
+      break;
+  }
+  return "<span class=\"muted\">loose logs</span>";
+}
+
+}  // namespace
+
 std::string folders_page(const std::vector<FolderRow>& rows) {
   std::string body =
       "<h2>Tournaments and match folders</h2><div class=\"scroll\"><table id=\"folders\"><tr><th "
-      "class=\"l\">Folder</th><th>Matches logged</th><th>Finished (index)</th><th "
-      "class=\"l\"></th></tr>";
+      "class=\"l\">Folder</th><th class=\"l\">Bots</th><th>Matches logged</th><th "
+      "class=\"l\">State</th><th class=\"l\">Verdict</th><th class=\"l\">Last change</th></tr>";
   bool live = false;
   for (const FolderRow& f : rows) {
-    live = live || f.playing > 0;
-    body +=
-        "<tr><td class=\"l\"><a href=\"" + f.url + "\">" + html_escape(f.name) + "</a></td><td>" +
-        std::to_string(f.logs) + "</td><td>" +
-        (!f.tournament ? std::string("<span class=\"muted\">loose logs</span>")
-         : f.finished  ? std::to_string(*f.finished)
-                       : std::string("unreadable")) +
-        "</td><td class=\"l\">" +
-        (f.playing ? "<span class=\"live\">● " + std::to_string(f.playing) + " playing now</span>"
-                   : "") +
-        "</td></tr>";
+    live = live || f.playing > 0 || f.state == FolderRow::State::kRunning;
+    const std::string title = f.title.empty() || f.name.starts_with("ladder ")
+                                  ? html_escape(f.name)
+                                  : "<strong>" + html_escape(f.title) +
+                                        "</strong> <span class=\"muted\">" + html_escape(f.name) +
+                                        "</span>";
+    body += "<tr><td class=\"l\"><a href=\"" + f.url + "\">" + title +
+            "</a></td><td class=\"l wrap\">" + html_escape(bots_text(f.bots)) + "</td><td>" +
+            std::to_string(f.logs) + "</td><td class=\"l\">" +
+            (!f.finished && f.tournament ? std::string("index unreadable") : state_cell(f)) +
+            "</td><td class=\"l wrap\">" + html_escape(f.verdict) + "</td><td class=\"l\">" +
+            (f.updated ? when_text(f.updated) : std::string()) + "</td></tr>";
   }
   body += "</table></div>";
   if (rows.empty())

@@ -23,6 +23,17 @@ struct FolderRow {
   std::optional<size_t> finished;  // entries of its index; nullopt if the index is unreadable
   bool tournament = false;         // it has an index or tournament.txtpb (else: loose logs)
   int playing = 0;                 // logs being written now
+  // A tournament's: its name, bots (by rank), when its index last changed, its state (a run
+  // holds the folder or logs are being written; every scheduled match or every SPRT is done;
+  // else it was stopped before its end), its scheduled matches, and the SPRTs' verdicts or
+  // the leader.
+  std::string title;
+  std::vector<std::string> bots;
+  int64_t updated = 0;
+  enum class State { kNone, kRunning, kInterrupted, kFinished };
+  State state = State::kNone;
+  uint64_t planned = 0;
+  std::string verdict;
 };
 std::string folders_page(const std::vector<FolderRow>& rows);
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <unordered_set>
 #include <utility>
@@ -354,6 +355,21 @@ bool IndexWriter::commit(const std::vector<v1::IndexEntry>& group) {
   }
   size_ += text.size();
   return true;
+}
+
+bool folder_in_use(const std::string& dir) {
+  const int fd =
+      ::open(output_path(dir, kLockFile).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) return false;
+  char buf[32] = {};
+  const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+  ::close(fd);
+  long pid = 0;
+  for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; ++i) pid = pid * 10 + (buf[i] - '0');
+  if (pid <= 0) return false;
+  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+  std::string name;
+  return std::getline(comm, name) && name == "referee";
 }
 
 std::unique_ptr<FolderLock> FolderLock::acquire(const std::string& dir, std::string* error) {

@@ -140,6 +140,11 @@ class FolderLock {
   int fd_;
 };
 
+// Whether a referee runs in output folder `dir` now: the process its referee.lock names is
+// alive and is a referee (read without taking the lock, so a referee starting is never
+// refused because someone looked).
+bool folder_in_use(const std::string& dir);
+
 // The index of one output folder, named for messages.
 struct IndexSource {
   std::string name;  // e.g. the folder

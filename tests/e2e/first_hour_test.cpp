@@ -38,6 +38,21 @@ TEST(FirstHour, ReadOnlyTakesOneFolderBeforeOrAfterTheBots) {
   }
 }
 
+// check-bot reads its flags before the bot's command; one written after it is named with the
+// whole command corrected (the bot would have received it and failed to start).
+TEST(FirstHour, CheckBotsFlagsAfterTheCommandAreMovedInTheAnswer) {
+  const std::string d = temp_dir("check-bot-order");
+  const RunResult r = run({kReferee, "check-bot", kGreedy, "--read-only", d, "--decisions", "5"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "--read-only comes after the bot's command")) << r.output;
+  EXPECT_TRUE(contains(
+      r.output, kReferee + " check-bot --read-only " + d + " --decisions 5 " + kGreedy + "\n"))
+      << r.output;
+  // Quoted, the words are the bot's own.
+  EXPECT_NE(run({kReferee, "check-bot", "--decisions", "5", kGreedy + " --decisions 5"}).exit_code,
+            2);
+}
+
 TEST(FirstHour, ProgramsWhosePathsHoldSpacesRun) {
   const std::string d = temp_dir("spaces");
   fs::create_directories(d + "/my bots/v 2");
