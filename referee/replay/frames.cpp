@@ -226,7 +226,33 @@ void describe_draw(const Replay& r, const v1::LogDraw& d, int viewer, Frame& f) 
   if (viewer < 0 || viewer == f.seat) f.text += ": " + tiles_in_order(d.tiles());
 }
 
-void describe_fault(const Replay& r, const v1::LogFault& fa, int viewer, Frame& f) {
+// The plays the faulting seat had at the decision it faulted on, with what each would have
+// scored, as a play's record lists them (log_records.cpp: the order offered, count_after): a
+// fault's record does not list them, so they come from the state the rules core stopped at.
+// None where the core was not stopped at that seat's decision (a fault before the first deal,
+// while the referee told the seats of a hand's end, or in another seat's turn).
+std::vector<DecisionOption> options_at_fault(const Replay& r, const ReplayStep& step, int seat) {
+  const State& s = step.state;
+  const ReplayTable& table = step.table;
+  std::vector<DecisionOption> out;
+  if (s.seat_to_move() != seat ||
+      static_cast<uint32_t>(s.hand_index()) != step.record.fault().hand_index() ||
+      !state_is_table(s, table.hand_index, table.line, table.hands, table.boneyard_size,
+                      num_players(r.config.format)))
+    return out;
+  for (const Play& p : s.legal_plays()) {
+    DecisionOption o;
+    o.offered = static_cast<int>(out.size());
+    o.play = p;
+    o.count = count_after(s.line(), p);
+    o.points = points_for_count(o.count);
+    out.push_back(o);
+  }
+  return out;
+}
+
+void describe_fault(const Replay& r, const ReplayStep& step, int viewer, Frame& f) {
+  const v1::LogFault& fa = step.record.fault();
   f.seat = static_cast<int>(fa.seat());
   f.text = seat_words(r, f.seat) += " commits a fault (" + describe(fa.kind()) + ")";
   // The reason may name the faulting seat's tiles (an illegal play lists its hand).
@@ -235,6 +261,9 @@ void describe_fault(const Replay& r, const v1::LogFault& fa, int viewer, Frame& 
     f.decision.shown = true;
     f.decision.output = fa.output().text();
     f.decision.output_dropped = fa.output().dropped_bytes();
+    f.decision.options = options_at_fault(r, step, f.seat);
+    for (const DecisionOption& o : f.decision.options)
+      f.decision.best_points = std::max(f.decision.best_points, o.points);
   }
 }
 
@@ -266,7 +295,7 @@ void describe_record(const Replay& r, const ReplayStep& step, int viewer, Frame&
       break;
     }
     case v1::LogRecord::kFault:
-      describe_fault(r, rec.fault(), viewer, f);
+      describe_fault(r, step, viewer, f);
       break;
     case v1::LogRecord::kMatchEnd:
       describe_match_end(r, rec.match_end(), f);

@@ -28,7 +28,9 @@ struct DecisionOption {
 // What a play's record says of the decision behind it (LogPlay's decision fields, log_version
 // 2 on; what the bot printed meanwhile, 3 on). A viewer sees the options, the comment and the
 // output of its own seat's decisions only (they show, or may tell, the seat's tiles),
-// everyone's without a viewer. A fault's frame has the faulting decision's output alone.
+// everyone's without a viewer. A fault's frame has the faulting decision's output and the plays
+// the seat had then (none chosen; the fault's record does not list them, so they come from the
+// rules core's state there), and no time, bank or comment.
 struct Decision {
   bool shown = false;                   // this viewer sees options, comment and output
   std::vector<DecisionOption> options;  // in the order offered; empty in version 1 logs
@@ -90,7 +92,7 @@ struct Frame {
   int side = -1;                  // play / hand_end: the side credited (-1: nobody)
   MarkedText text;                // what happened, in plain words
   std::vector<MarkedText> notes;  // further lines: a hand's scoring, the match result
-  Decision decision;              // play: the decision behind it, where the viewer may see it
+  Decision decision;  // play, fault: the decision behind it, where the viewer may see it
 };
 
 // Every frame of `replay` in step order, as everyone sees them (viewer -1: all hands) or as

@@ -69,7 +69,8 @@ std::string hand_result(const Replay& r, const Frame& end) {
 // A play's decision: "y":{"o":[[words,count,points,chosen],...] in the order offered,
 // "u":decision_us, "k":bank left ms (-1: not logged), "m":comment, "z":bytes dropped,
 // "w":what the bot printed meanwhile, "x":bytes of it dropped, "r":the review's valuation
-// (review_decision_json) where reviewed}; a fault's: only "w" and "x".
+// (review_decision_json) where reviewed}; a fault's: "o" (the plays the seat had, none
+// chosen), "w" and "x".
 // Only what the viewer may see (frames.h: Decision::shown), and what HtmlOptions keeps.
 void append_output_json(std::string& out, const Decision& d) {
   out += "\"w\":";
@@ -105,17 +106,11 @@ void append_seat_marks_json(std::string& out, const MarkedText& text) {
   out += ']';
 }
 
-void append_decision_json(std::string& out, const Frame& f, bool output) {
+void append_options_json(std::string& out, const Frame& f) {
   const Decision& d = f.decision;
-  if (f.kind == v1::LogRecord::kFault) {
-    if (!output || (d.output.empty() && d.output_dropped == 0)) return;
-    out += ",\"y\":{";
-    append_output_json(out, d);
-    out += '}';
-    return;
-  }
-  out += ",\"y\":{\"o\":[";
-  const bool opening = f.line.size() == 1;
+  // A play's frame shows the line after it, a fault's the line it faulted on.
+  const bool opening = f.line.size() == (f.kind == v1::LogRecord::kFault ? 0 : 1);
+  out += "\"o\":[";
   for (size_t i = 0; i < d.options.size(); ++i) {
     const DecisionOption& o = d.options[i];
     if (i) out += ',';
@@ -128,7 +123,25 @@ void append_decision_json(std::string& out, const Frame& f, bool output) {
     out += std::to_string(o.points);
     out += o.chosen ? ",1]" : ",0]";
   }
-  out += "],\"u\":";
+  out += ']';
+}
+
+void append_decision_json(std::string& out, const Frame& f, bool output) {
+  const Decision& d = f.decision;
+  if (f.kind == v1::LogRecord::kFault) {
+    if (!d.shown) return;
+    out += ",\"y\":{";
+    append_options_json(out, f);
+    if (output && (!d.output.empty() || d.output_dropped > 0)) {
+      out += ',';
+      append_output_json(out, d);
+    }
+    out += '}';
+    return;
+  }
+  out += ",\"y\":{";
+  append_options_json(out, f);
+  out += ",\"u\":";
   out += std::to_string(d.decision_us);
   out += ",\"k\":";
   out += std::to_string(d.bank_left_ms);

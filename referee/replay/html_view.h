@@ -10,8 +10,9 @@
 // data-scores ("25,10"), data-count and data-points (the hand's last play so far, "" if
 // none), data-line (the line as digit pairs from left to right), data-log-line,
 // data-boneyard, data-last-play (its words), data-playing, data-mark (the review's mark word of
-// the step's decision, "" if none) and data-graph-points (the evaluation graph's points). Its URL
-// may say where to open:
+// the step's decision, "" if none) and data-graph-points (the evaluation graph's points). The
+// score chart #chart has a circle per side (data-side) at each play and hand end (data-step);
+// a click opens that step. The page's URL may say where to open:
 // `?step=K`, or `?hand=H` (1-based); and for tests `?click=next,nextHand,...` presses those
 // buttons, `?keys=ArrowRight,...` those keys, in order, and `?autoplay` starts playing.
 #pragma once

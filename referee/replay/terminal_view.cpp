@@ -188,25 +188,38 @@ std::string review_line(const v1::ReviewDecision& d) {
   return "review: " + decision_words(d);
 }
 
+namespace {
+
+// "had 3 plays: 6-4 right 10 · ..." from the most points down.
+std::string had_line(const Decision& d, bool opening) {
+  std::string had = "had " + plural(static_cast<int>(d.options.size()), "play", "plays") + ":";
+  const char* sep = " ";
+  for (const DecisionOption& o : d.ranked()) {
+    had += sep + option_text(o, opening) + " " + std::to_string(o.points);
+    if (d.review) {
+      const v1::ReviewOption& v = d.review->options(o.offered);
+      had += " (" + value_words(v.points(), v.points_se(), d.review->exact()) + ")";
+    }
+    had += o.chosen ? " (played)" : "";
+    sep = " · ";
+  }
+  return had;
+}
+
+}  // namespace
+
 std::vector<std::string> decision_lines(const Frame& f, bool output) {
   std::vector<std::string> lines;
   const Decision& d = f.decision;
-  if (f.kind == v1::LogRecord::kFault && d.shown && output) add_output_lines(d, lines);
+  if (f.kind == v1::LogRecord::kFault) {  // the line is still the one the seat faulted on
+    if (d.shown && !d.options.empty()) lines.push_back(had_line(d, f.line.empty()));
+    if (d.shown && output) add_output_lines(d, lines);
+    return lines;
+  }
   if (f.kind != v1::LogRecord::kPlay || (d.options.empty() && d.bank_left_ms < 0)) return lines;
   const bool opening = f.line.size() == 1;
   if (!d.options.empty()) {
-    std::string had = "had " + plural(static_cast<int>(d.options.size()), "play", "plays") + ":";
-    const char* sep = " ";
-    for (const DecisionOption& o : d.ranked()) {
-      had += sep + option_text(o, opening) + " " + std::to_string(o.points);
-      if (d.review) {
-        const v1::ReviewOption& v = d.review->options(o.offered);
-        had += " (" + value_words(v.points(), v.points_se(), d.review->exact()) + ")";
-      }
-      had += o.chosen ? " (played)" : "";
-      sep = " · ";
-    }
-    lines.push_back(had);
+    lines.push_back(had_line(d, opening));
     if (d.higher_existed()) {
       const DecisionOption best = d.ranked().front();
       lines.push_back("a higher-scoring play existed: " + option_text(best, opening) + " for " +

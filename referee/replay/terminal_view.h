@@ -33,8 +33,8 @@ struct TerminalOptions {
 std::string review_line(const v1::ReviewDecision& d);
 
 // Those lines for one play frame (with the review's line where reviewed) (none for other frames or
-// a version 1 log's plays), and for a fault's frame the output of the decision that ended in it;
-// `output`: with the bot's output lines.
+// a version 1 log's plays), and for a fault's frame the plays the seat had at the decision that
+// ended in it and that decision's output; `output`: with the bot's output lines.
 std::vector<std::string> decision_lines(const Frame& frame, bool output = true);
 
 // The match's heading: id, format, seed (for a seat's view only once the match is over), target,

@@ -37,8 +37,13 @@ TEST(ReplayHtml, OneSelfContainedCompactFile) {
   const Logged& l = logged("2p");
   const std::string html = read_file(write_html(l, "self"));
   ASSERT_FALSE(html.empty());
-  for (const char* external : {"http://", "https://", "<link", " src=", "url(", "@import", "//cdn"})
+  for (const char* external : {"http://", "https://", " src=", "url(", "@import", "//cdn"})
     EXPECT_EQ(html.find(external), std::string::npos) << external;
+  // A link only to what it carries itself (the icon, so that the browser asks for none).
+  for (size_t at = html.find("<link"); at != std::string::npos; at = html.find("<link", at + 1)) {
+    const std::string tag = html.substr(at, html.find('>', at) - at);
+    EXPECT_NE(tag.find(" href=\"data:"), std::string::npos) << tag;
+  }
   EXPECT_NE(html.find("<svg"), std::string::npos);  // tiles are inline SVG, built by the page
   const auto data = page_data(html);
   const auto& page_steps = data.fields().at("steps").list_value();
