@@ -16,6 +16,7 @@
 #include "cli/demo_command.h"
 #include "cli/ladder_command.h"
 #include "cli/match_command.h"
+#include "cli/new_bot_command.h"
 #include "cli/replay_command.h"
 #include "cli/review_command.h"
 #include "cli/serve_command.h"
@@ -104,6 +105,7 @@ int main(int argc, char** argv) {
   referee::add_serve_command(app, exit_code);
   referee::add_check_bot_command(app, exit_code);
   referee::add_ladder_command(app, exit_code);
+  referee::add_new_bot_command(app, exit_code);
 
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).
