@@ -47,6 +47,7 @@ struct MatchOptions {
   std::string serve = "127.0.0.1:8080";
   int startup_timeout_ms = static_cast<int>(wire::kDefaultStartupTimeout.count());
   int human_startup_timeout_ms = static_cast<int>(kPersonArrival.count());
+  int human_pace_ms = 600;
   std::string log_path;
   std::optional<int> target;
   int max_hands = kDefaultMaxHands;
@@ -195,6 +196,10 @@ int match_terms(const MatchOptions& o, Format format, bool person, MatchSpec& sp
               << " (a day), got " << o.human_startup_timeout_ms << "\n";
     return 2;
   }
+  if (o.human_pace_ms < 0 || o.human_pace_ms > 10'000) {
+    std::cerr << "referee match: --human-pace-ms must be 0..10000, got " << o.human_pace_ms << "\n";
+    return 2;
+  }
   if (o.max_hands < 1 || o.max_hands > kMaxHandLimit ||
       (o.target && (*o.target < 1 || *o.target > kMaxTarget))) {
     std::cerr << "referee match: --target must be 1.." << kMaxTarget << " and --max-hands 1.."
@@ -222,6 +227,7 @@ int start_human_seat(const MatchOptions& o, bool tty, const PrivateDir& socket_d
   h.web = !tty;
   h.serve = o.serve;
   h.token = serve::random_token();
+  h.pace_ms = o.human_pace_ms;
   human = serve::HumanSeat::start(h, &why);
   if (!human) {
     std::cerr << "referee match: the human seat cannot start: " << why << "\n";
@@ -463,6 +469,11 @@ void add_match_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--startup-timeout-ms", o->startup_timeout_ms,
                   "How long a bot may take to start serving, and again to answer MatchStart "
                   "with Hello")
+      ->capture_default_str();
+  cmd->add_option("--human-pace-ms", o->human_pace_ms,
+                  "With a `human` seat: the page shows each seat's play at least this long "
+                  "after the one before, so every tile is seen landing (0: at once). Only the "
+                  "page waits: no seat's clock is affected")
       ->capture_default_str();
   cmd->add_option("--human-startup-timeout-ms", o->human_startup_timeout_ms,
                   "With a `human` seat: how long the referee waits for its page to be opened; "

@@ -3,6 +3,7 @@
 #include <allfives/bot/bot.h>
 #include <allfives/bot/server.h>
 
+#include <array>
 #include <boost/asio/io_context.hpp>
 #include <condition_variable>
 #include <mutex>
@@ -72,8 +73,9 @@ struct HumanSeat::Impl {
   bool timed_out = false;     // the person's time ran out in this match
   bool person_seen = false;
   int matches = 0;
-  std::string log_path;      // the match being played
-  std::string finished_log;  // the last match over, for /replay
+  std::array<int, 3> tally{};  // this session's matches won, lost and drawn
+  std::string log_path;        // the match being played
+  std::string finished_log;    // the last match over, for /replay
   enum class After { kWaiting, kRematch, kLeave } after = After::kWaiting;
   std::vector<std::shared_ptr<EventSink>> sinks;
   std::atomic<bool> shutting_down{false};  // the match is over or aborted: stop waiting
@@ -152,6 +154,9 @@ class HumanBot final : public bot::Bot {
     t.scores.assign(static_cast<size_t>(m.num_sides), 0);
     t.move_time = m.move_time;
     t.bank = m.time_bank;
+    t.pace_ms = seat_.options.pace_ms;
+    t.tally = seat_.tally;
+    t.timeline.push_back({0, t.scores});
     seat_.decision_seq = -1;
     seat_.timed_out = false;
     seat_.finished_log.clear();
@@ -193,8 +198,10 @@ class HumanBot final : public bot::Bot {
         t.line.place(e.play.tile, e.play.end, e.seat);
         if (t.sizes[s] > 0) --t.sizes[s];
         if (e.seat == t.seat) t.hand.remove(e.play.tile);
-        if (e.points > 0 && e.side >= 0 && static_cast<size_t>(e.side) < t.scores.size())
+        if (e.points > 0 && e.side >= 0 && static_cast<size_t>(e.side) < t.scores.size()) {
           t.scores[static_cast<size_t>(e.side)] += e.points;
+          t.timeline.push_back({t.hand_index, t.scores});
+        }
         t.last = LastPlay{e.seat, e.play.tile, e.play.end, opened, e.count, e.points};
         t.to_move = (e.seat + 1) % n;
         note(t, play_words(t, e.seat, e.play.tile, e.play.end, opened, e.count, e.points));
@@ -235,6 +242,8 @@ class HumanBot final : public bot::Bot {
     sum.side = h.points > 0 ? h.winner_side : -1;
     sum.scores = h.scores;
     t.hands.push_back(sum);
+    if (t.timeline.empty() || t.timeline.back().scores != h.scores)
+      t.timeline.push_back({h.hand_index, h.scores});
     note(t, "Hand " + std::to_string(h.hand_index + 1) + " ends: " + sum.how +
                 (h.points > 0
                      ? ", +" + std::to_string(h.points) + " for " + side_words(t, h.winner_side)
@@ -464,6 +473,7 @@ std::string HumanSeat::Impl::own_decisions_json(const std::string& log, int seat
 std::unique_ptr<HumanSeat> HumanSeat::start(const HumanSeatOptions& options, std::string* error) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  impl->table.pace_ms = options.pace_ms;
   Impl* raw = impl.get();
   if (options.web) {
     HttpServerOptions h;
@@ -541,6 +551,14 @@ void HumanSeat::match_over(const MatchResult& r) {
   std::lock_guard lock(impl_->mu);
   HumanTable& t = impl_->table;
   explain_end(t, r);
+  if (!t.timeline.empty() && t.timeline.back().scores != t.scores)
+    t.timeline.push_back({std::max(0, t.hand_index), t.scores});
+  const int counted = t.outcome == "won"    ? 0
+                      : t.outcome == "lost" ? 1
+                      : t.outcome == "draw" ? 2
+                                            : -1;
+  if (counted >= 0) ++impl_->tally[static_cast<size_t>(counted)];
+  t.tally = impl_->tally;
   impl_->decision_seq = -1;
   impl_->finished_log = impl_->log_path;
   t.replay = !impl_->log_path.empty() && r.reason != v1::MATCH_END_REASON_UNSPECIFIED;

@@ -37,6 +37,7 @@ struct HumanSeatOptions {
   bool web = true;                       // false: the terminal
   std::string serve = "127.0.0.1:8080";  // web: the page's HOST:PORT (port 0 picks one)
   std::string token;                     // web: the secret the page's URL carries
+  int pace_ms = 600;  // web: the page shows one seat's play at least this long after the last
 };
 
 class HumanSeat {

@@ -299,7 +299,17 @@ void json_end(std::string& o, const HumanTable& t) {
   o += ",\"detail\":";
   append_json_string(o, t.detail);
   o += ",\"replay\":" + std::string(t.replay ? "true" : "false") +
-       ",\"rematch\":" + (t.rematch ? "true" : "false");
+       ",\"rematch\":" + (t.rematch ? "true" : "false") +
+       ",\"pace_ms\":" + std::to_string(t.pace_ms) + ",\"tally\":";
+  json_ints(o, t.tally, t.tally.size());
+  o += ",\"timeline\":[";
+  for (size_t i = 0; i < t.timeline.size(); ++i) {
+    if (i) o += ',';
+    o += "{\"hand\":" + std::to_string(t.timeline[i].hand) + ",\"scores\":";
+    json_ints(o, t.timeline[i].scores, t.timeline[i].scores.size());
+    o += '}';
+  }
+  o += ']';
 }
 
 }  // namespace

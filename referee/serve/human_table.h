@@ -66,6 +66,16 @@ struct HumanTable {
   std::string detail;    // a sentence or two: why
   bool replay = false;   // the finished match's replay can be opened
   bool rematch = false;  // "play again" is offered
+  int pace_ms = 0;       // the page shows one seat's play at least this long after the last
+  // This session's finished matches, "play again" after "play again": won, lost, drawn.
+  std::array<int, 3> tally{};
+  // Every side's score at the match's start and after each play that scored or hand that
+  // ended, with the hand it was in: the page's chart.
+  struct ScorePoint {
+    int hand = 0;
+    std::vector<int> scores;
+  };
+  std::vector<ScorePoint> timeline;
 };
 
 // "you", or the seat's name ("greedy"; "seat 2" without one).

@@ -3,8 +3,10 @@
 // page against `referee standings` and sprt.txt, its filters, its refresh while a tournament
 // runs; a live match watched until it ends; the replay at phone width; a whole match played by
 // clicking legal tiles, with every message the page received recorded by the browser and
-// checked against the log; at phone width, an opponent's forfeit, "play again" and a time-out,
-// each explained on the page; a reviewed replay, its graph and "only mistakes", a match
+// checked against the log; the person's play shown before the bot's paced reply; a hand's end
+// held on its card until Continue, with the score chart; at phone width, an opponent's
+// forfeit, "play again" and a time-out, each explained on the page, and the session's tally; a
+// reviewed replay, its graph and "only mistakes", a match
 // reviewed from its page, and a person's own decisions reviewed. Screenshots at 1280 and 390 px are
 // left in the build folder (ALLFIVES_SERVE_OUT); the pictures in docs/ (docs/SERVE.md) come from
 // them.
@@ -504,6 +506,20 @@ bool over(CdpBrowser& b) {
   return state(b, "over") == "\"1\"";
 }
 
+// The page's next moment for the person: their turn, a hand's end on its card, or the end.
+const char* const kPersonsMoment =
+    "+document.getElementById('state').dataset.legal > 0 || "
+    "document.getElementById('state').dataset.handOver === '1' || "
+    "document.getElementById('state').dataset.over === '1'";
+
+// Closes the hand-over card if it is up: the next hand waits on the page for it.
+bool continue_hand(CdpBrowser& b) {
+  if (state(b, "handOver") != "\"1\"" || over(b)) return false;
+  EXPECT_TRUE(b.click("#handContinue"));
+  EXPECT_TRUE(b.wait_for("document.getElementById('state').dataset.handOver === '0'", 5s));
+  return true;
+}
+
 // Waits until the page's animations (the result card rising) have played.
 void settle(CdpBrowser& b) {
   b.wait_for(
@@ -527,11 +543,9 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   bool shot = false;
   const auto end = std::chrono::steady_clock::now() + 240s;
   while (std::chrono::steady_clock::now() < end && !over(b)) {
+    if (continue_hand(b)) continue;
     if (!my_turn(b)) {
-      b.wait_for(
-          "+document.getElementById('state').dataset.legal > 0 || "
-          "document.getElementById('state').dataset.over === '1'",
-          30s);
+      b.wait_for(kPersonsMoment, 30s);
       continue;
     }
     // The latest play on the line is marked, and said in words.
@@ -675,6 +689,136 @@ TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
   EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
 }
 
+// The plays the page showed, in order: "seat:tile@ms" (the page's own clock) from #state.
+struct ShownStep {
+  int seat = -1;
+  std::string tile;
+  double at = 0;
+};
+std::vector<ShownStep> shown_steps(CdpBrowser& b) {
+  std::vector<ShownStep> out;
+  std::istringstream in(parse_json_value(state(b, "steps")).string_value());
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const size_t colon = item.find(':'), at = item.find('@');
+    if (colon == std::string::npos || at == std::string::npos) continue;
+    out.push_back({std::stoi(item.substr(0, colon)), item.substr(colon + 1, at - colon - 1),
+                   std::stod(item.substr(at + 1))});
+  }
+  return out;
+}
+
+// The bot answers within milliseconds, yet the page shows the person's own play first and the
+// bot's reply at least --human-pace-ms (600 ms by default) later; the pace is checked.
+TEST(BrowserTest, APersonSeesTheirOwnPlayLandBeforeTheBotsReply) {
+  {
+    Child refused({kReferee, "match", "--human-pace-ms", "-5", "human", "greedy=" + kGreedy});
+    EXPECT_EQ(refused.wait_exit(20s), 2) << refused.output();
+    EXPECT_NE(refused.output().find("--human-pace-ms must be 0..10000"), std::string::npos)
+        << refused.output();
+  }
+  HumanTable h = open_seat(
+      "browser-human-pace",
+      {"--seed", "9876543210123", "--move-time-ms", "30000", "human", "greedy=" + kGreedy}, 1280);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  EXPECT_EQ(b.eval("humanTable().pace_ms"), "600");
+  int checked = 0;
+  for (int clicks = 0; clicks < 5 && !over(b);) {
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
+    if (over(b)) break;
+    if (continue_hand(b)) continue;
+    const auto play = click_a_play(b, false);
+    ++clicks;
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
+    // The person's play, then whatever the bot played after it, each shown in turn.
+    const std::vector<ShownStep> steps = shown_steps(b);
+    auto mine = std::find_if(steps.rbegin(), steps.rend(), [&](const ShownStep& s) {
+      return s.seat == 0 && s.tile == play.first;
+    });
+    ASSERT_NE(mine, steps.rend()) << "the page never showed the person's " << play.first << ": "
+                                  << state(b, "steps");
+    if (mine == steps.rbegin()) continue;  // the bot passed, or the hand ended with this play
+    const ShownStep& reply = *std::prev(mine);
+    EXPECT_EQ(reply.seat, 1) << state(b, "steps");
+    EXPECT_GE(reply.at - mine->at, 550) << "the bot's reply was shown too soon after the "
+                                        << "person's play: " << state(b, "steps");
+    ++checked;
+  }
+  EXPECT_GE(checked, 2) << state(b, "steps");
+}
+
+// How many hands the log has dealt so far.
+int hands_dealt(const std::string& log) {
+  std::ifstream in(log);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line))
+    n += line.find("\"handStart\"") != std::string::npos ||
+         line.find("\"hand_start\"") != std::string::npos;
+  return n;
+}
+
+// A hand's end stays on a card (every hand's tiles as revealed, how it ended, the scores)
+// until the person continues: the referee deals the next hand at once, the page holds it.
+// The score chart has a line per side. Screenshots of the card at 1280 and 390 px.
+TEST(BrowserTest, APersonSeesEachHandsEndOnACardUntilTheyContinue) {
+  HumanTable h = open_seat(
+      "browser-human-handover",
+      {"--seed", "9876543210123", "--move-time-ms", "30000", "human", "greedy=" + kGreedy}, 1280);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  const auto end = std::chrono::steady_clock::now() + 120s;
+  while (std::chrono::steady_clock::now() < end && state(b, "handOver") != "\"1\"") {
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
+    ASSERT_FALSE(over(b)) << "the first hand did not end the match";
+    if (state(b, "handOver") == "\"1\"") break;
+    click_a_play(b, false);
+  }
+  ASSERT_EQ(state(b, "handOver"), "\"1\"");
+  const std::string ended = b.eval("humanTable().hand_index");
+  EXPECT_EQ(b.eval("getComputedStyle(document.getElementById('handOver')).display"), "\"flex\"");
+  EXPECT_EQ(b.eval("document.getElementById('handTitle').textContent"),
+            "\"Hand " + std::to_string(std::stoi(ended) + 1) + " is over\"");
+  EXPECT_NE(b.eval("document.getElementById('handHow').textContent"), "\"\"");
+  // Every seat's tiles, as the table revealed them.
+  EXPECT_EQ(b.eval("document.querySelectorAll('#handTiles .row').length"), "2");
+  EXPECT_EQ(b.eval("[...document.querySelectorAll('#handTiles .row')].map(r => "
+                   "[...r.querySelectorAll('svg.t')].map(s => s.dataset.tile).join('')).join('|')"),
+            b.eval("humanTable().revealed.join('|')"));
+  EXPECT_EQ(b.eval("document.getElementById('handScores').textContent.includes(humanTable()."
+                   "scores[0]) && document.getElementById('handScores').textContent.includes("
+                   "humanTable().scores[1])"),
+            "true");
+  // The referee went on: the next hand is dealt in its log while the page still shows this one.
+  const auto dealt_by = std::chrono::steady_clock::now() + 10s;
+  while (hands_dealt(h.log) < std::stoi(ended) + 2 && std::chrono::steady_clock::now() < dealt_by)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(hands_dealt(h.log), std::stoi(ended) + 2);
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(state(b, "handOver"), "\"1\"");
+  EXPECT_EQ(b.eval("humanTable().hand_index"), ended);
+  // The score chart: a line per side through every point of the table's timeline.
+  EXPECT_EQ(b.eval("document.querySelectorAll('#scoreChart polyline').length"), "2");
+  EXPECT_EQ(b.eval("+document.querySelector('#scoreChart svg').dataset.points"),
+            b.eval("humanTable().timeline.length"));
+  EXPECT_GE(std::stoi(b.eval("humanTable().timeline.length")), 2);
+  EXPECT_EQ(b.eval("document.querySelector('#scoreChart polyline').getAttribute('points')"
+                   ".split(' ').length === humanTable().timeline.length"),
+            "true");
+  settle(b);
+  EXPECT_TRUE(b.screenshot(kOut + "/serve-human-handover-1280.png"));
+  ASSERT_TRUE(b.set_viewport(390, 844, true));
+  settle(b);
+  EXPECT_FALSE(b.scrolls_sideways());
+  EXPECT_TRUE(b.screenshot(kOut + "/serve-human-handover-390.png"));
+  // Continue: the next hand's deal is shown.
+  ASSERT_TRUE(b.click("#handContinue"));
+  EXPECT_TRUE(b.wait_for("humanTable().hand_index === " + ended + " + 1", 10s));
+  EXPECT_EQ(state(b, "handOver"), "\"0\"");
+  EXPECT_EQ(b.eval("getComputedStyle(document.getElementById('handOver')).display"), "\"none\"");
+}
+
 // At phone width: the opponent's program crashes and the page says who forfeited and why;
 // the person plays again, lets the clock run out, and is told so in words.
 TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
@@ -688,11 +832,9 @@ TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
   // The person plays until the opponent's program crashes at its third decision.
   int clicks = 0;
   while (!over(b)) {
-    ASSERT_TRUE(
-        b.wait_for("+document.getElementById('state').dataset.legal > 0 || "
-                   "document.getElementById('state').dataset.over === '1'",
-                   30s));
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
     if (over(b)) break;
+    if (continue_hand(b)) continue;
     if (clicks == 1) {
       EXPECT_FALSE(b.scrolls_sideways());
       b.screenshot(kOut + "/serve-human-390.png");
@@ -711,6 +853,10 @@ TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
   EXPECT_NE(detail.find("crashy stopped running: its program exited."), std::string::npos)
       << detail;
   EXPECT_EQ(detail.find("gRPC"), std::string::npos) << detail;
+  // The session's tally, shown after each match.
+  EXPECT_EQ(state(b, "tally"), "\"1,0,0\"");
+  EXPECT_NE(b.eval("document.getElementById('tally').textContent").find("1 won · 0 lost"),
+            std::string::npos);
   settle(b);
   EXPECT_FALSE(b.scrolls_sideways());
   b.screenshot(kOut + "/serve-human-forfeit-390.png");
@@ -737,6 +883,9 @@ TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {
   EXPECT_EQ(b.eval("document.getElementById('result').textContent"), "\"You ran out of time\"");
   EXPECT_NE(b.eval("document.getElementById('detail').textContent")
                 .find("The 4 s a move may take (your bank was empty) passed without a play"),
+            std::string::npos);
+  EXPECT_EQ(state(b, "tally"), "\"1,1,0\"");
+  EXPECT_NE(b.eval("document.getElementById('tally').textContent").find("1 won · 1 lost"),
             std::string::npos);
   settle(b);
   EXPECT_FALSE(b.scrolls_sideways());
@@ -794,8 +943,7 @@ TEST(BrowserTest, TheReplayShowsTheReviewItsGraphAndOnlyMistakes) {
   const v1::ReviewDecision* marked = nullptr;
   for (const v1::ReviewDecision* d : candidates) {
     const std::string circle = "document.querySelector(\"#graph circle[data-step='" +
-                               std::to_string(steps.at(static_cast<int>(d->log_line()))) +
-                               "']\")";
+                               std::to_string(steps.at(static_cast<int>(d->log_line()))) + "']\")";
     if (b->eval("(() => { const c = " + circle +
                 "; c.scrollIntoView({block: 'center'}); const r = c.getBoundingClientRect(); "
                 "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === "
@@ -880,11 +1028,9 @@ TEST(BrowserTest, APersonReviewsTheirOwnDecisions) {
   ASSERT_TRUE(h.b);
   CdpBrowser& b = *h.b;
   while (!over(b)) {
-    ASSERT_TRUE(
-        b.wait_for("+document.getElementById('state').dataset.legal > 0 || "
-                   "document.getElementById('state').dataset.over === '1'",
-                   30s));
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
     if (over(b)) break;
+    if (continue_hand(b)) continue;
     click_a_play(b, false);
   }
   settle(b);

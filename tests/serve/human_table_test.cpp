@@ -53,5 +53,20 @@ TEST(HumanTable, AMatchWithoutAFaultIsWonOnScores) {
   EXPECT_EQ(t.headline, "You won!");
 }
 
+TEST(HumanTable, ThePageIsToldItsPaceTheSessionsTallyAndTheScoresOverTime) {
+  HumanTable t = table_of_seat_0();
+  t.scores = {10, 5};
+  t.pace_ms = 600;
+  t.tally = {2, 1, 0};
+  t.timeline = {{0, {0, 0}}, {0, {10, 0}}, {1, {10, 5}}};
+  const std::string json = table_json(t, 7, ClockNow{});
+  EXPECT_NE(json.find("\"pace_ms\":600"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"tally\":[2,1,0]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"timeline\":[{\"hand\":0,\"scores\":[0,0]},{\"hand\":0,\"scores\":[10,0]},"
+                      "{\"hand\":1,\"scores\":[10,5]}]"),
+            std::string::npos)
+      << json;
+}
+
 }  // namespace
 }  // namespace allfives::referee::serve
