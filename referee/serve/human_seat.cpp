@@ -11,6 +11,9 @@
 #include <random>
 #include <thread>
 
+#include "allfives/core/knowledge.h"
+#include "allfives/core/rng.h"
+#include "allfives/engine/evaluate.h"
 #include "log/log_reader.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
@@ -35,6 +38,24 @@ using std::chrono::milliseconds;
 
 // Answer a little before the referee's deadline, so the transport's delay is covered.
 constexpr milliseconds kAnswerMargin{150};
+
+// The strong search's choice at the seat's decision, from the seat's view and knowledge only
+// (as the strong sample bot and the review value plays); it stops at `until` or once `stop`.
+int strong_choice(const View& view, const Knowledge& knowledge, uint64_t seed,
+                  Clock::time_point until, const std::atomic<bool>& stop) {
+  engine::EvalConfig config;
+  config.worlds = 400;
+  config.seed = seed;
+  engine::HandSolver solver;
+  engine::Evaluation ev;
+  engine::evaluate(view, &knowledge, config, solver, ev,
+                   [&](int) { return stop.load() || Clock::now() >= until; });
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(ev.options.size()); ++i)
+    if (best < 0 || ev.mean(i, engine::Utility::kWin) > ev.mean(best, engine::Utility::kWin))
+      best = i;
+  return best;
+}
 
 // The bots' names as the log's header gives them (the names of their Hellos), or empty.
 std::vector<std::string> names_in_header(const std::string& log) {
@@ -69,8 +90,11 @@ struct HumanSeat::Impl {
   long long seq = 0;
   long long decision_seq = -1;  // the first table of the decision waiting, -1 if none
   Clock::time_point move_end{}, answer_by{};
-  std::optional<int> chosen;  // the index into table.legal the person picked
-  bool timed_out = false;     // the person's time ran out in this match
+  std::optional<int> chosen;        // the index into table.legal the person picked
+  std::atomic<bool> picked{false};  // chosen is set: a suggestion being computed stops
+  bool hint_on = false;             // the person wants the strong search's suggestion
+  Knowledge knowledge;              // what the seat has observed, for the suggestion
+  bool timed_out = false;           // the person's time ran out in this match
   bool person_seen = false;
   int matches = 0;
   std::array<int, 3> tally{};  // this session's matches won, lost and drawn
@@ -155,6 +179,8 @@ class HumanBot final : public bot::Bot {
     t.move_time = m.move_time;
     t.bank = m.time_bank;
     t.pace_ms = seat_.options.pace_ms;
+    t.hint_on = seat_.hint_on;
+    seat_.knowledge = Knowledge(m.config.format, m.seat);
     t.tally = seat_.tally;
     t.timeline.push_back({0, t.scores});
     seat_.decision_seq = -1;
@@ -173,6 +199,7 @@ class HumanBot final : public bot::Bot {
     HumanTable& t = seat_.table;
     const int n = num_players(t.config.format);
     t.hand_index = h.hand_index;
+    seat_.knowledge.start_hand(h.hand_index, h.open_rule, h.open_with);
     t.hand = h.tiles;
     t.line = Line{};
     t.last = LastPlay{};
@@ -192,6 +219,7 @@ class HumanBot final : public bot::Bot {
     HumanTable& t = seat_.table;
     const auto s = static_cast<size_t>(e.seat);
     const int n = num_players(t.config.format);
+    seat_.knowledge.observe(e);
     switch (e.kind) {
       case EventKind::kPlay: {
         const bool opened = t.line.empty();
@@ -302,11 +330,31 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
   table.bank = clock.bank_left;
   table.bank_at_decision = clock.bank_left;
   chosen.reset();
+  picked = false;
+  table.hint = -1;
   decision_seq = seq + 1;  // the table published now
   publish_locked();
   std::optional<Play> pick;
   if (options.web) {
-    cv.wait_until(lock, answer_by, [&] { return chosen.has_value() || shutting_down; });
+    bool hinted = false;
+    while (cv.wait_until(lock, answer_by, [&] {
+      return chosen.has_value() || shutting_down || (hint_on && !hinted);
+    })) {
+      if (chosen || shutting_down) break;
+      // Asked for a suggestion: searched on this thread, which otherwise only waits for the
+      // person, within the person's own time.
+      hinted = true;
+      const Knowledge k = knowledge;
+      const auto until = std::min(Clock::now() + milliseconds(1500), answer_by - kAnswerMargin);
+      const uint64_t seed = derive_seed(static_cast<uint64_t>(decision_seq), 0x48494e54);
+      lock.unlock();
+      const int best = strong_choice(view, k, seed, until, picked);
+      lock.lock();
+      if (!chosen && !shutting_down && best >= 0) {
+        table.hint = best;
+        publish_locked();
+      }
+    }
     if (chosen) pick = view.legal_plays()[*chosen];
   } else {
     lock.unlock();
@@ -320,6 +368,7 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
                         clock.bank_left - std::max(milliseconds(0), took - clock.move_time));
   decision_seq = -1;
   table.legal = PlayList{};
+  table.hint = -1;
   if (pick) {
     publish_locked();
     return *pick;
@@ -337,12 +386,12 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
 HttpResponse HumanSeat::Impl::handle(const HttpRequest& req) {
   const std::string_view path = target_path(req.target);
   if (path != "/" && path != "/events" && path != "/play" && path != "/replay" &&
-      path != "/rematch" && path != "/leave" && path != "/review")
+      path != "/rematch" && path != "/leave" && path != "/review" && path != "/hint")
     return text_response(404, "no such page");
   if (!token_matches(query_value(req.target, "token"), options.token))
     return text_response(403, "this seat's page needs the token printed by the referee");
   if (path == "/review") return review(req);
-  const bool post = path == "/play" || path == "/rematch" || path == "/leave";
+  const bool post = path == "/play" || path == "/rematch" || path == "/leave" || path == "/hint";
   if (req.method != (post ? "POST" : "GET"))
     return text_response(405, post ? "POST only" : "GET only");
   if (path == "/") {
@@ -365,6 +414,13 @@ HttpResponse HumanSeat::Impl::handle(const HttpRequest& req) {
   if (path == "/play") return play(req);
   if (path == "/replay") return replay_page();
   std::lock_guard lock(mu);
+  if (path == "/hint") {
+    hint_on = query_value("?" + req.body, "on") == "1";
+    table.hint_on = hint_on;
+    publish_locked();
+    cv.notify_all();
+    return text_response(200, hint_on ? "suggestions on" : "suggestions off");
+  }
   if (path == "/leave") {
     after = After::kLeave;
     cv.notify_all();
@@ -400,6 +456,7 @@ HttpResponse HumanSeat::Impl::play(const HttpRequest& req) {
                                   std::to_string(decision_seq) + ")");
   if (i < 0 || i >= table.legal.size()) return text_response(400, "no such play");
   chosen = i;
+  picked = true;
   cv.notify_all();
   return text_response(200, "played");
 }

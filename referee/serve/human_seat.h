@@ -16,6 +16,8 @@
 //     GET  /review?token=T         how far it is, as JSON, with this seat's reviewed decisions
 //                                  (html_view.h's review_decision_json) once it is written
 //     POST /rematch?token=T        "play again": another match once this one is over
+//     POST /hint?token=T           on=1 / on=0: on the person's turns, the strong search's
+//                                  suggestion (the table's "hint"), from the seat's view only
 //     POST /leave?token=T          done: the referee exits
 // * terminal: human_tty.h.
 // In-process rather than a started program because the seat needs the terminal or an HTTP

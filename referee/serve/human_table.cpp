@@ -300,7 +300,9 @@ void json_end(std::string& o, const HumanTable& t) {
   append_json_string(o, t.detail);
   o += ",\"replay\":" + std::string(t.replay ? "true" : "false") +
        ",\"rematch\":" + (t.rematch ? "true" : "false") +
-       ",\"pace_ms\":" + std::to_string(t.pace_ms) + ",\"tally\":";
+       ",\"pace_ms\":" + std::to_string(t.pace_ms) +
+       ",\"hint_on\":" + (t.hint_on ? "true" : "false") +
+       ",\"hint\":" + std::to_string(t.legal.empty() ? -1 : t.hint) + ",\"tally\":";
   json_ints(o, t.tally, t.tally.size());
   o += ",\"timeline\":[";
   for (size_t i = 0; i < t.timeline.size(); ++i) {

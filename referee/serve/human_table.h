@@ -67,6 +67,8 @@ struct HumanTable {
   bool replay = false;   // the finished match's replay can be opened
   bool rematch = false;  // "play again" is offered
   int pace_ms = 0;       // the page shows one seat's play at least this long after the last
+  bool hint_on = false;  // the person asked for the strong search's suggestion on their turns
+  int hint = -1;         // its choice: an index into legal, -1 while none
   // This session's finished matches, "play again" after "play again": won, lost, drawn.
   std::array<int, 3> tally{};
   // Every side's score at the match's start and after each play that scored or hand that

@@ -819,6 +819,51 @@ TEST(BrowserTest, APersonSeesEachHandsEndOnACardUntilTheyContinue) {
   EXPECT_EQ(b.eval("getComputedStyle(document.getElementById('handOver')).display"), "\"none\"");
 }
 
+// "Suggest a play": on each of the person's turns the page marks the strong search's choice,
+// one of the legal plays, until the person turns it off.
+TEST(BrowserTest, APersonAsksForTheStrongBotsSuggestion) {
+  HumanTable h = open_seat(
+      "browser-human-hint",
+      {"--seed", "9876543210123", "--move-time-ms", "30000", "human", "greedy=" + kGreedy}, 1280);
+  ASSERT_TRUE(h.b);
+  CdpBrowser& b = *h.b;
+  ASSERT_TRUE(b.wait_for("+document.getElementById('state').dataset.legal > 0", 30s));
+  EXPECT_EQ(state(b, "hint"), "\"\"");
+  EXPECT_EQ(b.eval("document.querySelectorAll('button.tile.hinted').length"), "0");
+  ASSERT_TRUE(b.click("#hintToggle"));
+  int hinted = 0;
+  for (int turn = 0; turn < 3 && !over(b); ++turn) {
+    ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
+    if (over(b)) break;
+    if (continue_hand(b)) continue;
+    ASSERT_TRUE(b.wait_for("document.getElementById('state').dataset.hint !== ''", 15s))
+        << "no suggestion on turn " << turn;
+    const std::string hint = parse_json_value(state(b, "hint")).string_value();
+    EXPECT_EQ(
+        b.eval("humanTable().legal.some(p => p.tile + ':' + p.end === " + json_quote(hint) + ")"),
+        "true")
+        << hint;
+    EXPECT_EQ(b.eval("document.querySelector('button.tile.hinted').dataset.tile"),
+              "\"" + hint.substr(0, 2) + "\"");
+    EXPECT_NE(b.eval("document.getElementById('hint').textContent").find("strong bot would play"),
+              std::string::npos);
+    if (hinted++ == 0) b.screenshot(kOut + "/serve-human-hint.png");
+    click_a_play(b, false);
+  }
+  EXPECT_GE(hinted, 2);
+  // Off again: no suggestion on the next turn.
+  ASSERT_TRUE(b.click("#hintToggle"));
+  ASSERT_TRUE(b.wait_for("humanTable().hint_on === false", 10s));
+  ASSERT_TRUE(b.wait_for(kPersonsMoment, 30s));
+  continue_hand(b);
+  if (!over(b)) {
+    ASSERT_TRUE(b.wait_for("+document.getElementById('state').dataset.legal > 0", 30s));
+    std::this_thread::sleep_for(500ms);
+    EXPECT_EQ(state(b, "hint"), "\"\"");
+    EXPECT_EQ(b.eval("document.querySelectorAll('button.tile.hinted').length"), "0");
+  }
+}
+
 // At phone width: the opponent's program crashes and the page says who forfeited and why;
 // the person plays again, lets the clock run out, and is told so in words.
 TEST(BrowserTest, AtPhoneWidthAnOpponentsForfeitAndATimeOutAreExplained) {

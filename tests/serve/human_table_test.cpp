@@ -53,13 +53,16 @@ TEST(HumanTable, AMatchWithoutAFaultIsWonOnScores) {
   EXPECT_EQ(t.headline, "You won!");
 }
 
-TEST(HumanTable, ThePageIsToldItsPaceTheSessionsTallyAndTheScoresOverTime) {
+TEST(HumanTable, ThePageIsToldItsPaceTheSessionsTallyTheScoresOverTimeAndItsHint) {
   HumanTable t = table_of_seat_0();
   t.scores = {10, 5};
   t.pace_ms = 600;
   t.tally = {2, 1, 0};
   t.timeline = {{0, {0, 0}}, {0, {10, 0}}, {1, {10, 5}}};
+  t.hint_on = true;
+  t.hint = 1;  // a suggestion is only sent with the decision it is for
   const std::string json = table_json(t, 7, ClockNow{});
+  EXPECT_NE(json.find("\"hint_on\":true,\"hint\":-1"), std::string::npos) << json;
   EXPECT_NE(json.find("\"pace_ms\":600"), std::string::npos) << json;
   EXPECT_NE(json.find("\"tally\":[2,1,0]"), std::string::npos) << json;
   EXPECT_NE(json.find("\"timeline\":[{\"hand\":0,\"scores\":[0,0]},{\"hand\":0,\"scores\":[10,0]},"
