@@ -532,10 +532,13 @@ void settle(CdpBrowser& b) {
 // the page was told nothing it may not know, the latest play is highlighted, a tile's end is
 // shown before it is placed, and the end of the match is said in words with a replay.
 TEST(BrowserTest, APersonPlaysAWholeMatchByClickingAndNeverReceivesOtherTiles) {
-  HumanTable h = open_seat("browser-human",
-                           {"--seed", "9876543210123", "--match-id", "browser-human",
-                            "--move-time-ms", "30000", "human", "greedy=" + kGreedy},
-                           1280);
+  HumanTable h =
+      open_seat("browser-human",
+                // Unpaced: the pace has its own test, and a whole match of
+                // 600 ms pauses takes minutes.
+                {"--seed", "9876543210123", "--match-id", "browser-human", "--move-time-ms",
+                 "30000", "--human-pace-ms", "0", "human", "greedy=" + kGreedy},
+                1280);
   ASSERT_TRUE(h.b);
   CdpBrowser& b = *h.b;
   int clicks = 0, end_choices = 0, previews = 0, highlights = 0;

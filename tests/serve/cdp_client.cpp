@@ -326,7 +326,15 @@ bool CdpBrowser::scrolls_sideways() {
 }
 
 bool CdpBrowser::click(const std::string& selector) {
-  const std::string at = centre_of(*this, selector);
+  // Where the element settles: a page still laying itself out (a loaded machine) may move it
+  // between the measure and the press, and a person clicks what they see, not what was there.
+  std::string at = centre_of(*this, selector);
+  for (int tries = 0; !at.empty() && tries < 20; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::string again = centre_of(*this, selector);
+    if (again == at) break;
+    at = again;
+  }
   if (at.empty()) return false;
   call("Input.dispatchMouseEvent", "{\"type\":\"mouseMoved\"," + at + "}");
   call("Input.dispatchMouseEvent",
