@@ -73,12 +73,13 @@ std::string read_only_fix(const std::string& folder) {
   if (argv.size() < 2 || (argv[1] != "match" && argv[1] != "check-bot"))
     return "Add `--read-only " + folder + "` right after `referee match` or `referee check-bot` (" +
            field + ").";
-  std::string line;
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + string here.
+  std::string line = "Run it as:";
   for (size_t i = 0; i < argv.size(); ++i) {
-    line += (i ? " " : "") + shell_word(argv[i]);
-    if (i == 1) line += " --read-only " + shell_word(folder);
+    line.append(" ").append(shell_word(argv[i]));
+    if (i == 1) line.append(" --read-only ").append(shell_word(folder));
   }
-  return "Run it as: " + line + " (" + field + ").";
+  return line.append(" (").append(field).append(").");
 }
 
 // The build's runner of Python bots (the SDK on its path), beside the running referee, or "".

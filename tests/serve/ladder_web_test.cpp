@@ -211,7 +211,8 @@ TEST(LadderWeb, HostileArchivesThroughThePageAreRefusedWithTheirReasons) {
   WebClient alice(w.serve.port);
   ASSERT_EQ(alice.sign_in(w.tokens["alice"]).status, 303);
   std::vector<Entry> many;
-  for (int i = 0; i < 10000; ++i) many.push_back(file("f" + std::to_string(i), "x"));
+  for (int i = 0; i < 10000; ++i)
+    many.push_back(file(std::string("f").append(std::to_string(i)), "x"));
   Entry bomb = file("zeros", std::string(1 << 16, '\0'));
   bomb.repeat = 1 << 10;  // 64 MiB of zeros, a few hundred KiB zipped
   const struct {

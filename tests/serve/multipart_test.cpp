@@ -242,7 +242,7 @@ TEST(MultipartTest, PreambleEpilogueAndPaddingAreIgnored) {
 TEST(MultipartTest, MalformedBodiesSayWhatIsWrong) {
   const std::string disposition = "\r\nContent-Disposition: form-data; name=\"a\"";
   std::string many;
-  for (int i = 0; i < 17; ++i) many += field("f" + std::to_string(i), "v");
+  for (int i = 0; i < 17; ++i) many += field(std::string("f").append(std::to_string(i)), "v");
   const std::pair<std::string, std::string> cases[] = {
       {field("a", "1"), "the body ends before its closing boundary"},
       {field("a", "1") + "--" + kB, "the body ends before its closing boundary"},
@@ -297,7 +297,8 @@ TEST(MultipartTest, ABoundaryTheParserCannotUseIsRefused) {
 
 TEST(MultipartTest, ExactlyMaxPartsAndEightKiBOfHeadersAreAccepted) {
   std::string sixteen;
-  for (int i = 0; i < 16; ++i) sixteen += field("f" + std::to_string(i), std::to_string(i));
+  for (int i = 0; i < 16; ++i)
+    sixteen += field(std::string("f").append(std::to_string(i)), std::to_string(i));
   const BodyFile many(sixteen + close_line());
   std::vector<FormPart> parts;
   ASSERT_EQ(parse(many, parts), "");
