@@ -116,29 +116,6 @@ TEST(EndsAfter, TheViewLooksAheadOnItsLine) {
   EXPECT_EQ(v.points_after(R(T(5, 0))), 10);
 }
 
-// Every legal play of random matches in every format leaves the ends its play event reports.
-TEST(EndsAfter, IsWhatEveryPlayLeaves) {
-  SplitMix64 rng(17);
-  int checked = 0;
-  for (Format f : kAllFormats) {
-    State s = State::new_match(Config::standard(f), 23);
-    while (!s.is_terminal()) {
-      const View v = s.view(s.seat_to_move());
-      for (const Play p : v.legal_plays()) {
-        State tried = s;
-        EventList events;
-        ASSERT_EQ(tried.apply(p, &events), PlayError::kNone);
-        ASSERT_EQ(events[0].kind, EventKind::kPlay);
-        EXPECT_EQ(v.ends_after(p), events[0].ends) << to_string(p);
-        ++checked;
-      }
-      const PlayList legal = s.legal_plays();
-      s.apply(legal[static_cast<int>(rng.below(static_cast<uint32_t>(legal.size())))]);
-    }
-  }
-  EXPECT_GT(checked, 400);
-}
-
 // Each seat's Knowledge fed every event as that seat saw it (how the SDKs keep it).
 class FedKnowledge {
  public:

@@ -164,9 +164,10 @@ TEST(View, MatchesTheStateThroughoutRandomMatches) {
   }
 }
 
-// count_after and points_after say what the play then makes: the count and the points the
-// state's own play event reports, for every legal play of random matches in every format.
-TEST(View, CountAndPointsAfterAPlayAreWhatThePlayMakes) {
+// count_after, points_after and ends_after say what the play then makes: the count, the points
+// and the open ends the state's own play event reports, for every legal play of random matches
+// in every format.
+TEST(View, CountPointsAndEndsAfterAPlayAreWhatThePlayMakes) {
   SplitMix64 rng(5);
   int checked = 0;
   for (Format f : kAllFormats) {
@@ -180,6 +181,7 @@ TEST(View, CountAndPointsAfterAPlayAreWhatThePlayMakes) {
         ASSERT_EQ(events[0].kind, EventKind::kPlay);
         EXPECT_EQ(v.count_after(p), events[0].count) << to_string(p);
         EXPECT_EQ(v.points_after(p), events[0].points) << to_string(p);
+        EXPECT_EQ(v.ends_after(p), events[0].ends) << to_string(p);
         ++checked;
       }
       const PlayList legal = s.legal_plays();

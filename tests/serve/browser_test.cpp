@@ -33,13 +33,6 @@ using namespace std::chrono_literals;
 
 const std::string kOut = ALLFIVES_SERVE_OUT;
 
-std::unique_ptr<CdpBrowser> browser() {
-  std::string why;
-  auto b = CdpBrowser::start(&why);
-  EXPECT_TRUE(b) << why;
-  return b;
-}
-
 ServeProcess serve(const std::string& dir) {
   ServeProcess s = start_serve(kReferee, {dir}, 50);
   EXPECT_GT(s.port, 0) << s.child->output();
@@ -113,7 +106,7 @@ TEST(BrowserTest, TheTournamentPageAnswersItsQuestionsAtBothWidths) {
   ASSERT_EQ(expected.size(), 4u) << text.output;  // the header and three bots
 
   ServeProcess s = serve(out);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/"));
   ASSERT_TRUE(b->click("#folders a"));
@@ -250,7 +243,7 @@ TEST(BrowserTest, TheReplayShowsEachDecisionAndFiltersThem) {
   ASSERT_FALSE(random_missed.empty());
 
   ServeProcess s = serve(dir);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->set_viewport(1280, 800, false));
   ASSERT_TRUE(b->navigate(s.base + "/m/0/decisions.jsonl"));
@@ -343,7 +336,7 @@ TEST(BrowserTest, TheReplayShowsWhatABotPrintedAtEachDecision) {
   printed.pop_back();
 
   ServeProcess s = serve(dir);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->set_viewport(1280, 800, false));
   for (const std::string seat : {"", "?seat=0", "?seat=1"}) {
@@ -383,7 +376,7 @@ TEST(BrowserTest, TheTournamentPageFollowsATournamentWhileItRuns) {
   for (int i = 0; i < 500 && !std::filesystem::exists(out + "/index.jsonl"); ++i)
     std::this_thread::sleep_for(20ms);
   ServeProcess s = serve(out);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/t/0/"));
   ASSERT_TRUE(b->wait_for("document.querySelector('#matches')", 10s));
@@ -416,7 +409,7 @@ TEST(BrowserTest, ALiveMatchIsWatchedUntilItEnds) {
     if (text.find("hand_start") != std::string::npos) break;
     std::this_thread::sleep_for(10ms);
   }
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/m/0/live.jsonl"));
   ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));
@@ -473,7 +466,7 @@ HumanTable open_seat(const std::string& name, const std::vector<std::string>& ar
   EXPECT_FALSE(line.empty()) << h.referee->output();
   if (line.empty()) return h;
   h.url = line.substr(line.find("http://"));
-  h.b = browser();
+  h.b = browser_or_fail();
   if (!h.b) return h;
   if (width < 1000) {
     EXPECT_TRUE(h.b->set_viewport(width, 844, true));
@@ -979,7 +972,7 @@ TEST(BrowserTest, TheReplayShowsTheReviewItsGraphAndOnlyMistakes) {
   });
 
   ServeProcess s = serve(dir);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->set_viewport(1280, 800, false));
   ASSERT_TRUE(b->navigate(s.base + "/m/0/reviewed.jsonl"));
@@ -1044,7 +1037,7 @@ TEST(BrowserTest, AServedMatchIsReviewedFromItsPage) {
                 .exit_code,
             0);
   ServeProcess s = serve(dir);
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->navigate(s.base + "/m/0/asked.jsonl"));
   ASSERT_TRUE(b->wait_for("document.body.dataset.ready === '1'", 10s));

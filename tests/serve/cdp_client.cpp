@@ -352,6 +352,13 @@ bool CdpBrowser::screenshot(const std::string& path) {
   return true;
 }
 
+std::unique_ptr<CdpBrowser> browser_or_fail() {
+  std::string why;
+  auto b = CdpBrowser::start(&why);
+  EXPECT_TRUE(b) << why;
+  return b;
+}
+
 std::vector<std::string> CdpBrowser::page_errors() {
   std::vector<std::string> out;
   const auto text = [](const google::protobuf::Message& m) {

@@ -65,6 +65,9 @@ class CdpBrowser {
   bool allow_page_errors_ = false;
 };
 
+// A started browser, or null with the test failed and told why.
+std::unique_ptr<CdpBrowser> browser_or_fail();
+
 // JSON text as a Struct / a Value.
 google::protobuf::Struct parse_json_object(const std::string& text);
 google::protobuf::Value parse_json_value(const std::string& text);

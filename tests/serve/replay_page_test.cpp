@@ -25,13 +25,6 @@ using namespace std::chrono_literals;
 
 const std::string kOut = ALLFIVES_SERVE_OUT;
 
-std::unique_ptr<CdpBrowser> browser() {
-  std::string why;
-  auto b = CdpBrowser::start(&why);
-  EXPECT_TRUE(b) << why;
-  return b;
-}
-
 // The page's steps are the log's records after the header, bots' output left out.
 std::vector<const v1::LogRecord*> steps_of(const std::vector<v1::LogRecord>& records) {
   std::vector<const v1::LogRecord*> out;
@@ -163,7 +156,7 @@ TEST(ReplayPage, AFaultStepListsThePlaysTheBotHad) {
   ServeProcess s;
   for (const Opened& page : both_pages(m, "fault", s)) {
     SCOPED_TRACE(page.name);
-    auto b = browser();
+    auto b = browser_or_fail();
     ASSERT_TRUE(b);
     ASSERT_TRUE(b->set_viewport(1280, 800, false));
     ASSERT_TRUE(b->navigate(page.url));
@@ -219,7 +212,7 @@ TEST(ReplayPage, AtPhoneWidthItOpensAtTheTopKeepsItsControlsAndSwipes) {
   ServeProcess s;
   for (const Opened& page : both_pages(m, "phone", s)) {
     SCOPED_TRACE(page.name);
-    auto b = browser();
+    auto b = browser_or_fail();
     ASSERT_TRUE(b);
     ASSERT_TRUE(b->set_viewport(390, 844, true));
     const std::string at = std::to_string(m.fault_step / 2);
@@ -295,7 +288,7 @@ TEST(ReplayPage, TheScoreChartHasAPointPerPlayPerSideAndOpensIt) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     cases.push_back({format, log, sides});
   }
-  auto b = browser();
+  auto b = browser_or_fail();
   ASSERT_TRUE(b);
   ASSERT_TRUE(b->set_viewport(1280, 800, false));
   for (const Case& c : cases) {
