@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,8 @@ struct BotSpec {
   // How long a started bot may take to serve (the match's start-up timeout); a message about a
   // bot that did not start in time names it.
   std::chrono::milliseconds startup_timeout = wire::kDefaultStartupTimeout;
+  // Numeric parameters sent in every MatchStart (MatchStart.params; a tournament or tune file's).
+  std::map<std::string, double> params;
   bool started() const { return !command.empty(); }
   std::string describe() const;  // the command line or the address, for logs and messages
 };

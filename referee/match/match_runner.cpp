@@ -323,6 +323,7 @@ bool Runner::handshake() {
     *m.mutable_match_start() =
         wire::match_start(spec_.bot_match_id.empty() ? spec_.match_id : spec_.bot_match_id,
                           spec_.config, seat, s.move_time, s.initial_bank, seat_names);
+    m.mutable_match_start()->mutable_params()->insert(s.spec->params.begin(), s.spec->params.end());
     m.set_nonce(s.stream->new_nonce());
     s.stream->start_exchange(m);
   }
@@ -392,6 +393,7 @@ void Runner::write_header() {
                s.initial_bank,
                s.protocol};
     v1::LogBot& b = add_log_bot(h, format_, seat, ls);
+    b.mutable_params()->insert(s.spec->params.begin(), s.spec->params.end());
     // Every seat of a started bot says how it was confined, even one whose bot did not start.
     const SeatSpec& given = spec_.seats[static_cast<size_t>(seat)];
     if (std::optional<v1::LogConfinement> c = s.bot ? s.bot->confinement() : std::nullopt) {

@@ -5,7 +5,9 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <filesystem>
@@ -262,6 +264,23 @@ bool read_started_bot(const v1::TournamentBot& b, const fs::path& base, const Lo
   return read_confinement(b, base, options, spec.confinement, why);
 }
 
+// A bot's `params`: names a bot's code can use as identifiers, finite values.
+bool read_params(const v1::TournamentBot& b, BotSpec& spec, std::string& why) {
+  for (const auto& [name, value] : b.params()) {
+    const bool good_name =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+        });
+    if (!good_name || !std::isfinite(value)) {
+      why = "bot '" + b.name() + "': params entry '" + name +
+            "' needs a name of 1..64 letters, digits or '_' and a finite value";
+      return false;
+    }
+    spec.params[name] = value;
+  }
+  return true;
+}
+
 // One entry of `bots`: a unique safe name, exactly one of command and address, its times.
 bool read_bot(const v1::TournamentBot& b, int i, const fs::path& base, const LoadOptions& options,
               std::set<std::string>& names, BotSpec& spec, std::string& why) {
@@ -289,6 +308,7 @@ bool read_bot(const v1::TournamentBot& b, int i, const fs::path& base, const Loa
           std::to_string(b.time_bank_ms());
     return false;
   }
+  if (!read_params(b, spec, why)) return false;
   spec.display_name = b.name();
   spec.named = true;
   return true;
