@@ -15,8 +15,8 @@
 #include "allfives/core/state.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/log.pb.h"
+#include "ending/match_ending.h"
 #include "log/match_log.h"
-#include "match/match_ending.h"
 #include "process/resource_limits.h"
 
 namespace allfives::referee {

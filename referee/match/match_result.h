@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "allfives/v1/common.pb.h"
+#include "ending/match_ending.h"
 #include "match/decision_timing.h"
-#include "match/match_ending.h"
 
 namespace allfives::referee {
 

@@ -14,7 +14,7 @@
 #include "allfives/core/state.h"
 #include "allfives/core/types.h"
 #include "allfives/v1/common.pb.h"
-#include "match/match_ending.h"
+#include "ending/match_ending.h"
 
 namespace allfives::referee::serve {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "match/match_ending.h"
+#include "ending/match_ending.h"
 
 namespace allfives::referee {
 
