@@ -15,7 +15,7 @@ referee's deadline, so a loaded machine costs it worlds, never a timeout.
 
     build/sample_bots/mc_py --listen unix:/tmp/mc.sock [--budget-ms 100] [--simulations N]
 
-It is served by the SDK unchanged (``run``); sdk/README.md ("A Python bot that searches")
+It is served by the SDK unchanged (``run``); sdk/docs/python.md ("A Python bot that searches")
 walks through it, and bench/README.md has its results against greedy.
 """
 

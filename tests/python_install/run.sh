@@ -2,7 +2,7 @@
 # Installs the Python SDK from the source tree into a fresh virtual environment in a temporary
 # folder (outside the source tree; Debian's grpcio and protobuf through --system-site-packages,
 # nothing downloaded), writes a bot into a folder of its own there, and plays it with the real
-# referee: one match, then a tournament whose file sits next to the bot, as sdk/README.md says.
+# referee: one match, then a tournament whose file sits next to the bot, as sdk/docs/running.md says.
 #   run.sh PYTHON3 SDK_DIR REFEREE OPPONENT_BOT
 set -euo pipefail
 python=$1 sdk=$2 referee=$3 opponent=$4
@@ -61,7 +61,7 @@ PY
 
 # One match, the bot run by the venv's python3 without a name: its Hello names it. The
 # referee's sandbox shows a bot its program's folder and its arguments' folders: the whole
-# environment is given read-only, as sdk/README.md says.
+# environment is given read-only, as sdk/docs/python.md says.
 "$referee" match "$tmp/venv/bin/python3 $tmp/mybot/first.py" "$opponent" --read-only "$tmp/venv" --seed 7 \
   --log "$tmp/match.jsonl" >"$tmp/match.out" 2>"$tmp/match.err" ||
   { cat "$tmp/match.out" "$tmp/match.err"; fail "referee match failed"; }

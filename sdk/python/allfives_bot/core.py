@@ -31,7 +31,7 @@ A bot that searches or learns simulates with exactly the rules the referee score
 - ``RULES_VERSION``, ``num_players(format)``, ``num_sides``, ``hand_size``,
   ``standard_target``, ``side_of``, ``partner_of``, ``points_for_count``: the rules' numbers.
 
-sdk/README.md ("Simulating in Python") has the details.
+sdk/docs/rules-core.md has the details.
 """
 
 from . import model  # noqa: F401  (registers the value types the core converts to)

@@ -19,7 +19,7 @@ Agents are "seat_0" .. "seat_{n-1}". An action is a play as a number, tile index
 plays are decisions: the environment draws and passes for the players. ``observe(agent)`` is
 ``{"observation": ..., "action_mask": ...}``: OBSERVATION_SIZE small integers (an
 ``array.array("h")``) that depend only on what that seat may see and what the public history
-told it (never another seat's tiles; the layout is in sdk/README.md), and 56 bytes of 0 or 1,
+told it (never another seat's tiles; the layout is in sdk/docs/environment.md), and 56 bytes of 0 or 1,
 all 0 unless the agent is to move (``numpy.frombuffer(mask, numpy.int8)`` and
 ``numpy.asarray(observation)`` turn them into arrays without numpy being needed here);
 ``legal_actions()`` lists the mover's actions, the cheap way to choose without numpy.

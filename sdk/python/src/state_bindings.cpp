@@ -346,7 +346,7 @@ void bind_view_search(py::class_<PyView>& view) {
             return to_array(encode(v.view, v.knowledge ? &*v.knowledge : nullptr));
           },
           "This seat's observation: OBSERVATION_SIZE small integers, an array.array('h') "
-          "(sdk/README.md has the layout).")
+          "(sdk/docs/environment.md has the layout).")
       .def("__eq__", [](const PyView& a, const PyView& b) { return a.view == b.view; })
       .def("__repr__", [](const PyView& v) {
         return "<View seat " + std::to_string(v.view.seat()) + ", hand " +
