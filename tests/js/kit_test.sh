@@ -2,7 +2,8 @@
 # The JavaScript kit end to end: its sample bot (sample_bots/js/greedy.js, bundled by the build)
 # plays a sandboxed tournament against the C++ bots; `referee verify` re-scores every log; the
 # kit's count and points agree with the referee's on every logged play (points_test.js); it
-# makes exactly the C++ greedy's choices on the same deals; and its set_comment reaches the log.
+# makes exactly the C++ greedy's choices on the same deals; its set_comment reaches the log; and
+# a tournament file's params reach a bot's info.param (tests/js/params_bot.js).
 #   kit_test.sh REFEREE GREEDY_BOT RANDOM_BOT GREEDY_JS RUN_JS_BOT
 # Without node or the kit's npm packages the test says so and is skipped (exit 77), but not in
 # CI (CI=true), where scripts/setup.sh installs them: there it fails.
@@ -67,4 +68,23 @@ for (const { play } of records) {
 }
 if (n < 25) { console.error(`only ${n} plays of seat 0`); process.exit(1); }
 ' "$tmp/js.jsonl" || fail "greedy_js's comments (set_comment) are not in the log"
-echo "js_kit: the JavaScript bot played 12 sandboxed matches, verify re-scored them, the kit scored every play as the referee did and chose as the C++ greedy, and its comments are in the log"
+# MatchStart.params through the kit: a bot given params in the tournament file reads them with
+# info.param (tests/js/params_bot.js says what it read in its comments), one given none reads
+# its defaults. Unsandboxed: the kit's node_modules lie outside the bot's folder.
+cat >"$tmp/params.txtpb" <<TXT
+name: "js-params"
+format: FORMAT_TWO_PLAYERS
+bots { name: "given" command: "$run_js" args: "$here/params_bot.js" sandbox: false
+       params { key: "x" value: 0.5 } params { key: "y" value: -2 } }
+bots { name: "none" command: "$run_js" args: "$here/params_bot.js" sandbox: false }
+matches_per_pairing: 2
+seed: 7
+TXT
+"$referee" tournament "$tmp/params.txtpb" --out "$tmp/params" -q >"$tmp/params.out" 2>&1 ||
+  { cat "$tmp/params.out"; fail "the params tournament failed"; }
+comments() { grep -ho '"comment": *"[^"]*"' "$tmp"/params/matches/*.jsonl | sed 's/.*: *"//; s/"$//' | sort | uniq -c; }
+comments >"$tmp/comments.txt"
+[ "$(wc -l <"$tmp/comments.txt")" -eq 2 ] || { cat "$tmp/comments.txt"; fail "params: not exactly two kinds of comment"; }
+grep -q ' x=0.5 absent=7 names=x,y$' "$tmp/comments.txt" || { cat "$tmp/comments.txt"; fail "the given params were not read"; }
+grep -q ' x=-1 absent=7 names=$' "$tmp/comments.txt" || { cat "$tmp/comments.txt"; fail "a bot given no params did not read its defaults"; }
+echo "js_kit: the JavaScript bot played 12 sandboxed matches, verify re-scored them, the kit scored every play as the referee did and chose as the C++ greedy, its comments are in the log, and info.param reads the tournament file's params"

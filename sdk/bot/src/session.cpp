@@ -209,6 +209,7 @@ Status MatchSession::on_match_start(const v1::MatchStart& m, v1::BotMessage* ans
   info_.time_bank = std::chrono::milliseconds(m.time_bank_ms());
   info_.seat_names.assign(m.seat_names().begin(), m.seat_names().end());
   info_.seed = match_seed(base_seed_, m.match_id(), seat);
+  info_.params = {m.params().begin(), m.params().end()};
 
   Status s = call_bot("the bot factory", [&] { bot_ = factory_(info_); });
   if (!s.ok()) return s;

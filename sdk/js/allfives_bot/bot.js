@@ -10,7 +10,7 @@ const { grpc, End, OpenRule } = protocol;
 
 class Bot {
   constructor(info) {
-    this.info = info;  // the MatchInfo (see matchInfo below)
+    this.info = info;  // the MatchInfo (see MatchSession.matchStart below)
   }
   // Required: one of view.legal_plays, or its index.
   choose_play(view, clock) { // eslint-disable-line no-unused-vars
@@ -73,6 +73,14 @@ class Clock {
   remaining() { return this.hard_deadline() - performance.now(); }
 }
 
+// MatchStart.params (the tournament or tune file's numeric parameters for this bot) as a
+// frozen object without a prototype, so a name such as "toString" is never taken for a param.
+function matchParams(params) {
+  const out = Object.create(null);
+  for (const [name, value] of Object.entries(params || {})) out[name] = Number(value);
+  return Object.freeze(out);
+}
+
 function tile(m) {
   if (!(m.low <= m.high && m.high <= 6)) throw invalid(`tile ${m.high}-${m.low} does not exist`);
   return { high: m.high, low: m.low };
@@ -132,11 +140,15 @@ class MatchSession {
     }
     if (m.rules_version !== rules.RULES_VERSION)
       log(`${this.label}: warning: the referee plays rules "${m.rules_version}", this kit knows "${rules.RULES_VERSION}"`);
+    // The MatchInfo: params holds the tournament or tune file's numeric parameters for this
+    // bot, and param(name, fallback) one of them, or fallback when none of that name was sent.
+    const params = matchParams(m.params);
     this.info = Object.freeze({
       match_id: m.match_id, format: m.format, num_players: m.num_players, num_sides: m.num_sides,
       seat: m.seat, side: m.side, partner: m.partner_seat, target_score: m.target_score,
       max_hands: m.max_hands, move_time_ms: m.move_time_ms, time_bank_ms: m.time_bank_ms,
-      seat_names: m.seat_names.slice(), args: this.args,
+      seat_names: m.seat_names.slice(), args: this.args, params,
+      param: (name, fallback) => (Object.hasOwn(params, name) ? params[name] : fallback),
     });
     const isClass = typeof this.factory === "function" && /^class\s/.test(Function.prototype.toString.call(this.factory));
     this.bot = this.call("the bot factory", () => (isClass ? new this.factory(this.info) : this.factory(this.info)));

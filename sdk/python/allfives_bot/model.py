@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import enum
 import time
-from dataclasses import dataclass
-from typing import NamedTuple, Optional, Tuple, Union
+import types
+from dataclasses import dataclass, field
+from typing import Mapping, NamedTuple, Optional, Tuple, Union
 
 from .stubs import common_pb2
 
@@ -174,6 +175,15 @@ class MatchInfo:
     seed: int
     # The parsed command line (argparse.Namespace), including the bot's own flags.
     args: object = None
+    # The numeric parameters the tournament or tune file gives this bot (MatchStart.params,
+    # TournamentBot.params), read-only: empty when none are given.
+    params: Mapping[str, float] = field(
+        default_factory=lambda: types.MappingProxyType({}), hash=False)
+
+    def param(self, name: str, default: float) -> float:
+        """Parameter ``name`` as sent, or ``default`` when the referee sent none of that name:
+        ``info.param("epsilon", 0.05)``."""
+        return self.params.get(name, default)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import os
 import sys
 import threading
 import traceback
+import types
 from typing import Callable, List, Optional
 
 from . import _core
@@ -216,7 +217,8 @@ class MatchSession:
             seat=m.seat, side=side, partner=partner, target_score=m.target_score,
             max_hands=m.max_hands, move_time_ms=m.move_time_ms, time_bank_ms=m.time_bank_ms,
             seat_names=tuple(m.seat_names),
-            seed=_core.match_seed(self._base_seed, m.match_id, m.seat), args=self._args)
+            seed=_core.match_seed(self._base_seed, m.match_id, m.seat), args=self._args,
+            params=types.MappingProxyType(dict(m.params)))
         self._bot = self._call("the bot factory", self._factory, self._info)
         if self._bot is None:
             raise SessionError("INTERNAL", "the bot factory returned no bot")

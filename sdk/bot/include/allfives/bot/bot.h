@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -52,6 +53,16 @@ struct MatchInfo {
   // A seed for this bot's own randomness in this match: a function of the bot's --seed flag,
   // the match id and the seat only, so results do not depend on how matches are scheduled.
   uint64_t seed = 0;
+  // The numeric parameters the tournament or tune file gives this bot (MatchStart.params,
+  // TournamentBot.params): empty when none are given.
+  std::map<std::string, double> params;
+
+  // Parameter `name` as sent, or `fallback` when the referee sent none of that name:
+  // info.param("epsilon", 0.05).
+  double param(const std::string& name, double fallback) const {
+    const auto it = params.find(name);
+    return it == params.end() ? fallback : it->second;
+  }
 };
 
 // The time a decision may take. The referee measures from sending the request to receiving
