@@ -270,6 +270,25 @@ class SessionTest(unittest.TestCase):
         self.assertEqual(hello.hello.protocol_version, 2)
         return s, bots[0]
 
+    def test_match_start_params_reach_the_info_and_param_falls_back_to_its_default(self):
+        infos = []
+        for params in ({"epsilon": 0.125, "x": -3.5}, {}):
+            start = match_start()
+            start.match_start.params.update(params)
+            s = MatchSession("rec", "0.1", lambda info: infos.append(info) or Recorder(info), 0)
+            s.handle(start, 0.0)
+        sent, none = infos
+        self.assertEqual(dict(sent.params), {"epsilon": 0.125, "x": -3.5})
+        self.assertEqual(sent.param("epsilon", 0.05), 0.125)
+        self.assertEqual(sent.param("x", 0.0), -3.5)
+        self.assertEqual(sent.param("exploration", 0.3), 0.3)
+        with self.assertRaises(TypeError):
+            sent.params["epsilon"] = 1.0  # read-only: one match's bot cannot change another's
+        # A referee that sends no params (an older one, or a bot given none): every default holds.
+        self.assertEqual(dict(none.params), {})
+        self.assertEqual(none.param("epsilon", 0.05), 0.05)
+        hash(sent)  # the info stays hashable
+
     def test_protocol_3_when_offered_and_each_answer_carries_its_requests_nonce(self):
         s = MatchSession("rec", "0.1", Recorder, base_seed=7)
         start = match_start()

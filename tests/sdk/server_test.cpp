@@ -4,6 +4,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <new>
 #include <set>
@@ -173,6 +174,33 @@ TEST(SdkServer, MatchStartIsAnsweredWithHelloAndFillsMatchInfo) {
   EXPECT_EQ(info.seed, bot::match_seed(7, "match-42", 1));
   EXPECT_EQ(r.match_ends, 1);
   EXPECT_EQ(r.ends[0].reason, "aborted");
+}
+
+TEST(SdkServer, MatchStartParamsReachMatchInfoAndParamFallsBackToItsDefault) {
+  Record r;
+  TestServer server(recording(r));
+  for (const bool with_params : {true, false}) {
+    MatchStream s(*server.stub, std::chrono::seconds(10));
+    v1::MatchStart start = make_match_start(Format::kTwoPlayers, 0, "params");
+    if (with_params) {
+      (*start.mutable_params())["epsilon"] = 0.125;
+      (*start.mutable_params())["x"] = -3.5;
+    }
+    ASSERT_TRUE(s.send(wrap(start)));
+    ASSERT_TRUE(read_one(s).has_hello());
+    ASSERT_TRUE(s.send(match_end_message()));
+    EXPECT_TRUE(s.finish().ok());
+  }
+  std::lock_guard<std::mutex> lock(r.mu);
+  ASSERT_EQ(r.infos.size(), 2u);
+  const MatchInfo& sent = r.infos[0];
+  EXPECT_EQ(sent.params, (std::map<std::string, double>{{"epsilon", 0.125}, {"x", -3.5}}));
+  EXPECT_EQ(sent.param("epsilon", 0.05), 0.125);
+  EXPECT_EQ(sent.param("x", 0.0), -3.5);
+  EXPECT_EQ(sent.param("exploration", 0.3), 0.3);
+  // A referee that sends no params (an older one, or a bot given none): every default holds.
+  EXPECT_TRUE(r.infos[1].params.empty());
+  EXPECT_EQ(r.infos[1].param("epsilon", 0.05), 0.05);
 }
 
 TEST(SdkServer, TurnRequestFromCoreStateGetsLegalPlayWithMatchingIndex) {
