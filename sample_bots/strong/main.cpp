@@ -6,6 +6,10 @@
 // With --simulations it searches exactly N sampled worlds per decision and its choices depend
 // only on --seed and the match (never on the clock), unless the machine is so slow that the
 // referee's hard deadline comes first: then it answers in time rather than late.
+//
+// A tournament or tune file's params (MatchStart.params) override these flags for one match:
+// epsilon (a probability, 0..1), exploration, model_beta, candidates, exact_tiles,
+// simulations and budget_ms (search.h, with_params).
 #include <memory>
 #include <string>
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 namespace allfives::strong {
@@ -106,8 +107,8 @@ engine::EvalConfig eval_config(const SearchConfig& config, uint64_t seed) {
   // A seat that knows everything is solved within a bounded effort; past it, sampled worlds.
   e.exact_node_budget = 300000;
   e.candidates = config.candidates;
-  e.solve_only = config.utility == Utility::kWinProbability ? engine::Utility::kWin
-                                                           : engine::Utility::kPoints;
+  e.solve_only =
+      config.utility == Utility::kWinProbability ? engine::Utility::kWin : engine::Utility::kPoints;
   e.model = model_of(config);
   return e;
 }
@@ -139,7 +140,8 @@ void search_v2(const View& view, const Knowledge* knowledge, const SearchConfig&
   std::vector<double> sums(static_cast<size_t>(n), 0.0);
   // Summed world by world in world order, so the thread count changes no bit of the means.
   for (const engine::Evaluation& ev : ws.evaluations) {
-    const std::vector<double>& v = u == engine::Utility::kWin ? ev.win_by_world : ev.points_by_world;
+    const std::vector<double>& v =
+        u == engine::Utility::kWin ? ev.win_by_world : ev.points_by_world;
     for (int w = 0; w < ev.worlds; ++w)
       for (int c = 0; c < n; ++c) sums[c] += v[static_cast<size_t>(w) * n + c];
     result.worlds += ev.worlds;
@@ -160,7 +162,8 @@ bool late(const View& view, const SearchConfig& config) {
   int tiles = 0;
   for (int seat = 0; seat < view.num_players(); ++seat) tiles += view.hand_size(seat);
   return num_sides(view.config().format) != 2 ||
-         (tiles <= config.exact_tiles && view.boneyard_size() <= engine::EvalConfig{}.exact_boneyard);
+         (tiles <= config.exact_tiles &&
+          view.boneyard_size() <= engine::EvalConfig{}.exact_boneyard);
 }
 
 // v2 with a tree: information-set MCTS, one thread.
@@ -256,12 +259,63 @@ SearchResult search(const View& view, const Knowledge* knowledge, const SearchCo
 // ---------------------------------------------------------------------------------------------
 // The bot
 
+namespace {
+
+// `value` rounded and clamped into lo..hi.
+int rounded(double value, int lo, int hi) {
+  return static_cast<int>(
+      std::llround(std::clamp(value, static_cast<double>(lo), static_cast<double>(hi))));
+}
+
+SearchConfig config_for_match(const bot::MatchInfo& info, const SearchConfig& config) {
+  std::vector<std::string> unknown;
+  SearchConfig c = with_params(config, info.params, &unknown);
+  if (!unknown.empty()) {
+    std::string line =
+        std::string("strong: match ") + info.match_id + ": ignoring parameters it does not read:";
+    for (const std::string& name : unknown) line.append(" ").append(name);
+    line.append(
+        " (it reads epsilon, exploration, model_beta, candidates, exact_tiles, "
+        "simulations, budget_ms)\n");
+    std::fputs(line.c_str(), stderr);
+  }
+  return c;
+}
+
+}  // namespace
+
+SearchConfig with_params(SearchConfig config, const std::map<std::string, double>& params,
+                         std::vector<std::string>* unknown) {
+  for (const auto& [name, v] : params) {
+    if (!std::isfinite(v)) {
+      if (unknown) unknown->push_back(name);
+    } else if (name == "epsilon") {
+      config.epsilon_permille = rounded(v * 1000.0, 0, 1000);
+    } else if (name == "exploration") {
+      config.exploration = std::clamp(v, 0.0, 10.0);
+    } else if (name == "model_beta") {
+      config.model_beta = std::clamp(v, 0.0, 10.0);
+    } else if (name == "candidates") {
+      config.candidates = rounded(v, 1, 256);
+    } else if (name == "exact_tiles") {
+      config.exact_tiles = rounded(v, 0, 28);
+    } else if (name == "simulations") {
+      config.simulations = rounded(v, 0, 10000000);
+    } else if (name == "budget_ms") {
+      config.budget = std::chrono::milliseconds(rounded(v, 1, 600000));
+    } else if (unknown) {
+      unknown->push_back(name);
+    }
+  }
+  return config;
+}
+
 StrongBot::StrongBot(const bot::MatchInfo& info, const SearchConfig& config)
-    : config_(config), seed_(info.seed) {
+    : config_(config_for_match(info, config)), seed_(info.seed) {
   knowledge_ = Knowledge(info.config.format, info.seat);
   // Build the win table now (tens of milliseconds, once per process), not on the clock of the
   // first decision.
-  if (config.utility == Utility::kWinProbability && num_sides(info.config.format) == 2)
+  if (config_.utility == Utility::kWinProbability && num_sides(info.config.format) == 2)
     WinTable::for_config(info.config);
 }
 

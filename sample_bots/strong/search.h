@@ -22,6 +22,8 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "allfives/bot/bot.h"
@@ -57,15 +59,30 @@ struct SearchConfig {
   double model_beta = 0.3;   // v2: the opponent model's sharpness per point
   bool count_deals = true;   // v2: weigh worlds by the deals behind each
   int exact_tiles = 8;       // v2: solve worlds with at most this many tiles in hands (0: never)
-  bool tree = true;           // v2: information-set MCTS before the exact late worlds
+  bool tree = true;          // v2: information-set MCTS before the exact late worlds
   double exploration = 0.3;  // its UCB1 constant
-  int simulations = 0;  // > 0: exactly this many worlds per decision (deterministic)
+  int simulations = 0;       // > 0: exactly this many worlds per decision (deterministic)
   std::chrono::milliseconds budget{200};  // else: search until this long after the request
   int threads = 1;
   int epsilon_permille = 100;  // rollout randomness
   bool use_knowledge = true;   // sample with the observed voids (false: only the view)
   Utility utility = Utility::kWinProbability;
 };
+
+// The parameters strong_bot reads from MatchStart.params (bot::MatchInfo::params: a tournament
+// or tune file's TournamentBot.params), each overriding the command line's value for that
+// match only. A value out of range is clamped into it, an integer one rounded:
+//   epsilon      rollout randomness as a probability, 0..1 (0.1 is --epsilon 100 per mille;
+//                kept to the nearest per mille)
+//   exploration  the tree search's UCB1 constant, 0..10 (--exploration)
+//   model_beta   the opponent model's sharpness per point, 0..10 (--model-beta)
+//   candidates   uniform draws per world kept by the opponent model, 1..256 (--candidates)
+//   exact_tiles  solve worlds once at most this many tiles are in hands, 0..28 (--exact-tiles)
+//   simulations  worlds per decision, 0..10000000, 0: by time (--simulations)
+//   budget_ms    time per decision in milliseconds without simulations, 1..600000 (--budget-ms)
+// The names of `params` it does not read are added to `unknown` (when given).
+SearchConfig with_params(SearchConfig config, const std::map<std::string, double>& params,
+                         std::vector<std::string>* unknown = nullptr);
 
 // What v2 reuses from one decision to the next: a solver (3 MiB of table) and an evaluation
 // per thread.
@@ -91,7 +108,9 @@ SearchResult search(const View& view, const Knowledge* knowledge, const SearchCo
                     std::chrono::steady_clock::time_point hard_stop,
                     Workspace* workspace = nullptr);
 
-// The bot: the seat's Knowledge fed by the SDK's hooks and a search per decision.
+// The bot: the seat's Knowledge fed by the SDK's hooks and a search per decision, with
+// `config` changed by the match's params (with_params; a name it does not read is named on
+// stderr, so a misspelt parameter is not silently ignored).
 class StrongBot final : public bot::Bot {
  public:
   StrongBot(const bot::MatchInfo& info, const SearchConfig& config);
@@ -104,6 +123,8 @@ class StrongBot final : public bot::Bot {
 
   // The last decision's search (for tests and tools).
   const SearchResult& last_result() const { return last_; }
+  // The configuration this match plays with: the command line's and the match's params.
+  const SearchConfig& config() const { return config_; }
 
  private:
   SearchConfig config_;

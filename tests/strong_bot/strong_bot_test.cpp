@@ -149,5 +149,68 @@ TEST(StrongSearch, TheBotKeepsAMarginBeforeTheDeadline) {
   EXPECT_LT(steady_clock::now(), clock.hard_deadline());
 }
 
+TEST(StrongParams, EachParamOverridesItsFlagAndNothingElse) {
+  SearchConfig flags;
+  flags.epsilon_permille = 100;
+  flags.simulations = 300;
+  std::vector<std::string> unknown;
+  const SearchConfig c = with_params(flags,
+                                     {{"epsilon", 0.25},
+                                      {"exploration", 0.7},
+                                      {"model_beta", 1.5},
+                                      {"candidates", 3.6},
+                                      {"exact_tiles", 5.0},
+                                      {"budget_ms", 70.0},
+                                      {"epsilno", 0.1}},
+                                     &unknown);
+  EXPECT_EQ(c.epsilon_permille, 250);  // a probability, kept in per mille
+  EXPECT_EQ(c.exploration, 0.7);
+  EXPECT_EQ(c.model_beta, 1.5);
+  EXPECT_EQ(c.candidates, 4);  // rounded
+  EXPECT_EQ(c.exact_tiles, 5);
+  EXPECT_EQ(c.budget, milliseconds(70));
+  EXPECT_EQ(c.simulations, 300);  // not given: the flag's value
+  EXPECT_EQ(unknown, std::vector<std::string>{"epsilno"});
+  // Out of range: clamped, as a tune's nudged value past a bound would be.
+  const SearchConfig clamped = with_params(
+      flags, {{"epsilon", 1.7}, {"exploration", -1.0}, {"candidates", 0.0}, {"simulations", 5.2}});
+  EXPECT_EQ(clamped.epsilon_permille, 1000);
+  EXPECT_EQ(clamped.exploration, 0.0);
+  EXPECT_EQ(clamped.candidates, 1);
+  EXPECT_EQ(clamped.simulations, 5);
+  // No params: the flags unchanged.
+  const SearchConfig same = with_params(flags, {});
+  EXPECT_EQ(same.epsilon_permille, 100);
+  EXPECT_EQ(same.exploration, flags.exploration);
+}
+
+// The match's params reach the bot's search: its configuration for that match, and its means
+// (the same seed and worlds, rollouts at epsilon 0 or 1).
+TEST(StrongParams, TheBotSearchesWithItsMatchsParams) {
+  const Snapshot snap = a_decision(5);
+  SearchConfig flags;
+  flags.engine = Engine::kV1;
+  flags.simulations = 200;
+  bot::MatchInfo info;
+  info.seed = 99;
+  const bot::Clock clock{steady_clock::now(), milliseconds(1000), milliseconds(5000)};
+  info.params = {{"epsilon", 0.0}, {"exploration", 0.9}};
+  StrongBot greedy_rollouts(info, flags);
+  info.params = {{"epsilon", 1.0}};
+  StrongBot random_rollouts(info, flags);
+  info.params.clear();
+  StrongBot by_flags(info, flags);
+  EXPECT_EQ(greedy_rollouts.config().epsilon_permille, 0);
+  EXPECT_EQ(greedy_rollouts.config().exploration, 0.9);
+  EXPECT_EQ(random_rollouts.config().epsilon_permille, 1000);
+  EXPECT_EQ(random_rollouts.config().exploration, flags.exploration);
+  EXPECT_EQ(by_flags.config().epsilon_permille, flags.epsilon_permille);
+  greedy_rollouts.choose_play(snap.view, clock);
+  random_rollouts.choose_play(snap.view, clock);
+  ASSERT_EQ(greedy_rollouts.last_result().worlds, 200);
+  ASSERT_EQ(random_rollouts.last_result().worlds, 200);
+  EXPECT_NE(greedy_rollouts.last_result().means, random_rollouts.last_result().means);
+}
+
 }  // namespace
 }  // namespace allfives::strong
