@@ -348,8 +348,8 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
   for (const auto& bot : bots)
     if (BotProcess* p = bot->process()) p->set_frozen(false);
   std::vector<std::unique_ptr<MatchStream>> open;
-  // Each request carries a fresh nonce, and a bot whose Hello says protocol 3 is held to it,
-  // as the referee does (bot.proto, "Unasked answers").
+  // Each request carries a fresh nonce that its answer must carry back, as with the referee
+  // (bot.proto, "Unasked answers").
   v1::RefereeMessage start = script.match_start, first = script.first_turn,
                      request = script.turn_request;
   for (int k = 0; k < streams; ++k) {
@@ -358,7 +358,6 @@ Cost echo_round(const Bots& bots, int streams, const EchoScript& script, int cou
     start.set_nonce(stream->new_nonce());
     if (stream->exchange(start, deadline) != IoStatus::kOk || !stream->answer().has_hello())
       fail("echo: no Hello in answer to MatchStart");
-    if (stream->answer().hello().protocol_version() >= 3) stream->check_nonces();
     first.set_nonce(stream->new_nonce());
     if (stream->exchange(first, deadline) != IoStatus::kOk || !stream->answer().has_play())
       fail("echo: no PlayAnswer to the first TurnRequest");

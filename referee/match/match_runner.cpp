@@ -36,6 +36,28 @@ const char* kind_name(const v1::BotMessage& m) {
   }
 }
 
+// Why a Hello's protocol `version` is refused: the version it said, the ones this referee
+// speaks, and the fix, so the bot's author learns what to update.
+std::string version_refusal(uint32_t version) {
+  const std::string oldest = std::to_string(wire::kOldestProtocolVersion);
+  const std::string newest = std::to_string(wire::kProtocolVersion);
+  const std::string ours = wire::kOldestProtocolVersion == wire::kProtocolVersion
+                               ? std::string("version ").append(newest).append(" only")
+                               : std::string("versions ").append(oldest + " to " + newest);
+  std::string out = "the bot speaks protocol version " + std::to_string(version) +
+                    " but this referee speaks " + ours;
+  if (version < wire::kOldestProtocolVersion)
+    return out.append(": update the bot's SDK (allfives_bot) to one that speaks version ")
+        .append(newest)
+        .append(", or answer Hello with protocol_version ")
+        .append(newest)
+        .append(" and carry each request's nonce in its answer");
+  return out.append(": use a referee that speaks version ")
+      .append(std::to_string(version))
+      .append(", or a bot that speaks version ")
+      .append(newest);
+}
+
 // A public event a seat has not been sent yet, kept as the core's value until its next message
 // is built (then written straight into that message's arena), with the scores once it was done.
 struct PendingEvent {
@@ -218,7 +240,7 @@ std::string Runner::unasked_reason(int seat) {
   const Seat& s = seats_[seat];
   const v1::BotMessage& m = s.stream->unasked();
   if (s.stream->unasked_by_nonce()) {
-    // Protocol 3: it came while turn request turns + 1 waited, carrying another nonce.
+    // It came while turn request turns + 1 waited, carrying another nonce.
     const int request = s.stream->request_with_nonce(m.nonce());
     const std::string whose =
         request == 0 ? "the nonce of MatchStart, which its Hello had answered"
@@ -356,24 +378,17 @@ bool Runner::check_hello(int seat, Clock::time_point deadline) {
   s.hello = BotHello{terminal_text(answer.hello().name()), terminal_text(answer.hello().version())};
   const uint32_t version = answer.hello().protocol_version();
   if (version < wire::kOldestProtocolVersion || version > wire::kProtocolVersion) {
-    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-              "the bot speaks protocol version " + std::to_string(version) +
-                  " but this referee speaks versions " +
-                  std::to_string(wire::kOldestProtocolVersion) + " to " +
-                  std::to_string(wire::kProtocolVersion));
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION, version_refusal(version));
     return false;
   }
   s.protocol = version;
-  if (version >= 3) {
-    if (s.stream->request_with_nonce(answer.nonce()) != 0) {
-      set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
-                "its Hello says protocol version " + std::to_string(version) +
-                    " but carries nonce " + std::to_string(answer.nonce()) +
-                    ", not MatchStart's (from version 3 on, an answer carries the nonce of the "
-                    "request it answers)");
-      return false;
-    }
-    s.stream->check_nonces();
+  if (s.stream->request_with_nonce(answer.nonce()) != 0) {
+    set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
+              "its Hello says protocol version " + std::to_string(version) + " but carries nonce " +
+                  std::to_string(answer.nonce()) +
+                  ", not MatchStart's (from version 3 on, an answer carries the nonce of the "
+                  "request it answers)");
+    return false;
   }
   return true;
 }

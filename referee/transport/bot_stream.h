@@ -32,9 +32,6 @@ class BotStream {
 
   // A fresh nonce for the next request: the caller puts it in the RefereeMessage's nonce.
   virtual uint64_t new_nonce() = 0;
-  // Protocol 3 from now on (the bot's Hello said so): an answer must carry the nonce of the
-  // request it answers.
-  virtual void check_nonces() = 0;
 
   // Something to do every `every` while waiting for an answer (the CPU guard's look at the
   // other bots).
@@ -52,8 +49,8 @@ class BotStream {
   // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
   // if the stream ended or broke, else kOk.
   virtual IoStatus check() = 0;
-  // After kUnasked: the message nobody asked for, and whether its nonce told (protocol 3)
-  // rather than its timing.
+  // After kUnasked: the message nobody asked for, and whether its nonce told rather than its
+  // timing.
   virtual const v1::BotMessage& unasked() const = 0;
   virtual bool unasked_by_nonce() const = 0;
   // Which request sent on this stream carried `nonce`: 0 for the first (MatchStart), k for the

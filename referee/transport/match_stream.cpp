@@ -121,8 +121,10 @@ void MatchStream::on_event(void* tag, bool ok) {
       return;
     }
     if (closing_ || cancelled_) return;  // after the match, or abandoned: ignored
+    // Hello's nonce is judged by the match runner after its protocol version, so a bot of
+    // another version hears that rather than of a nonce.
     const bool wrong_nonce =
-        asked_ && check_nonces_ && incoming_[1 - answer_].nonce() != expected_nonce_;
+        asked_ && sent_nonces_.size() > 1 && incoming_[1 - answer_].nonce() != expected_nonce_;
     if (!asked_ || wrong_nonce) {
       unasked_ = true;
       unasked_by_nonce_ = wrong_nonce;
@@ -206,10 +208,7 @@ IoStatus MatchStream::wait_started(Clock::time_point deadline) {
 
 void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   if (broken_) return;
-  // Protocol 2: a message already here was sent before this request, so it is unasked.
-  // Protocol 3 need not look: such a message carries another request's nonce.
-  if (!check_nonces_) look();
-  if (broken_) return;
+  // No look first: a message sent before this request carries another request's nonce.
   asked_ = true;
   expected_nonce_ = m.nonce();
   sent_nonces_.push_back(m.nonce());
@@ -217,7 +216,7 @@ void MatchStream::start_exchange(const v1::RefereeMessage& m) {
   stream_->Write(m, tag_of(Op::kWrite));
   ++pending_;
   // The Read follows the Write (the first request's must: a corked call starts with its first
-  // message); protocol 2's look() opened it already after the first.
+  // message); check() may have opened it already.
   if (!reading_) start_read();
   opened_ = true;
   started_ |= bit(Op::kWrite) | bit(Op::kRead);

@@ -34,17 +34,11 @@ std::string describe(const grpc::Status& status);
 // Unasked answers (bot.proto): a message that was not sent in answer to the outstanding
 // request (a second answer to one request, an answer before the request) is kept as unasked()
 // and ends the stream's use with kUnasked; it is never taken as the answer to the next request.
-//   - Protocol 3 (check_nonces()): each request carries a nonce (new_nonce()) that its answer
-//     must carry back, so an old or early message is told by its content. The Read for an
-//     answer is opened together with the request's Write, which gRPC sends in one go with the
-//     flow-control update the Read brings.
-//   - Protocol 2: before each request the stream opens the next Read if none is open, which
-//     completes at once with whatever gRPC already holds, and takes in what the socket holds
-//     without waiting; only then does it write. So whatever arrived before a request was sent
-//     is unasked, wherever it waited. The price: gRPC (1.51) sends that Read's HTTP/2
-//     WINDOW_UPDATE frame on its own, a write of its own that wakes the bot once more per
-//     decision (bench/README.md, "Where a decision's cost went").
-// With either, check() looks without waiting (before a fault is judged and at the match's end).
+// Each request carries a nonce (new_nonce()) that its answer must carry back, so an old or
+// early message is told by its content (the first answer, Hello, excepted: the match runner
+// judges its nonce after its protocol version). The Read for an answer is opened together
+// with the request's Write, which gRPC sends in one go with the flow-control update the Read
+// brings. check() looks without waiting (before a fault is judged and at the match's end).
 class MatchStream final : public BotStream {
  public:
   // Starts a PlayMatch stream; nothing is sent until the first message. `stop` (may be null)
@@ -56,9 +50,6 @@ class MatchStream final : public BotStream {
 
   // A fresh nonce for the next request: the caller puts it in the RefereeMessage's nonce.
   uint64_t new_nonce() override { return nonces_.next(); }
-  // Protocol 3 from now on (the bot's Hello said so): an answer must carry the nonce of the
-  // request it answers, and no Read is opened ahead of a request.
-  void check_nonces() override { check_nonces_ = true; }
 
   // A Watch (bot_stream.h) runs between gRPC's events.
   // Sends `m` and waits for its answer, then answer() holds it. `meanwhile` (may be empty)
@@ -72,8 +63,8 @@ class MatchStream final : public BotStream {
   // Takes in what has arrived, without waiting: kUnasked if an unasked message came, kClosed
   // if the stream ended or broke, else kOk.
   IoStatus check() override;
-  // After kUnasked: the message nobody asked for, and whether its nonce told (protocol 3: it
-  // arrived while a request was outstanding, carrying another nonce) rather than its timing.
+  // After kUnasked: the message nobody asked for, and whether its nonce told (it arrived while
+  // a request was outstanding, carrying another nonce) rather than its timing.
   const v1::BotMessage& unasked() const override { return incoming_[1 - answer_]; }
   bool unasked_by_nonce() const override { return unasked_by_nonce_; }
   // Which request sent on this stream carried `nonce`: 0 for the first (MatchStart), k for the
@@ -97,8 +88,7 @@ class MatchStream final : public BotStream {
   IoStatus wait(unsigned ops, Clock::time_point deadline, const Watch* watch = nullptr);
   // Takes the completions already queued, without waiting.
   void poll();
-  // Opens a Read if none is open (once the call has started) and polls: see the class comment
-  // (protocol 2 before each request; check() in both).
+  // Opens a Read if none is open (once the call has started) and polls (check(), close).
   void look();
   // Records one completion: what it means depends on whether a request is outstanding.
   void on_event(void* tag, bool ok);
@@ -107,7 +97,6 @@ class MatchStream final : public BotStream {
 
   const std::atomic<bool>* stop_;
   NonceSource nonces_;
-  bool check_nonces_ = false;          // protocol 3: answers carry their request's nonce
   uint64_t expected_nonce_ = 0;        // the outstanding request's
   std::vector<uint64_t> sent_nonces_;  // every request's, in order
   bool unasked_by_nonce_ = false;

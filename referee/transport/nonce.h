@@ -1,6 +1,6 @@
-// The nonces of protocol 3 (bot.proto, "Unasked answers"): a number per request that its answer
-// carries back, which a bot cannot predict, so an answer sent ahead of its request cannot carry
-// the right one and an old answer carries an old one.
+// The nonces of the bot protocol (bot.proto, "Unasked answers"): a number per request that its
+// answer carries back, which a bot cannot predict, so an answer sent ahead of its request cannot
+// carry the right one and an old answer carries an old one.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ uint64_t siphash24(uint64_t k0, uint64_t k1, std::string_view data);
 
 // The nonces of one stream: SipHash of a counter under a key drawn from the kernel's random
 // source (getrandom) when the source is made. One system call per stream, none per request;
-// never 0 (the value a bot of protocol 2 sends).
+// never 0 (the value of an answer that carries none).
 class NonceSource {
  public:
   NonceSource();

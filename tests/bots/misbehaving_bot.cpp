@@ -31,7 +31,9 @@
 // exit 2), exit-after-match (exit 0 when its first match ends), chatty (print a line to
 // stdout and one to stderr at startup, with a terminal escape sequence, and at every decision,
 // then play normally),
-// ignore-sigterm (play normally but ignore SIGTERM).
+// ignore-sigterm (play normally but ignore SIGTERM), flood-unasked (right after Hello, 200
+// PlayAnswers of 1 MiB nobody asked for), exit-after-answer (exit 0 at once after its answer
+// to decision N).
 // Start-up: late-ready (the health service answers NOT_SERVING until the referee's start-up
 // deadline is near, then holds that check and answers SERVING N ms before the deadline: ready
 // in time, at the last moment).
@@ -129,6 +131,15 @@ class MisbehavingBot final : public v1::Bot::Service {
           stamp(early, asked_nonce);
           stream->Write(early);
         }
+        if (g_opt.mode == "flood-unasked") {
+          // 200 answers of 1 MiB nobody asked for, written until the referee stops reading.
+          v1::BotMessage early;
+          early.mutable_play()->set_legal_play_index(0);
+          early.mutable_play()->set_comment(std::string(1 << 20, 'u'));
+          stamp(early, asked_nonce);
+          for (int i = 0; i < 200 && stream->Write(early); ++i) {
+          }
+        }
         continue;
       }
       if (in.has_match_end() && g_opt.mode == "exit-after-match") std::_Exit(0);
@@ -223,6 +234,7 @@ class MisbehavingBot final : public v1::Bot::Service {
                                                 : asked_nonce);
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
+      if (now && g_opt.mode == "exit-after-answer") std::_Exit(0);
     }
     return grpc::Status::OK;
   }

@@ -179,6 +179,8 @@ void serve_connection(int fd, const std::string* payload) {
         uint32_t n = 0;
         for (int k = 1; k < 5; ++k) n = (n << 8) | static_cast<unsigned char>(got[k]);
         if (got.size() < 5 + n) break;
+        allfives::v1::RefereeMessage asked;
+        (void)asked.ParseFromArray(got.data() + 5, static_cast<int>(n));
         got.erase(0, 5 + n);
         const int count = ++messages[stream];
         std::string reply;
@@ -192,8 +194,10 @@ void serve_connection(int fd, const std::string* payload) {
           allfives::v1::BotMessage hello;
           hello.mutable_hello()->set_name("zip-bomb");
           hello.mutable_hello()->set_version("1");
-          // Protocol 2: no nonce to carry, so the bomb is what the referee meets next.
-          hello.mutable_hello()->set_protocol_version(allfives::wire::kOldestProtocolVersion);
+          // MatchStart's nonce carried back: a Hello the referee takes, so the bomb is what it
+          // meets next.
+          hello.mutable_hello()->set_protocol_version(allfives::wire::kProtocolVersion);
+          hello.set_nonce(asked.nonce());
           reply = frame(kHeaders, kEndHeaders, stream,
                         std::string(1, '\x88') + header("content-type", "application/grpc") +
                             header("grpc-encoding", "gzip")) +

@@ -37,14 +37,13 @@ std::function<Reply(const v1::RefereeMessage&, int)> honest_but(int turn, Reply 
 }
 
 // The stream as MatchStream behaves (match_stream.h), in memory: a message that arrived while
-// nothing was asked is caught by its timing (protocol 2, and check() in both) or, from
-// protocol 3 on, by the nonce it carries when it is read as the answer to the next request.
+// nothing was asked is caught by its timing (check()) or by the nonce it carries when it is
+// read as the answer to the next request (Hello's nonce is left to the match runner).
 class FakeBot::Stream final : public BotStream {
  public:
   Stream(FakeBot& bot, const std::atomic<bool>* stop) : bot_(bot), stop_(stop) {}
 
   uint64_t new_nonce() override { return 0x5eed0000u + ++nonce_count_; }
-  void check_nonces() override { check_nonces_ = true; }
 
   IoStatus exchange(const v1::RefereeMessage& m, Clock::time_point deadline,
                     const std::function<void()>& meanwhile, const Watch* watch) override {
@@ -75,8 +74,8 @@ class FakeBot::Stream final : public BotStream {
   void start_exchange(const v1::RefereeMessage& m) override {
     if (broken_) return;
     if (arrived_) {
-      // Protocol 3: read as this request's answer, it carries another request's nonce.
-      take_unasked(check_nonces_ && arrived_->nonce() != m.nonce());
+      // Read as this request's answer, it carries another request's nonce.
+      take_unasked(arrived_->nonce() != m.nonce());
       return;
     }
     sent_.push_back(m.nonce());
@@ -87,7 +86,7 @@ class FakeBot::Stream final : public BotStream {
       case Reply::Kind::kAnswer:
         answer_ = r.message;
         answer_.set_nonce(r.nonce.value_or(m.nonce()));
-        if (check_nonces_ && answer_.nonce() != m.nonce()) {
+        if (sent_.size() > 1 && answer_.nonce() != m.nonce()) {
           arrived_ = answer_;
           take_unasked(true);
           return;
@@ -146,7 +145,6 @@ class FakeBot::Stream final : public BotStream {
   FakeBot& bot_;
   const std::atomic<bool>* stop_;
   uint64_t nonce_count_ = 0;
-  bool check_nonces_ = false;
   std::vector<uint64_t> sent_;
   v1::BotMessage answer_;
   std::optional<v1::BotMessage> arrived_;  // sent while nothing was asked, not yet seen

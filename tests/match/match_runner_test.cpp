@@ -157,16 +157,28 @@ TEST_F(MatchRunner, TheHandLimitEndsAMatchAfterItsLastHand) {
   expect_log_checks(p);
 }
 
-TEST_F(MatchRunner, AMessageRightAfterHelloIsUnaskedBeforeAnyTurnRequest) {
-  Reply eager = testing::hello(2);
+TEST_F(MatchRunner, AMessageRightAfterHelloIsUnaskedCarryingMatchStartsNonce) {
+  Reply eager = testing::hello();
   eager.unasked = testing::play_index(0).message;
   FakeBot a, b(testing::honest_but(-1, eager));
   const Played p = play({&a, &b});
   ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_PROTOCOL_VIOLATION));
-  EXPECT_NE(p.result.fault->reason.find("after its Hello and before any turn request"),
+  EXPECT_NE(p.result.fault->reason.find("the nonce of MatchStart, which its Hello had answered"),
             std::string::npos)
       << p.result.fault->reason;
   expect_log_checks(p);
+}
+
+TEST_F(MatchRunner, AHelloOfProtocol2IsRefusedNamingBothVersionsAndTheFix) {
+  FakeBot a, b(testing::honest_but(-1, testing::hello(2)));
+  const Played p = play({&a, &b});
+  ASSERT_TRUE(faulted(p, 1, v1::FAULT_KIND_PROTOCOL_VIOLATION));
+  EXPECT_NE(p.result.fault->reason.find(
+                "protocol version 2 but this referee speaks version 3 only: update the bot's SDK"),
+            std::string::npos)
+      << p.result.fault->reason;
+  EXPECT_EQ(p.result.decisions, 0);
+  EXPECT_EQ(count(p, v1::LogRecord::kPlay), 0);
 }
 
 TEST_F(MatchRunner, AnIllegalPlayIsTheMoversFaultAndTheOtherSideWins) {
@@ -276,26 +288,19 @@ TEST_F(MatchRunner, AStreamEndedCleanlyBeforeTheEndIsAProtocolViolation) {
 }
 
 TEST_F(MatchRunner, ASecondAnswerToOneRequestIsCaughtAsUnasked) {
-  for (uint32_t protocol : {2u, 3u}) {
-    SCOPED_TRACE("protocol " + std::to_string(protocol));
-    Reply twice = testing::play_index(0);
-    twice.unasked = testing::play_index(0).message;
-    FakeBot a([&](const v1::RefereeMessage& m, int turn) {
-      if (m.has_match_start()) return testing::hello(protocol);
-      return turn == 1 ? twice : testing::first_legal(m.turn_request());
-    });
-    FakeBot b;
-    const Played p = play({&a, &b});
-    ASSERT_TRUE(faulted(p, 0, v1::FAULT_KIND_PROTOCOL_VIOLATION));
-    EXPECT_NE(p.result.fault->reason.find("an answer nobody asked for"), std::string::npos)
-        << p.result.fault->reason;
-    if (protocol == 3) {
-      EXPECT_NE(p.result.fault->reason.find("the nonce of turn request 2, which it had answered"),
-                std::string::npos)
-          << p.result.fault->reason;
-    }
-    expect_log_checks(p);
-  }
+  Reply twice = testing::play_index(0);
+  twice.unasked = testing::play_index(0).message;
+  FakeBot a([&](const v1::RefereeMessage& m, int turn) {
+    if (m.has_match_start()) return testing::hello();
+    return turn == 1 ? twice : testing::first_legal(m.turn_request());
+  });
+  FakeBot b;
+  const Played p = play({&a, &b});
+  ASSERT_TRUE(faulted(p, 0, v1::FAULT_KIND_PROTOCOL_VIOLATION));
+  EXPECT_NE(p.result.fault->reason.find("the nonce of turn request 2, which it had answered"),
+            std::string::npos)
+      << p.result.fault->reason;
+  expect_log_checks(p);
 }
 
 TEST_F(MatchRunner, AnAnswerWithAnotherRequestsNonceIsUnasked) {

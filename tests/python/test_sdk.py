@@ -186,7 +186,7 @@ class Recorder(Bot):
 def match_start(seat=0):
     m = bot_pb2.RefereeMessage()
     s = m.match_start
-    s.protocol_version, s.rules_version, s.match_id = 2, "allfives-1", "m-1"
+    s.protocol_version, s.rules_version, s.match_id = 3, "allfives-1", "m-1"
     s.format, s.num_players, s.num_sides = common_pb2.FORMAT_TWO_PLAYERS, 2, 2
     s.seat, s.side, s.partner_seat = seat, seat, -1
     s.target_score, s.max_hands, s.move_time_ms, s.time_bank_ms = 250, 200, 1000, 5000
@@ -267,7 +267,7 @@ class SessionTest(unittest.TestCase):
         s = MatchSession("rec", "0.1", factory, base_seed=7)
         hello = s.handle(match_start(), 0.0)
         self.assertEqual(hello.hello.name, "rec")
-        self.assertEqual(hello.hello.protocol_version, 2)
+        self.assertEqual(hello.hello.protocol_version, 3)
         return s, bots[0]
 
     def test_match_start_params_reach_the_info_and_param_falls_back_to_its_default(self):
@@ -308,6 +308,15 @@ class SessionTest(unittest.TestCase):
         s = MatchSession("rec", "0.1", lambda info: made.append(info) or Recorder(info), 0)
         start = match_start()
         start.match_start.protocol_version, start.match_start.highest_protocol_version = 4, 5
+        hello = s.handle(start, 0.0)
+        self.assertEqual(hello.hello.protocol_version, 3)
+        self.assertEqual(made, [])
+
+    def test_a_referee_of_protocol_2_alone_gets_a_hello_saying_3_and_no_bot(self):
+        made = []
+        s = MatchSession("rec", "0.1", lambda info: made.append(info) or Recorder(info), 0)
+        start = match_start()
+        start.match_start.protocol_version, start.match_start.highest_protocol_version = 2, 0
         hello = s.handle(start, 0.0)
         self.assertEqual(hello.hello.protocol_version, 3)
         self.assertEqual(made, [])

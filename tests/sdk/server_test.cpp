@@ -426,7 +426,7 @@ TEST(SdkServer, ProtocolVersionMismatchStillAnswersHello) {
   EXPECT_EQ(made.load(), 0);
 }
 
-// A referee offering versions 2 to 3 gets a Hello saying 3, and each answer carries the nonce
+// A referee offering version 3 gets a Hello saying 3, and each answer carries the nonce
 // of the request it answers (bot.proto, "Unasked answers").
 TEST(SdkServer, SpeaksProtocol3WhenOfferedAndCarriesEachRequestsNonce) {
   Record r;
@@ -436,7 +436,7 @@ TEST(SdkServer, SpeaksProtocol3WhenOfferedAndCarriesEachRequestsNonce) {
   const State state = State::new_match(Config::standard(Format::kTwoPlayers), 3, &events);
   const int seat = state.seat_to_move();
   v1::RefereeMessage start = wrap(make_match_start(Format::kTwoPlayers, seat, "nonce"));
-  ASSERT_EQ(start.match_start().protocol_version(), 2u);
+  ASSERT_EQ(start.match_start().protocol_version(), 3u);
   ASSERT_EQ(start.match_start().highest_protocol_version(), 3u);
   start.set_nonce(0x1234567890abcdefull);
   ASSERT_TRUE(s.send(start));
@@ -458,9 +458,9 @@ TEST(SdkServer, SpeaksProtocol3WhenOfferedAndCarriesEachRequestsNonce) {
   EXPECT_TRUE(s.finish().ok());
 }
 
-// A referee that speaks version 2 alone (no highest_protocol_version) gets a Hello saying 2
-// and a match played as version 2.
-TEST(SdkServer, SpeaksProtocol2ToARefereeOfVersion2Alone) {
+// A referee that speaks version 2 alone (no highest_protocol_version) gets a Hello saying 3,
+// which it refuses, and no bot is made: version 2 is not spoken (common.proto says why).
+TEST(SdkServer, ARefereeOfVersion2AloneGetsAHelloSaying3AndNoBot) {
   Record r;
   TestServer server(recording(r));
   MatchStream s(*server.stub, std::chrono::seconds(10));
@@ -470,11 +470,11 @@ TEST(SdkServer, SpeaksProtocol2ToARefereeOfVersion2Alone) {
   ASSERT_TRUE(s.send(wrap(start)));
   const v1::BotMessage hello = read_one(s);
   ASSERT_TRUE(hello.has_hello());
-  EXPECT_EQ(hello.hello().protocol_version(), 2u);
+  EXPECT_EQ(hello.hello().protocol_version(), 3u);
   ASSERT_TRUE(s.send(match_end_message()));
   EXPECT_TRUE(s.finish().ok());
   std::lock_guard<std::mutex> lock(r.mu);
-  EXPECT_EQ(r.infos.size(), 1u);  // a bot was made: version 2 is served
+  EXPECT_EQ(r.infos.size(), 0u);
 }
 
 // Each bot waits inside choose_play until the other match's bot is there too: both matches
