@@ -2,12 +2,11 @@
 // (log_match_end), the tournament's index line (index_entry) and a seat's decision times both
 // ways between the result and the index (seat_timing, decision_timing).
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "common/temp_dir.h"
 #include "log/log_records.h"
 #include "log/match_log.h"
 #include "match/match_result.h"
@@ -36,10 +35,8 @@ MatchResult faulted_result() {
 
 // The one record `write` adds to a fresh log, read back from the file.
 v1::LogRecord written(const std::function<void(MatchLog&)>& write) {
-  char dir_template[] = "/tmp/match-ending-test-XXXXXX";
-  const char* dir = ::mkdtemp(dir_template);
-  EXPECT_NE(dir, nullptr);
-  const std::string path = std::string(dir) + "/m.jsonl";
+  const allfives::testing::TempDir dir("match-ending-test");
+  const std::string path = dir.file("m.jsonl");
   std::string error;
   auto log = MatchLog::create(path, &error);
   EXPECT_TRUE(log) << error;
@@ -48,7 +45,6 @@ v1::LogRecord written(const std::function<void(MatchLog&)>& write) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  fs::remove_all(dir);
   v1::LogRecord record;
   EXPECT_TRUE(from_json_line(line, &record, &error)) << error << ": " << line;
   return record;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -228,16 +229,21 @@ TEST(BotCgroups, AForkBombMeetsItsProcessLimitWhoeverTheRefereeIs) {
   EXPECT_FALSE(fs::exists(pids));
 }
 
+// A folder made in `parent` named `name_start` and six characters that mkdtemp picks so that no
+// folder there holds the name (another checkout testing at once makes its own), or "".
+std::string unique_folder(const std::string& parent, const std::string& name_start) {
+  std::string path = parent + "/" + name_start + "XXXXXX";
+  return ::mkdtemp(path.data()) != nullptr ? path : "";
+}
+
 TEST(BotCgroups, EmptyFoldersOfAGoneRefereeAreRemovedOnceAMinuteOld) {
   const std::string parent = cgroup_places().memory_parent;
   if (parent.empty()) GTEST_SKIP() << "no cgroups here: " << cgroup_places().why_not;
-  // pid_max is at most 2^22: no process has pid 4999999. The suffixes hold this test's own pid,
-  // so another checkout testing at the same time makes folders of other names.
-  const std::string mine = "-test" + std::to_string(getpid());
-  const std::string old_one = parent + "/allfives-4999999" + mine + "-old";
-  const std::string fresh = parent + "/allfives-4999999" + mine + "-fresh";
-  const std::string ours = parent + "/allfives-" + std::to_string(getpid()) + "-999999";
-  for (const std::string& f : {old_one, fresh, ours}) ASSERT_TRUE(fs::create_directory(f)) << f;
+  // pid_max is at most 2^22: no process has pid 4999999.
+  const std::string old_one = unique_folder(parent, "allfives-4999999-old-");
+  const std::string fresh = unique_folder(parent, "allfives-4999999-fresh-");
+  const std::string ours = unique_folder(parent, referee_name("kept-"));
+  for (const std::string& f : {old_one, fresh, ours}) ASSERT_FALSE(f.empty()) << parent;
   const auto two_hours_ago = fs::last_write_time(old_one) - std::chrono::hours(2);
   fs::last_write_time(old_one, two_hours_ago);
   fs::last_write_time(ours, two_hours_ago);

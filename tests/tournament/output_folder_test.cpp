@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
+#include "common/temp_dir.h"
 #include "tournament/tournament_file.h"
 
 namespace allfives::referee {
@@ -23,18 +23,13 @@ TEST(OutputFolder, PathsAndLogNames) {
 
 class TournamentText : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char templ[] = "/tmp/output_folder_test-XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = output_path(dir_, name);
     std::ofstream(path) << text;
     return path;
   }
-  std::string dir_;
+  allfives::testing::TempDir temp_{"output-folder-test"};
+  std::string dir_ = temp_.path();
 };
 
 TEST_F(TournamentText, ReadsAFileWhole) {
