@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
-#include "ladder/child_process.h"
 #include "ladder/ladder_store.h"
+#include "rounds/child_process.h"
 
 namespace {
 

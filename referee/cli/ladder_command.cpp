@@ -18,11 +18,11 @@
 #include "bots/bot_spec.h"
 #include "cli/stop_signal.h"
 #include "ladder/bot_upload.h"
-#include "ladder/child_process.h"
 #include "ladder/ladder_file.h"
 #include "ladder/ladder_run.h"
 #include "ladder/ladder_store.h"
 #include "log/match_log.h"
+#include "rounds/child_process.h"
 #include "tournament/standings.h"
 
 namespace allfives::referee {

@@ -22,6 +22,7 @@
 #include "cli/serve_command.h"
 #include "cli/standings_command.h"
 #include "cli/tournament_command.h"
+#include "cli/tune_command.h"
 #include "cli/verify_command.h"
 #include "ladder/ladder_store.h"
 
@@ -106,6 +107,7 @@ int main(int argc, char** argv) {
   referee::add_check_bot_command(app, exit_code);
   referee::add_ladder_command(app, exit_code);
   referee::add_new_bot_command(app, exit_code);
+  referee::add_tune_command(app, exit_code);
 
   // A file-size limit (ulimit -f) then gives a write error (EFBIG) that is reported like a
   // full disk, instead of killing the referee. Bots get the default back (bot_process.cpp).

@@ -14,8 +14,8 @@
 #include <optional>
 
 #include "bots/bot_spec.h"
-#include "ladder/child_process.h"
 #include "ladder/tree_writer.h"
+#include "rounds/child_process.h"
 
 namespace allfives::referee {
 namespace fs = std::filesystem;

@@ -7,6 +7,7 @@
 
 #include "allfives/wire/convert.h"
 #include "log/match_log.h"
+#include "rounds/round_player.h"
 #include "tournament/file_typos.h"
 #include "tournament/tournament_file.h"
 
@@ -33,13 +34,6 @@ void set_defaults(v1::Ladder& l) {
   if (!l.max_upload_files()) l.set_max_upload_files(defaults.max_files);
   if (!l.check_decisions()) l.set_check_decisions(100);
   if (!l.submissions_per_hour()) l.set_submissions_per_hour(10);
-}
-
-std::string quoted(const std::string& word, std::string* error) {
-  if (word.find('\'') == std::string::npos) return "'" + word + "'";
-  if (word.find('"') == std::string::npos) return "\"" + word + "\"";
-  if (error) *error = "the path " + word + " holds both kinds of quotes";
-  return "";
 }
 
 }  // namespace
@@ -127,16 +121,8 @@ v1::Tournament round_tournament(const v1::Ladder& l, const std::string& name, ui
 }
 
 std::string round_file_text(const v1::Tournament& t, std::string* error) {
-  v1::Tournament copy = t;
-  for (v1::TournamentBot& b : *copy.mutable_bots()) {
-    const std::string q = quoted(b.command(), error);
-    if (q.empty()) return "";
-    b.set_command(q);
-  }
-  std::string text = "# A round of a ladder, written by `referee ladder run`.\n";
-  std::string body;
-  TextFormat::PrintToString(copy, &body);
-  return text + body;
+  return tournament_file_text(t, "# A round of a ladder, written by `referee ladder run`.\n",
+                              error);
 }
 
 }  // namespace allfives::referee

@@ -14,8 +14,9 @@
 #include <thread>
 
 #include "allfives/wire/convert.h"
-#include "ladder/child_process.h"
 #include "ladder/matchmaking.h"
+#include "rounds/child_process.h"
+#include "rounds/round_player.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/schedule.h"
@@ -36,14 +37,6 @@ constexpr size_t kMaxReportBytes = 64 << 10;
 // How long a resumed round waits for the processes of the cut-off one to let go of its folder.
 constexpr std::chrono::seconds kLockWait{20};
 
-std::string read_capped(const std::string& path, size_t cap) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(cap, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(cap));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return text;
-}
-
 uint64_t random_seed() {
   uint64_t seed = 0;
   if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
@@ -62,194 +55,6 @@ std::string empty_folder(const std::string& dir) {
   if (fs::create_directory(p, ec)) fs::permissions(p, fs::perms(0555), ec);
   return p.string();
 }
-
-// A round's files: its tournament file, its output folder and what its players printed.
-struct RoundFiles {
-  std::string file, folder, output;
-};
-
-// What plays a round's matches: a child `referee tournament` here, or a Slurm job array.
-class RoundPlayer {
- public:
-  virtual ~RoundPlayer() = default;
-  // The output folders whose indexes receive the round's matches.
-  virtual std::vector<std::string> folders() const = 0;
-  // Nothing while it plays; then "" if every match was played, else why not.
-  virtual std::optional<std::string> poll() = 0;
-  virtual void stop() = 0;
-  virtual std::string job() const { return ""; }
-};
-
-class LocalRound final : public RoundPlayer {
- public:
-  static std::unique_ptr<RoundPlayer> start(const LadderRunOptions& o, const RoundFiles& f,
-                                            std::string* why) {
-    std::error_code ec;
-    std::vector<std::string> argv = {
-        o.referee, "tournament", f.file, "--out", f.folder, "-j", std::to_string(o.concurrency),
-        "--quiet"};
-    if (fs::exists(f.folder, ec)) argv.push_back("--resume");
-    std::optional<ChildProcess> child =
-        ChildProcess::start(argv, f.output, why, empty_folder(o.dir));
-    if (!child) return nullptr;
-    return std::unique_ptr<RoundPlayer>(new LocalRound(f, std::move(*child)));
-  }
-  std::vector<std::string> folders() const override { return {f_.folder}; }
-  std::optional<std::string> poll() override {
-    const std::optional<int> code = child_.poll();
-    if (!code) return std::nullopt;
-    if (*code == 0 || (stopped_ && (*code == 130 || *code == 143))) return "";
-    return "referee tournament exited with " + std::to_string(*code) + "; its output: " + f_.output;
-  }
-  void stop() override {
-    child_.signal(SIGTERM);
-    stopped_ = true;
-  }
-
- private:
-  LocalRound(RoundFiles f, ChildProcess child) : f_(std::move(f)), child_(std::move(child)) {}
-  RoundFiles f_;
-  ChildProcess child_;
-  bool stopped_ = false;
-};
-
-// A program's exit code and output (at most 64 KiB), run to its end.
-int run_command(const std::vector<std::string>& argv, const std::string& scratch,
-                std::string& text) {
-  std::error_code ec;
-  fs::remove(scratch, ec);
-  std::optional<ChildProcess> child = ChildProcess::start(argv, scratch, &text);
-  if (!child) return 127;
-  const int code = child->wait();
-  text = read_capped(scratch, 64 << 10);
-  fs::remove(scratch, ec);
-  return code;
-}
-
-// A word for sh, in single quotes.
-std::string shell_word(const std::string& w) {
-  std::string out = "'";
-  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// The round as a Slurm job array (docs/CLUSTER.md): task I plays shard I/N of the round's
-// tournament into FOLDER/shard-I with --resume, so a task that is requeued, or a round
-// submitted again after the ladder was cut off, keeps what it played. The ladder stays the
-// only writer of its database: it reads the shards' indexes as they grow.
-class SlurmRound final : public RoundPlayer {
- public:
-  static std::unique_ptr<RoundPlayer> start(const LadderRunOptions& o, const RoundFiles& f,
-                                            const std::string& earlier_job, std::string* why) {
-    TournamentDef def;
-    if (!load_tournament(f.file, def, why)) return nullptr;
-    const Schedule schedule(def);
-    const uint64_t groups = schedule.size() / schedule.rotations();
-    const int tasks = static_cast<int>(std::max<uint64_t>(
-        1, std::min<uint64_t>(groups,
-                              o.slurm_tasks > 0 ? static_cast<uint64_t>(o.slurm_tasks) : groups)));
-    std::unique_ptr<SlurmRound> round(new SlurmRound(o, f, tasks, schedule.size()));
-    std::error_code ec;
-    fs::create_directories(f.folder, ec);
-    if (!earlier_job.empty() && round->queued(earlier_job)) {
-      round->job_ = earlier_job;  // the array the cut-off run submitted still plays
-      return round;
-    }
-    if (!round->submit(why)) return nullptr;
-    return round;
-  }
-  std::vector<std::string> folders() const override {
-    std::vector<std::string> out;
-    for (int i = 0; i < tasks_; ++i) out.push_back(f_.folder + "/shard-" + std::to_string(i));
-    return out;
-  }
-  std::optional<std::string> poll() override {
-    if (Clock::now() < next_look_) return std::nullopt;
-    next_look_ = Clock::now() + std::chrono::seconds(1);
-    if (queued(job_)) return std::nullopt;
-    if (stopped_) return "";
-    const uint64_t played = count_played();
-    if (played >= matches_) return "";
-    if (++attempts_ <= kAttempts) {  // requeue what is missing (a node lost, a task killed)
-      std::string why;
-      if (submit(&why)) return std::nullopt;
-      return why;
-    }
-    return "Slurm job " + job_ + " ended with " + std::to_string(played) + " of " +
-           std::to_string(matches_) + " matches played; its tasks' output: " + f_.folder +
-           "/task-*.out";
-  }
-  void stop() override {
-    std::string text;
-    run_command({"scancel", job_}, f_.output + ".scancel", text);
-    stopped_ = true;
-  }
-  std::string job() const override { return job_; }
-
- private:
-  static constexpr int kAttempts = 2;
-  static constexpr int kSqueueFailures = 120;  // looks a second apart
-  SlurmRound(const LadderRunOptions& o, RoundFiles f, int tasks, uint64_t matches)
-      : o_(o), f_(std::move(f)), tasks_(tasks), matches_(matches) {}
-
-  bool submit(std::string* why) {
-    const std::string task = "${SLURM_ARRAY_TASK_ID}";
-    const std::string wrap =
-        "exec " + shell_word(o_.referee) + " tournament " + shell_word(f_.file) + " --shard " +
-        task + "/" + std::to_string(tasks_) + " --out " + shell_word(f_.folder) + "/shard-" + task +
-        " --resume --quiet --no-affinity -j " + "${SLURM_CPUS_PER_TASK:-1}";
-    std::vector<std::string> argv = {"sbatch",
-                                     "--parsable",
-                                     "--array=0-" + std::to_string(tasks_ - 1),
-                                     "--job-name=" + fs::path(f_.file).stem().string(),
-                                     "--output=" + f_.folder + "/task-%a.out",
-                                     "--chdir=" + empty_folder(o_.dir)};
-    argv.insert(argv.end(), o_.sbatch_args.begin(), o_.sbatch_args.end());
-    argv.insert(argv.end(), {"--wrap", wrap});
-    std::string text;
-    const int code = run_command(argv, f_.output + ".sbatch", text);
-    if (code != 0) {
-      *why = "sbatch failed (exit " + std::to_string(code) + "): " + text;
-      return false;
-    }
-    job_ = text.substr(0, text.find_first_of(";\n"));
-    return !job_.empty();
-  }
-
-  bool queued(const std::string& job) {
-    std::string text;
-    if (run_command({"squeue", "-h", "-j", job, "-o", "%i"}, f_.output + ".squeue", text) != 0) {
-      // The controller briefly away: the job counts as queued and the next look decides, for
-      // a bounded number of looks.
-      if (text.find("Invalid job id") != std::string::npos || ++squeue_failures_ > kSqueueFailures)
-        return false;
-      return true;
-    }
-    squeue_failures_ = 0;
-    return text.find_first_not_of(" \n") != std::string::npos;
-  }
-
-  uint64_t count_played() const {
-    uint64_t n = 0;
-    for (const std::string& folder : folders()) {
-      std::vector<std::string> notes;
-      std::string why;
-      read_index_stream(
-          output_path(folder, kIndexFile), false, [&](v1::IndexEntry&&) { ++n; }, notes, &why);
-    }
-    return n;
-  }
-
-  const LadderRunOptions& o_;
-  RoundFiles f_;
-  int tasks_;
-  uint64_t matches_;
-  std::string job_;
-  bool stopped_ = false;
-  int attempts_ = 0;
-  int squeue_failures_ = 0;
-  Clock::time_point next_look_{};
-};
 
 // One ladder run: the store, the fit, and the rounds.
 class LadderLoop {
@@ -280,6 +85,11 @@ class LadderLoop {
   }
 
  private:
+  RoundOptions round_options() const {
+    return {o_.referee, empty_folder(o_.dir), o_.concurrency,
+            o_.slurm,   o_.slurm_tasks,       o_.sbatch_args};
+  }
+
   int play_rounds() {
     if (std::optional<Round> cut = store_->unfinished_round()) {
       if (!o_.quiet) out_ << "ladder: resuming round " << cut->id << ", cut off\n" << std::flush;
@@ -441,8 +251,7 @@ class LadderLoop {
     if (!write_round_file(r, files.file, files.folder)) return false;
     if (resumed && !o_.slurm && !wait_for_folder(files.folder)) return false;
     std::string why;
-    std::unique_ptr<RoundPlayer> player = o_.slurm ? SlurmRound::start(o_, files, r.slurm_job, &why)
-                                                   : LocalRound::start(o_, files, &why);
+    std::unique_ptr<RoundPlayer> player = start_round(round_options(), files, r.slurm_job, &why);
     if (!player) {
       err_ << "referee ladder run: " << why << "\n";
       return false;

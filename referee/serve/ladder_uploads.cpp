@@ -10,10 +10,10 @@
 
 #include "ladder/access_tokens.h"
 #include "ladder/bot_upload.h"
-#include "ladder/child_process.h"
 #include "ladder/ladder_run.h"
 #include "ladder/ladder_store.h"
 #include "log/json_text.h"
+#include "rounds/child_process.h"
 
 namespace allfives::referee::serve {
 

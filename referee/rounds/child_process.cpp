@@ -1,4 +1,4 @@
-#include "ladder/child_process.h"
+#include "rounds/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>

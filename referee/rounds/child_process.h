@@ -1,7 +1,7 @@
-// The referee's own commands run as child processes of a ladder (`referee check-bot` for the
-// gate, `referee tournament` for a round): each in a process of its own, so the ladder never
-// touches gRPC or bots itself and its memory stays flat, and each dies with the ladder
-// (PR_SET_PDEATHSIG), as a tournament's workers do.
+// The referee's own commands run as child processes of a ladder or a tune (`referee check-bot`
+// for a ladder's gate, `referee tournament` for a round or an iteration): each in a process of
+// its own, so the caller never touches gRPC or bots itself and its memory stays flat, and each
+// dies with its parent (PR_SET_PDEATHSIG), as a tournament's workers do.
 #pragma once
 
 #include <sys/types.h>
