@@ -24,6 +24,9 @@ namespace {
 
 // How long the bots have, together, to hear how the match ended and close their streams.
 constexpr std::chrono::milliseconds kEndGrace{1000};
+// How long a bot process whose stream broke has to be reaped before the fault is worded: a
+// process reaped by then crashed, one that is not is said to be not exited after this long.
+constexpr std::chrono::milliseconds kExitWait{1000};
 
 const char* kind_name(const v1::BotMessage& m) {
   switch (m.kind_case()) {
@@ -279,8 +282,10 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
   Seat& s = seats_[seat];
   const grpc::Status status = s.stream ? s.stream->finish_status() : grpc::Status::OK;
   if (SeatProcess* p = s.bot ? s.bot->process() : nullptr) {
-    // A dying process closes its socket a moment before it can be reaped.
-    for (int i = 0; i < 40 && p->running(); ++i)
+    // A dying process closes its socket a moment before it can be reaped, longer on a busy
+    // machine or when its teardown is slow.
+    const auto until = Clock::now() + kExitWait;
+    while (p->running() && Clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     if (!p->running()) {
       set_fault(seat, v1::FAULT_KIND_CRASH,
@@ -288,6 +293,9 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
       return;
     }
   }
+  // Only what was seen: the process had not been reaped when the wait above ended.
+  const std::string not_exited = std::string("; the bot process had not exited ") +
+                                 std::to_string(kExitWait.count()) + " ms after its stream ended";
   switch (status.error_code()) {
     case grpc::StatusCode::OK:
       set_fault(seat, v1::FAULT_KIND_PROTOCOL_VIOLATION,
@@ -314,7 +322,7 @@ void Runner::fault_from_io(int seat, IoStatus st, const std::string& doing) {
       // The bot aborted or reset its stream, its handler failed, or the connection broke.
       set_fault(seat, v1::FAULT_KIND_DISCONNECT,
                 "the stream ended with an error while " + doing + " (" + describe(status) + ")" +
-                    (s.bot && s.bot->process() ? "; the bot process is still running" : ""));
+                    (s.bot && s.bot->process() ? not_exited : std::string()));
       return;
   }
 }

@@ -33,7 +33,7 @@
 // then play normally),
 // ignore-sigterm (play normally but ignore SIGTERM), flood-unasked (right after Hello, 200
 // PlayAnswers of 1 MiB nobody asked for), exit-after-answer (exit 0 at once after its answer
-// to decision N).
+// to decision K; with --ms N, end the stream at once and exit N ms later).
 // Start-up: late-ready (the health service answers NOT_SERVING until the referee's start-up
 // deadline is near, then holds that check and answers SERVING N ms before the deadline: ready
 // in time, at the last moment).
@@ -234,7 +234,14 @@ class MisbehavingBot final : public v1::Bot::Service {
                                                 : asked_nonce);
       stream->Write(out);
       if (now && g_opt.mode == "answer-twice") stream->Write(out);
-      if (now && g_opt.mode == "exit-after-answer") std::_Exit(0);
+      if (now && g_opt.mode == "exit-after-answer") {
+        // With N ms: the stream ends at once and the exit comes N ms later (a slow teardown).
+        if (g_opt.ms > 0) {
+          ctx->TryCancel();
+          std::this_thread::sleep_for(std::chrono::milliseconds(g_opt.ms));
+        }
+        std::_Exit(0);
+      }
     }
     return grpc::Status::OK;
   }

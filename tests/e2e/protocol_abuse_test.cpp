@@ -123,7 +123,7 @@ TEST(ProtocolAbuse, AbortingTheStreamWhileAliveIsADisconnectNotACrash) {
   // gRPC words the status message; its code and the rest of the reason are the referee's.
   const std::string prefix =
       "the stream ended with an error while waiting for a play (gRPC status CANCELLED (1): ";
-  const std::string suffix = "; the bot process is still running";
+  const std::string suffix = "; the bot process had not exited 1000 ms after its stream ended";
   const auto& f = only(m.log, v1::LogRecord::kFault).fault();
   EXPECT_EQ(f.reason().substr(0, prefix.size()), prefix) << f.reason();
   ASSERT_GE(f.reason().size(), suffix.size());
@@ -137,8 +137,38 @@ TEST(ProtocolAbuse, AFailingHandlerIsADisconnectWithItsStatus) {
   const Match m = play("error", {bad("error-status", 3), kRandom});
   expect_fault(m, v1::FAULT_KIND_DISCONNECT,
                "the stream ended with an error while waiting for a play (gRPC status INTERNAL "
-               "(13): the handler failed on purpose \\xff); the bot process is still running");
+               "(13): the handler failed on purpose \\xff); the bot process had not exited 1000 ms "
+               "after its stream ended");
   EXPECT_EQ(m.run.output.find("UTF-8"), std::string::npos) << m.run.output;
+}
+
+// A bot that exits right after answering, at once or with its stream ended first and its
+// process gone 600 ms later (a slow teardown): the fault says it exited, never that it runs
+// (the referee used to word it "still running" when the process was not reaped within 400 ms).
+TEST(ProtocolAbuse, ABotThatExitsRightAfterAnsweringIsNeverSaidToBeRunning) {
+  int crashes = 0;
+  for (int run = 0; run < 20; ++run) {
+    const int exit_ms = run % 2 == 0 ? 0 : 600;
+    SCOPED_TRACE("run " + std::to_string(run) + ", exit after " + std::to_string(exit_ms) + " ms");
+    const Match m =
+        play("exits-" + std::to_string(run),
+             {bad("exit-after-answer", 1) + " --ms " + std::to_string(exit_ms), kRandom});
+    ASSERT_EQ(m.run.exit_code, 0) << m.run.output;
+    const auto& f = only(m.log, v1::LogRecord::kFault).fault();
+    EXPECT_EQ(f.seat(), 0u) << f.reason();
+    EXPECT_EQ(f.reason().find("still running"), std::string::npos) << f.reason();
+    EXPECT_EQ(plays_by(m, 0), 1);  // its one answer was kept
+    if (f.kind() == v1::FAULT_KIND_CRASH) {
+      EXPECT_EQ(f.reason(), "the bot process exited with code 0 while waiting for a play");
+      ++crashes;
+    } else {
+      // Only a machine so busy that the exit was not reaped within the wait: said as such.
+      EXPECT_EQ(f.kind(), v1::FAULT_KIND_DISCONNECT) << f.reason();
+      EXPECT_NE(f.reason().find("had not exited 1000 ms after its stream ended"), std::string::npos)
+          << f.reason();
+    }
+  }
+  EXPECT_GE(crashes, 15);
 }
 
 TEST(ProtocolAbuse, AMessageOverTheSizeLimitIsAMalformedAnswerNamingTheLimit) {
