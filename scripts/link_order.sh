@@ -6,7 +6,7 @@
 # holding them first, in this order (cmake/LinkOrder.cmake). Why: the kernel maps a program's
 # code 64 KiB at a time around each page it runs, so a process that runs 2 MB of functions
 # spread over 8 MB of code has most of the 8 MB resident; gathered, they fill about 4.5 MB
-# (docs/ARCHITECTURE.md, "How the programs' code is laid out"). Run it after changes that
+# (docs/BUILD.md, "How the programs' code is laid out"). Run it after changes that
 # rename or add much of what a match runs; the `link_order` tests say when a file no longer
 # matches its program.
 #   bash scripts/link_order.sh [BUILD_DIR]     (needs valgrind, bubblewrap and a built referee)
