@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "allfives/core/rng.h"
@@ -379,14 +380,28 @@ TEST(BlockResult, MatchesTheFormulaOnRandomHands) {
 
 // ---- Blocked hands through apply ----------------------------------------------------------------
 
-TEST(RulesExamples, Example27_BlockedTwoPlayers) {
-  // Seat 0 keeps 0-0 0-1 0-2 0-3 0-4 1-1 (12); seat 1 the other 78.
-  State s = six_block(Format::kTwoPlayers)
-                .hand(0, {T(0, 0), T(0, 1), T(0, 2), T(0, 3), T(0, 4), T(1, 1)})
-                .rest_to_hand(1)
-                .build();
+// A blocked hand through apply: six_block's line, then the blocking play. `hands` are held by
+// the seats from 0 on, the seat after them keeps the rest; the hand's end reveals each seat's
+// pips, and `points` go to `side` (-1: a tie, nobody scores).
+struct BlockedCase {
+  const char* name;
+  Format format;
+  std::vector<TileSet> hands;
+  std::vector<int> pips;  // per seat
+  int side;
+  int points;
+};
+
+class BlockedHand : public ::testing::TestWithParam<BlockedCase> {};
+
+TEST_P(BlockedHand, ScoresTheRoundedPipsOfTheFewestAgainstTheOthers) {
+  const BlockedCase& c = GetParam();
+  PositionBuilder b = six_block(c.format);
+  for (int seat = 0; seat < static_cast<int>(c.hands.size()); ++seat) b.hand(seat, c.hands[seat]);
+  State s = b.rest_to_hand(static_cast<int>(c.hands.size())).build();
   EventList ev;
   ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
+  // Nobody passes or draws before the block, and the next hand is dealt at once.
   ASSERT_EQ(kinds(ev),
             (std::vector<EventKind>{EventKind::kPlay, EventKind::kHandEnd, EventKind::kHandStart}));
   EXPECT_EQ(ev[0].count, 18);
@@ -394,72 +409,71 @@ TEST(RulesExamples, Example27_BlockedTwoPlayers) {
   const Event& end = ev[1];
   EXPECT_EQ(end.reason, static_cast<uint8_t>(HandEndKind::kBlocked));
   EXPECT_EQ(end.seat, -1);
-  EXPECT_EQ(end.side, 0);
-  EXPECT_EQ(end.values[0], 12);
-  EXPECT_EQ(end.values[1], 78);
-  EXPECT_EQ(end.points, 80 - 10);
-  EXPECT_EQ(s.score(0), 70);
-  EXPECT_EQ(s.score(1), 0);
+  for (int seat = 0; seat < num_players(c.format); ++seat)
+    EXPECT_EQ(end.values[seat], c.pips[seat]) << "seat " << seat;
+  EXPECT_EQ(end.side, c.side);
+  EXPECT_EQ(end.points, c.points);
+  for (int side = 0; side < num_sides(c.format); ++side)
+    EXPECT_EQ(s.score(side), side == c.side ? c.points : 0) << "side " << side;
 }
 
-TEST(RulesExamples, Example28_BlockedThreePlayers) {
-  // Seat 0 keeps 3, seat 1 13, seat 2 74: 15 + 75 - 5 = 85.
-  State s = six_block(Format::kThreePlayers)
-                .hand(0, {T(0, 1), T(0, 2)})
-                .hand(1, {T(1, 3), T(4, 5)})
-                .rest_to_hand(2)
-                .build();
-  EventList ev;
-  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
-  ASSERT_GE(ev.size(), 2);
-  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
-  EXPECT_EQ(ev[1].values[2], 74);
-  EXPECT_EQ(ev[1].side, 0);
-  EXPECT_EQ(ev[1].points, 85);
-  EXPECT_EQ(s.score(0), 85);
-  EXPECT_EQ(s.score(1), 0);
-  EXPECT_EQ(s.score(2), 0);
+std::string case_name(const ::testing::TestParamInfo<BlockedCase>& info) {
+  return info.param.name;
 }
 
-TEST(RulesExamples, Example29_BlockedFourPlayers) {
-  // 5, 9, 9 and 67 pips: seat 0 scores 10 + 10 + 65 - 5 = 80.
-  State s = six_block(Format::kFourPlayers)
-                .hand(0, {T(0, 2), T(0, 3)})
-                .hand(1, {T(1, 3), T(1, 4)})
-                .hand(2, {T(2, 2), T(2, 3)})
-                .rest_to_hand(3)
-                .build();
-  EventList ev;
-  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
-  ASSERT_GE(ev.size(), 2);
-  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
-  EXPECT_EQ(ev[1].reason, static_cast<uint8_t>(HandEndKind::kBlocked));
-  EXPECT_EQ(ev[1].values[0], 5);
-  EXPECT_EQ(ev[1].values[1], 9);
-  EXPECT_EQ(ev[1].values[2], 9);
-  EXPECT_EQ(ev[1].values[3], 67);
-  EXPECT_EQ(ev[1].side, 0);
-  EXPECT_EQ(ev[1].points, 80);
-  EXPECT_EQ(s.score(0), 80);
-  for (int side = 1; side < 4; ++side) EXPECT_EQ(s.score(side), 0);
-}
+// docs/RULES.md §10's examples 27 to 30.
+INSTANTIATE_TEST_SUITE_P(
+    RulesExamples, BlockedHand,
+    ::testing::Values(
+        // Seat 0 keeps 0-0 0-1 0-2 0-3 0-4 1-1 (12); seat 1 the other 78: 80 - 10.
+        BlockedCase{"Example27_BlockedTwoPlayers",
+                    Format::kTwoPlayers,
+                    {S({T(0, 0), T(0, 1), T(0, 2), T(0, 3), T(0, 4), T(1, 1)})},
+                    {12, 78},
+                    0,
+                    70},
+        // Seat 0 keeps 3, seat 1 13, seat 2 74: 15 + 75 - 5 = 85.
+        BlockedCase{"Example28_BlockedThreePlayers",
+                    Format::kThreePlayers,
+                    {S({T(0, 1), T(0, 2)}), S({T(1, 3), T(4, 5)})},
+                    {3, 13, 74},
+                    0,
+                    85},
+        // 5, 9, 9 and 67 pips: seat 0 scores 10 + 10 + 65 - 5 = 80.
+        BlockedCase{"Example29_BlockedFourPlayers",
+                    Format::kFourPlayers,
+                    {S({T(0, 2), T(0, 3)}), S({T(1, 3), T(1, 4)}), S({T(2, 2), T(2, 3)})},
+                    {5, 9, 9, 67},
+                    0,
+                    80},
+        // round5(3 + 53) - round5(12 + 22) = 55 - 35: partners' pips are added first.
+        BlockedCase{"Example30_BlockedPartnershipsAddPartnersFirst",
+                    Format::kPartnerships,
+                    {S({T(0, 1), T(0, 2)}), S({T(1, 5), T(2, 4)}),
+                     S({T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(3, 3), T(1, 4)})},
+                    {3, 12, 53, 22},
+                    1,
+                    20}),
+    case_name);
 
-TEST(RulesExamples, Example30_BlockedPartnershipsAddPartnersFirst) {
-  State s = six_block(Format::kPartnerships)
-                .hand(0, {T(0, 1), T(0, 2)})
-                .hand(1, {T(1, 5), T(2, 4)})
-                .hand(2, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(3, 3), T(1, 4)})
-                .rest_to_hand(3)
-                .build();
-  EventList ev;
-  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
-  ASSERT_GE(ev.size(), 2);
-  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
-  EXPECT_EQ(ev[1].side, 1);
-  EXPECT_EQ(ev[1].points, 20);  // round5(3 + 53) - round5(12 + 22) = 55 - 35
-  EXPECT_EQ(s.score(0), 0);
-  EXPECT_EQ(s.score(1), 20);
-}
+INSTANTIATE_TEST_SUITE_P(Blocked, BlockedHand,
+                         ::testing::Values(
+                             // Seats 0 and 1 hold 20 each, seat 2 holds 50.
+                             BlockedCase{
+                                 "ThreePlayerTieForFewestScoresNothingThroughApply",
+                                 Format::kThreePlayers,
+                                 {S({T(5, 5), T(4, 5), T(0, 1)}), S({T(4, 4), T(3, 5), T(0, 4)})},
+                                 {20, 20, 50},
+                                 -1,
+                                 0},
+                             // 1 against 4, 4 and 81: 5 + 5 + 80 - 0.
+                             BlockedCase{"NoPassIsRecordedBeforeTheBlock",
+                                         Format::kFourPlayers,
+                                         {S({T(0, 1)}), S({T(1, 3)}), S({T(2, 2)})},
+                                         {1, 4, 4, 81},
+                                         0,
+                                         90}),
+                         case_name);
 
 TEST(RulesExamples, Example31_BlockedTieScoresNothing) {
   // 45 against 45.
@@ -486,40 +500,6 @@ TEST(RulesExamples, Example31_BlockedTieScoresNothing) {
   EXPECT_NE(s.open_rule(), OpenRule::kWinnerChooses);
   EXPECT_EQ(s.open_rule(), o.rule);
   EXPECT_EQ(s.seat_to_move(), o.seat);
-}
-
-TEST(Blocked, ThreePlayerTieForFewestScoresNothingThroughApply) {
-  // Seats 0 and 1 hold 20 each, seat 2 holds 50.
-  State s = six_block(Format::kThreePlayers)
-                .hand(0, {T(5, 5), T(4, 5), T(0, 1)})
-                .hand(1, {T(4, 4), T(3, 5), T(0, 4)})
-                .rest_to_hand(2)
-                .build();
-  EventList ev;
-  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
-  ASSERT_GE(ev.size(), 2);
-  EXPECT_EQ(ev[1].values[0], 20);
-  EXPECT_EQ(ev[1].values[1], 20);
-  EXPECT_EQ(ev[1].values[2], 50);
-  EXPECT_EQ(ev[1].side, -1);
-  EXPECT_EQ(s.score(0) + s.score(1) + s.score(2), 0);
-}
-
-TEST(Blocked, NoPassIsRecordedBeforeTheBlock) {
-  State s = six_block(Format::kFourPlayers)
-                .hand(0, {T(0, 1)})
-                .hand(1, {T(1, 3)})
-                .hand(2, {T(2, 2)})
-                .rest_to_hand(3)
-                .build();
-  EventList ev;
-  ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
-  EXPECT_TRUE(test::of_kind(ev, EventKind::kPass).empty());
-  EXPECT_TRUE(test::of_kind(ev, EventKind::kDraw).empty());
-  ASSERT_EQ(ev[1].kind, EventKind::kHandEnd);
-  EXPECT_EQ(ev[1].side, 0);
-  // 1 against 4, 4 and 81: 5 + 5 + 80 - 0.
-  EXPECT_EQ(ev[1].points, 90);
 }
 
 TEST(Blocked, AllHandsAreRevealedAtTheEnd) {

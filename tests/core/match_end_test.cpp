@@ -3,6 +3,7 @@
 // (highest score wins, a tie draws).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "allfives/core/rng.h"
@@ -207,16 +208,19 @@ TEST(HandLimit, MatchEndsAfterMaxHandsHands) {
   }
 }
 
+// six_block's line in hand `hand_index` of a two-player match of `max_hands` hands, both seats
+// left with 45 pips: the block ties, nobody scores.
+PositionBuilder tied_block(int hand_index, int max_hands) {
+  return six_block(Format::kTwoPlayers)
+      .config(Config{Format::kTwoPlayers, 250, max_hands})
+      .hand_index(hand_index)
+      .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
+      .rest_to_hand(1);
+}
+
 TEST(RulesExamples, Example36_SafetyValveTieIsADraw) {
   // The last allowed hand ends in a tied block (45 against 45) with the scores level.
-  State s = six_block(Format::kTwoPlayers)
-                .config(Config{Format::kTwoPlayers, 250, 3})
-                .hand_index(2)
-                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
-                .rest_to_hand(1)
-                .score(0, 120)
-                .score(1, 120)
-                .build();
+  State s = tied_block(2, 3).score(0, 120).score(1, 120).build();
   EventList ev;
   ASSERT_EQ(s.apply(kBlockingPlay, &ev), PlayError::kNone);
   ASSERT_EQ(kinds(ev),
@@ -231,41 +235,80 @@ TEST(RulesExamples, Example36_SafetyValveTieIsADraw) {
   EXPECT_EQ(ev[2].values[1], 120);
 }
 
-TEST(HandLimit, DominoThatLevelsTheScoresIsADraw) {
-  // 100 against 110 in the last hand; seat 0 goes out for 10 (seat 1 holds 12).
+// A hand that ends the match or not by the hand limit: the scores it starts with (side 0, 1), and
+// how the match stands after it.
+struct LastHandCase {
+  const char* name;
+  int hand_index;
+  int max_hands;
+  int score0, score1;
+  bool over;
+  MatchEndReason reason;  // when over
+  int winner_side;        // when over
+  int hand_after;
+};
+
+std::string case_name(const ::testing::TestParamInfo<LastHandCase>& info) {
+  return info.param.name;
+}
+
+class TiedBlock : public ::testing::TestWithParam<LastHandCase> {};
+
+TEST_P(TiedBlock, EndsTheMatchOnlyInTheLastHand) {
+  const LastHandCase& c = GetParam();
+  State s = tied_block(c.hand_index, c.max_hands).score(0, c.score0).score(1, c.score1).build();
+  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
+  EXPECT_EQ(s.is_terminal(), c.over);
+  EXPECT_EQ(s.hand_index(), c.hand_after);
+  if (!c.over) return;
+  EXPECT_EQ(s.outcome().reason, c.reason);
+  EXPECT_EQ(s.outcome().winner_side, c.winner_side);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HandLimit, TiedBlock,
+    ::testing::Values(LastHandCase{"HighestScoreWins", 2, 3, 40, 60, true,
+                                   MatchEndReason::kHandLimit, 1, 2},
+                      // With the default 200 hands, hand 198 leads to hand 199, which is the last.
+                      LastHandCase{"TheHandBeforeTheLastDealsAnother", 198, 200, 0, 0, false,
+                                   MatchEndReason::kHandLimit, -1, 199},
+                      LastHandCase{"TheLastHandEndsTheMatch", 199, 200, 0, 0, true,
+                                   MatchEndReason::kHandLimit, -1, 199}),
+    case_name);
+
+// Line 1-2 in the last hand; seat 0 goes out with 2-0 (no points from the count) for the 10 of
+// seat 1's 6-6.
+class LastHandDomino : public ::testing::TestWithParam<LastHandCase> {};
+
+TEST_P(LastHandDomino, EndsTheMatchByTheTargetOrTheLimit) {
+  const LastHandCase& c = GetParam();
   State s = PositionBuilder(Format::kTwoPlayers)
-                .config(Config{Format::kTwoPlayers, 250, 5})
-                .hand_index(4)
+                .config(Config{Format::kTwoPlayers, 250, c.max_hands})
+                .hand_index(c.hand_index)
                 .play(1, T(1, 2))
                 .hand(0, {T(2, 0)})
                 .hand(1, {T(6, 6)})
                 .rest_to_boneyard()
-                .score(0, 100)
-                .score(1, 110)
+                .score(0, c.score0)
+                .score(1, c.score1)
                 .to_move(0)
                 .build();
   ASSERT_EQ(s.apply(R(T(2, 0))), PlayError::kNone);
-  EXPECT_EQ(s.score(0), 110);
-  EXPECT_TRUE(s.is_terminal());
-  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
-  EXPECT_EQ(s.outcome().winner_side, -1);
+  EXPECT_EQ(s.score(0), c.score0 + 10);
+  EXPECT_EQ(s.is_terminal(), c.over);
+  EXPECT_EQ(s.hand_index(), c.hand_after);
+  EXPECT_EQ(s.outcome().reason, c.reason);
+  EXPECT_EQ(s.outcome().winner_side, c.winner_side);
 }
 
-TEST(HandLimit, HighestScoreWins) {
-  State s = six_block(Format::kTwoPlayers)
-                .config(Config{Format::kTwoPlayers, 250, 3})
-                .hand_index(2)
-                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
-                .rest_to_hand(1)
-                .score(0, 40)
-                .score(1, 60)
-                .build();
-  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
-  EXPECT_TRUE(s.is_terminal());
-  EXPECT_EQ(s.outcome().reason, MatchEndReason::kHandLimit);
-  EXPECT_EQ(s.outcome().winner_side, 1);
-}
-
+INSTANTIATE_TEST_SUITE_P(HandLimit, LastHandDomino,
+                         ::testing::Values(
+                             // 100 against 110 in the last hand: the domino levels the scores.
+                             LastHandCase{"DominoThatLevelsTheScoresIsADraw", 4, 5, 100, 110, true,
+                                          MatchEndReason::kHandLimit, -1, 4},
+                             LastHandCase{"TargetReachedInTheLastHandStillWinsByTarget", 0, 1, 240,
+                                          0, true, MatchEndReason::kTarget, 0, 0}),
+                         case_name);
 TEST(HandLimit, ThreePlayersTieForHighestIsADrawEvenWithALowerThird) {
   // Seats 0 and 1 tie on 20 pips (no score); scores 70, 70, 30.
   const auto build = [](int s0, int s1, int s2) {
@@ -288,42 +331,6 @@ TEST(HandLimit, ThreePlayersTieForHighestIsADrawEvenWithALowerThird) {
   ASSERT_EQ(s2.apply(kBlockingPlay), PlayError::kNone);
   EXPECT_EQ(s2.outcome().reason, MatchEndReason::kHandLimit);
   EXPECT_EQ(s2.outcome().winner_side, 2);
-}
-
-TEST(HandLimit, TargetReachedInTheLastHandStillWinsByTarget) {
-  State s = PositionBuilder(Format::kTwoPlayers)
-                .config(Config{Format::kTwoPlayers, 250, 1})
-                .play(1, T(1, 2))
-                .hand(0, {T(2, 0)})
-                .hand(1, {T(6, 6)})
-                .rest_to_boneyard()
-                .score(0, 240)
-                .to_move(0)
-                .build();
-  ASSERT_EQ(s.apply(R(T(2, 0))), PlayError::kNone);
-  EXPECT_EQ(s.outcome().reason, MatchEndReason::kTarget);
-  EXPECT_EQ(s.outcome().winner_side, 0);
-}
-
-TEST(HandLimit, TheHandBeforeTheLastDealsAnother) {
-  // With the default 200 hands, hand 198 leads to hand 199, which is the last.
-  State s = six_block(Format::kTwoPlayers)
-                .hand_index(198)
-                .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
-                .rest_to_hand(1)
-                .build();
-  ASSERT_EQ(s.apply(kBlockingPlay), PlayError::kNone);
-  EXPECT_FALSE(s.is_terminal());
-  EXPECT_EQ(s.hand_index(), 199);
-  State last = six_block(Format::kTwoPlayers)
-                   .hand_index(199)
-                   .hand(0, {T(5, 5), T(4, 5), T(4, 4), T(3, 5), T(2, 5), T(0, 3)})
-                   .rest_to_hand(1)
-                   .build();
-  ASSERT_EQ(last.apply(kBlockingPlay), PlayError::kNone);
-  EXPECT_TRUE(last.is_terminal());
-  EXPECT_EQ(last.outcome().reason, MatchEndReason::kHandLimit);
-  EXPECT_EQ(last.hand_index(), 199);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // bare Line and through State::apply (the points reach the player's side).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -220,64 +221,83 @@ TEST(LineCount, OpeningTileLiesLowHalfLeft) {
 
 // ---- The worked examples, through State::apply ------------------------------------------------
 
-TEST(RulesExamples, Example01_OpeningDoubleFiveScoresTen) {
-  const Event e = play_after({}, L(T(5, 5)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
+// One play on a two-player line holding `prefix` (play_after): the count it makes and the
+// points it scores.
+struct PlayCase {
+  const char* name;
+  std::vector<std::pair<Tile, End>> prefix;
+  Play play;
+  int count;
+  int points;
+};
+
+class OnePlay : public ::testing::TestWithParam<PlayCase> {};
+
+TEST_P(OnePlay, CountsTheEndsAndScoresAPositiveMultipleOfFive) {
+  const PlayCase& c = GetParam();
+  const Event e = play_after(c.prefix, c.play);
+  EXPECT_EQ(e.count, c.count);
+  EXPECT_EQ(e.points, c.points);
 }
 
-TEST(RulesExamples, Example02_OpeningSixFourScoresTen) {
-  const Event e = play_after({}, L(T(6, 4)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
+std::string case_name(const ::testing::TestParamInfo<PlayCase>& info) {
+  return info.param.name;
 }
 
-TEST(RulesExamples, Example03_OpeningDoubleSixCountsTwelveScoresNothing) {
-  const Event e = play_after({}, L(T(6, 6)));
-  EXPECT_EQ(e.count, 12);
-  EXPECT_EQ(e.points, 0);
-}
+// docs/RULES.md §7's examples of one play.
+INSTANTIATE_TEST_SUITE_P(
+    RulesExamples, OnePlay,
+    ::testing::Values(
+        PlayCase{"Example01_OpeningDoubleFiveScoresTen", {}, L(T(5, 5)), 10, 10},
+        PlayCase{"Example02_OpeningSixFourScoresTen", {}, L(T(6, 4)), 10, 10},
+        PlayCase{"Example03_OpeningDoubleSixCountsTwelveScoresNothing", {}, L(T(6, 6)), 12, 0},
+        PlayCase{"Example04_FiveBlankOnTheOpeningDoubleFive",
+                 {{T(5, 5), End::kLeft}},
+                 R(T(5, 0)),
+                 10,
+                 10},
+        PlayCase{"Example05_DoubleBlankMakesDoublesAtBothEnds",
+                 {{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}},
+                 R(T(0, 0)),
+                 10,
+                 10},
+        PlayCase{"Example06_CoveringTheOpeningDoubleCountsSix",
+                 {{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}, {T(0, 0), End::kRight}},
+                 L(T(5, 6)),
+                 6,
+                 0},
+        PlayCase{"Example08_DoubleAtOneEnd", {{T(2, 4), End::kLeft}}, R(T(4, 4)), 10, 10},
+        PlayCase{"Example09_PlayOnTheDoubleCountsItsOuterHalf",
+                 {{T(2, 4), End::kLeft}, {T(4, 4), End::kRight}},
+                 R(T(4, 3)),
+                 5,
+                 5},
+        PlayCase{"Example12_DoubleFiveAgainstABlank",
+                 {{T(5, 5), End::kLeft}, {T(5, 2), End::kRight}},
+                 R(T(2, 0)),
+                 10,
+                 10},
+        PlayCase{
+            "Example13_DoubleSixAndThreeMakeFifteen", {{T(6, 3), End::kLeft}}, R(T(6, 6)), 15, 15}),
+    case_name);
 
-TEST(RulesExamples, Example04_FiveBlankOnTheOpeningDoubleFive) {
-  const Event e = play_after({{T(5, 5), End::kLeft}}, R(T(5, 0)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
-}
-
-TEST(RulesExamples, Example05_DoubleBlankMakesDoublesAtBothEnds) {
-  const Event e = play_after({{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}}, R(T(0, 0)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
-}
-
-TEST(RulesExamples, Example06_CoveringTheOpeningDoubleCountsSix) {
-  const Event e = play_after(
-      {{T(5, 5), End::kLeft}, {T(5, 0), End::kRight}, {T(0, 0), End::kRight}}, L(T(5, 6)));
-  EXPECT_EQ(e.count, 6);
-  EXPECT_EQ(e.points, 0);
-}
-
-TEST(PlayScoring, BlankFourOnDoubleBlankScoresTen) {
-  const Event e = play_after({{T(5, 5), End::kLeft},
-                              {T(5, 0), End::kRight},
-                              {T(0, 0), End::kRight},
-                              {T(5, 6), End::kLeft}},
-                             R(T(0, 4)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
-}
-
-TEST(RulesExamples, Example08_DoubleAtOneEnd) {
-  const Event e = play_after({{T(2, 4), End::kLeft}}, R(T(4, 4)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
-}
-
-TEST(RulesExamples, Example09_PlayOnTheDoubleCountsItsOuterHalf) {
-  const Event e = play_after({{T(2, 4), End::kLeft}, {T(4, 4), End::kRight}}, R(T(4, 3)));
-  EXPECT_EQ(e.count, 5);
-  EXPECT_EQ(e.points, 5);
-}
+INSTANTIATE_TEST_SUITE_P(PlayScoring, OnePlay,
+                         ::testing::Values(PlayCase{"BlankFourOnDoubleBlankScoresTen",
+                                                    {{T(5, 5), End::kLeft},
+                                                     {T(5, 0), End::kRight},
+                                                     {T(0, 0), End::kRight},
+                                                     {T(5, 6), End::kLeft}},
+                                                    R(T(0, 4)),
+                                                    10,
+                                                    10},
+                                           // 3-3 opens (6, no score); 3-4 on one side: ends 3-3
+                                           // crosswise (6) and 4 = 10.
+                                           PlayCase{"DoubleOpenerStaysAnEndCountingBothHalves",
+                                                    {{T(3, 3), End::kLeft}},
+                                                    R(T(3, 4)),
+                                                    10,
+                                                    10}),
+                         case_name);
 
 TEST(RulesExamples, Example10_DoublesAtBothEnds) {
   // 2-3 opens (count 5); 3-3 on the 3: 2 + 6 = 8; 2-2 on the 2: 4 + 6 = 10.
@@ -292,18 +312,6 @@ TEST(RulesExamples, Example10_DoublesAtBothEnds) {
   EXPECT_EQ(both.points, 10);
 }
 
-TEST(RulesExamples, Example12_DoubleFiveAgainstABlank) {
-  const Event e = play_after({{T(5, 5), End::kLeft}, {T(5, 2), End::kRight}}, R(T(2, 0)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
-}
-
-TEST(RulesExamples, Example13_DoubleSixAndThreeMakeFifteen) {
-  const Event e = play_after({{T(6, 3), End::kLeft}}, R(T(6, 6)));
-  EXPECT_EQ(e.count, 15);
-  EXPECT_EQ(e.points, 15);
-}
-
 TEST(PlayScoring, DoubleAtEitherEndCountsBothHalves) {
   // Ends 1 and 6; 1-1 on the left: 2 + 6 = 8. 6-6 on the right instead: 1 + 12 = 13.
   const std::vector<std::pair<Tile, End>> prefix = {{T(1, 6), End::kLeft}};
@@ -313,13 +321,6 @@ TEST(PlayScoring, DoubleAtEitherEndCountsBothHalves) {
   const std::vector<std::pair<Tile, End>> prefix2 = {{T(2, 4), End::kLeft}};
   EXPECT_EQ(play_after(prefix2, L(T(2, 2))).count, 8);
   EXPECT_EQ(play_after(prefix2, R(T(4, 4))).points, 10);
-}
-
-TEST(PlayScoring, DoubleOpenerStaysAnEndCountingBothHalves) {
-  // 3-3 opens (6, no score); 3-4 on one side: ends 3-3 crosswise (6) and 4 = 10.
-  const Event e = play_after({{T(3, 3), End::kLeft}}, R(T(3, 4)));
-  EXPECT_EQ(e.count, 10);
-  EXPECT_EQ(e.points, 10);
 }
 
 TEST(RulesExamples, Example15_TileFittingBothEndsIsTheMoversChoice) {
