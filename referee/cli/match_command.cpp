@@ -10,6 +10,8 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "allfives/core/types.h"
 #include "bots/bot_endpoint.h"
@@ -99,6 +101,9 @@ struct Seating {
   std::vector<BotSpec> seats;  // one per seat (partnerships may name one bot per side)
   int human = -1;              // the index in `given` of the person's seat, -1 for none
   bool human_tty = false;      // the person plays from this terminal, not a page
+  // The sample bots the page offers for "play again", by name; one chosen plays every seat
+  // but the person's.
+  std::map<std::string, BotSpec> samples;
 };
 
 constexpr const char* kHumanSeatAddress = "unix:(the human seat)";  // set once its server runs
@@ -216,24 +221,84 @@ int match_terms(const MatchOptions& o, Format format, bool person, MatchSpec& sp
   return 0;
 }
 
+// Whether a sandbox can be made for `bot` as confined (its given and hidden paths), said
+// nowhere: a sample bot it refuses is simply not offered.
+bool sandbox_admits(const BotSpec& bot) {
+  if (!bot.confinement.sandbox) return true;
+  LaunchSpec launch;
+  launch.argv = bot.command;
+  launch.sandbox = true;
+  launch.read_only_dirs = bot.confinement.read_only_dirs;
+  launch.hidden = bot.confinement.hidden;
+  return !given_paths_refusal(launch) && !hidden_paths_refusal(launch);
+}
+
+// The sample bots beside the referee's own program (../sample_bots/NAME_bot from its folder)
+// that exist, each confined as the command line's bots are (sandbox, read-only folders,
+// limits).
+std::map<std::string, BotSpec> sample_opponents(const MatchOptions& o,
+                                                const std::string& first_log) {
+  namespace fs = std::filesystem;
+  std::map<std::string, BotSpec> out;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return out;
+  for (const std::string name : {"greedy", "heavy", "random", "strong"}) {
+    const fs::path program =
+        (exe.parent_path() / ".." / "sample_bots" / (name + "_bot")).lexically_normal();
+    if (!fs::is_regular_file(program, ec) || ::access(program.c_str(), X_OK) != 0) continue;
+    BotSpec bot;
+    bot.display_name = name;
+    bot.named = true;  // the log and the page name it as offered
+    bot.command = {program.string()};
+    bot.confinement = confinement_from(o.confinement);
+    bot.startup_timeout = std::chrono::milliseconds(o.startup_timeout_ms);
+    if (sandbox_admits(hiding_log({bot}, first_log)[0])) out.emplace(name, std::move(bot));
+  }
+  return out;
+}
+
+// What the page offers for "play again": the command line's bots (id "", by the names given
+// there), then each sample bot by name.
+std::vector<serve::HumanOpponent> opponents_offered(const Seating& table) {
+  std::vector<std::string> names;
+  for (int i = 0; i < static_cast<int>(table.given.size()); ++i)
+    if (i != table.human &&
+        std::find(names.begin(), names.end(), table.given[i].display_name) == names.end())
+      names.push_back(table.given[i].display_name);
+  std::string given;
+  for (const std::string& n : names) given.append(given.empty() ? "" : ", ").append(n);
+  std::vector<serve::HumanOpponent> out = {{"", given}};
+  for (const auto& [name, bot] : table.samples) out.push_back({name, name});
+  return out;
+}
+
+// The seats with every seat but the person's played by `bot`: in a 3- or 4-player match or a
+// partnership the chosen sample bot takes every bot seat, the person's partner's included.
+std::vector<BotSpec> against(std::vector<BotSpec> seats, int human, const BotSpec& bot) {
+  for (int s = 0; s < static_cast<int>(seats.size()); ++s)
+    if (s != human) seats[static_cast<size_t>(s)] = bot;
+  return seats;
+}
+
 // Starts the person's seat, served from this process (the match reaches it by address like any
 // bot), and with a page waits for the person to open it. Returns 0, or the exit code.
-int start_human_seat(const MatchOptions& o, bool tty, const PrivateDir& socket_dir,
-                     const std::atomic<bool>& stop, std::vector<BotSpec>& seats,
-                     std::unique_ptr<serve::HumanSeat>& human) {
+int start_human_seat(const MatchOptions& o, Seating& table, const PrivateDir& socket_dir,
+                     const std::atomic<bool>& stop, std::unique_ptr<serve::HumanSeat>& human) {
   std::string why;
   serve::HumanSeatOptions h;
   h.bot_listen = "unix:" + socket_dir.path() + "/human.sock";
-  h.web = !tty;
+  h.web = !table.human_tty;
   h.serve = o.serve;
   h.token = serve::random_token();
   h.pace_ms = o.human_pace_ms;
+  h.opponents = opponents_offered(table);
   human = serve::HumanSeat::start(h, &why);
   if (!human) {
     std::cerr << "referee match: the human seat cannot start: " << why << "\n";
     return 1;
   }
-  for (BotSpec& b : seats)
+  for (BotSpec& b : table.seats)
     if (b.address == kHumanSeatAddress) b.address = h.bot_listen;
   if (!h.web) return 0;
   if (const std::string w = serve::beyond_loopback_warning(
@@ -255,12 +320,13 @@ int start_human_seat(const MatchOptions& o, bool tty, const PrivateDir& socket_d
   return 0;
 }
 
-// The match, and those a person asks for after it ("play again" on the page): the same seats,
-// a new seed, a log and a match id of its own.
-int play_rounds(const MatchOptions& o, Format format, const std::vector<BotSpec>& seats,
-                MatchSpec spec, const std::string& match_id, const std::string& first_log,
-                serve::HumanSeat* human, bool human_tty, const std::atomic<bool>& stop,
-                const PrivateDir& socket_dir) {
+// The match, and those a person asks for after it ("play again" on the page): the same seats
+// or a sample bot the page chose in every bot seat, a new seed, a log and a match id of its own.
+int play_rounds(const MatchOptions& o, Format format, const Seating& table, MatchSpec spec,
+                const std::string& match_id, const std::string& first_log, serve::HumanSeat* human,
+                const std::atomic<bool>& stop, const PrivateDir& socket_dir) {
+  std::string opponent;           // "": the command line's bots; else a sample bot's name
+  std::set<std::string> checked;  // the sample bots checked against the sandboxes
   for (int round = 1;; ++round) {
     const std::string suffix = round == 1 ? "" : "-" + std::to_string(round);
     spec.match_id = match_id + suffix;
@@ -273,14 +339,24 @@ int play_rounds(const MatchOptions& o, Format format, const std::vector<BotSpec>
       log_path = dot == std::string::npos || dot + 6 != log_path.size()
                      ? log_path + suffix
                      : log_path.substr(0, dot) + suffix + ".jsonl";
-      std::cout << "\nAnother match: " << spec.match_id << std::endl;
+      std::cout << "\nAnother match: " << spec.match_id
+                << (opponent.empty() ? std::string() : std::string(" against ") + opponent)
+                << std::endl;
     }
+    const auto sample = table.samples.find(opponent);
+    const std::vector<BotSpec> seats = sample == table.samples.end()
+                                           ? table.seats
+                                           : against(table.seats, table.human, sample->second);
+    // A sample bot is checked as the command line's bots were, once, before it first starts.
+    if (sample != table.samples.end() && checked.insert(opponent).second &&
+        !check_confinement(hiding_log(seats, log_path), "referee match"))
+      return 1;
     const int code = play_one(o, format, seats, spec, log_path, human, stop, socket_dir);
     if (code != 0 || !human || stop) return code;
-    if (!human_tty)
+    if (!table.human_tty)
       std::cout << "The page offers another match: \"Play again\" or \"Done\" (Ctrl-C ends)"
                 << std::endl;
-    if (!human->wait_for_rematch(stop, kRematchWait)) return code;
+    if (!human->wait_for_rematch(stop, kRematchWait, &opponent)) return code;
   }
 }
 
@@ -321,12 +397,10 @@ int run_match(const MatchOptions& o) {
     return 1;
   }
   std::unique_ptr<serve::HumanSeat> human;
+  if (table.human >= 0 && !table.human_tty) table.samples = sample_opponents(o, first_log);
   if (table.human >= 0)
-    if (const int code =
-            start_human_seat(o, table.human_tty, *socket_dir, stop, table.seats, human))
-      return code;
-  return play_rounds(o, format, table.seats, spec, match_id, first_log, human.get(),
-                     table.human_tty, stop, *socket_dir);
+    if (const int code = start_human_seat(o, table, *socket_dir, stop, human)) return code;
+  return play_rounds(o, format, table, spec, match_id, first_log, human.get(), stop, *socket_dir);
 }
 
 // One match: its log, its bots started, played, and the result printed.
@@ -481,8 +555,10 @@ void add_match_command(CLI::App& app, int& exit_code) {
                   "1). After a match the page offers \"play again\" for " +
                       std::to_string(kRematchWait.count() / 60000) +
                       " minutes (new deals from a new random seed, even after --seed; "
-                      "logs and match ids get -2, -3...); the referee exits when the person is "
-                      "done or closes the page")
+                      "logs and match ids get -2, -3...), against the same bots or a sample bot "
+                      "from ../sample_bots beside the referee in every bot seat, chosen on the "
+                      "page and confined as the bots given; the referee exits when the person "
+                      "is done or closes the page")
       ->capture_default_str();
   cmd->add_option("--log", o->log_path,
                   "Log file (default: logs/MATCH_ID.jsonl). It and its folder are hidden from "

@@ -14,6 +14,7 @@
 #include "allfives/core/knowledge.h"
 #include "allfives/core/rng.h"
 #include "allfives/engine/evaluate.h"
+#include "log/json_text.h"
 #include "log/log_reader.h"
 #include "replay/frames.h"
 #include "replay/html_view.h"
@@ -70,6 +71,20 @@ std::vector<std::string> names_in_header(const std::string& log) {
   return names;  // nothing else of the header: it holds the seed
 }
 
+// The value of `key` in a form body as sent, undecoded, if the key is there: an opponent's id
+// is compared as sent, so no escape (%00, %2F) can turn into one.
+std::optional<std::string_view> raw_form_value(std::string_view body, std::string_view key) {
+  while (true) {
+    const size_t amp = body.find('&');
+    const std::string_view pair = body.substr(0, amp);
+    const size_t eq = pair.find('=');
+    if (pair.substr(0, eq) == key)
+      return eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
+    if (amp == std::string_view::npos) return std::nullopt;
+    body.remove_prefix(amp + 1);
+  }
+}
+
 bool token_matches(const std::string& given, const std::string& token) {
   // Compared without stopping at the first difference.
   if (given.size() != token.size() || token.empty()) return false;
@@ -100,6 +115,7 @@ struct HumanSeat::Impl {
   std::array<int, 3> tally{};  // this session's matches won, lost and drawn
   std::string log_path;        // the match being played
   std::string finished_log;    // the last match over, for /replay
+  std::string opponent;        // the id (options.opponents) of the opponent of this match
   enum class After { kWaiting, kRematch, kLeave } after = After::kWaiting;
   std::vector<std::shared_ptr<EventSink>> sinks;
   std::atomic<bool> shutting_down{false};  // the match is over or aborted: stop waiting
@@ -134,10 +150,36 @@ struct HumanSeat::Impl {
       }
     }
     if (!options.web) return;
-    auto frame = std::make_shared<const std::string>(
-        EventSink::event_frame("", table_json(table, seq, clock_locked())));
+    auto frame = std::make_shared<const std::string>(EventSink::event_frame("", json_locked()));
     std::erase_if(sinks, [](const auto& s) { return s->closed(); });
     for (const auto& s : sinks) s->send(frame);
+  }
+
+  // The table as the page receives it, with the opponents "play again" offers and this
+  // match's (call with mu held).
+  std::string json_locked() const {
+    std::string out = table_json(table, seq, clock_locked());
+    if (options.opponents.empty() || out.empty() || out.back() != '}') return out;
+    out.pop_back();
+    out += ",\"opponents\":[";
+    for (const HumanOpponent& o : options.opponents) {
+      if (out.back() != '[') out += ',';
+      out += "{\"id\":";
+      append_json_string(out, o.id);
+      out += ",\"name\":";
+      append_json_string(out, o.name);
+      out += '}';
+    }
+    out += "],\"opponent\":";
+    append_json_string(out, opponent);
+    return out + "}";
+  }
+
+  // The offered opponent with this id, or null: the page's choice is looked up, never run.
+  const HumanOpponent* offered(const std::string& id) const {
+    for (const HumanOpponent& o : options.opponents)
+      if (o.id == id) return &o;
+    return nullptr;
   }
 
   int open_pages_locked() {
@@ -153,6 +195,7 @@ struct HumanSeat::Impl {
 
   HttpResponse handle(const HttpRequest& req);
   HttpResponse play(const HttpRequest& req);
+  HttpResponse rematch(const HttpRequest& req);
   HttpResponse replay_page();
   HttpResponse review(const HttpRequest& req);
   // The person's own reviewed decisions once the review of `log` is written: [{...},...].
@@ -403,8 +446,7 @@ HttpResponse HumanSeat::Impl::handle(const HttpRequest& req) {
     HttpResponse res;
     res.on_event_stream = [this](std::shared_ptr<EventSink> sink) {
       std::lock_guard lock(mu);
-      sink->send(std::make_shared<const std::string>(
-          EventSink::event_frame("", table_json(table, seq, clock_locked()))));
+      sink->send(std::make_shared<const std::string>(EventSink::event_frame("", json_locked())));
       sinks.push_back(std::move(sink));
       person_seen = true;
       cv.notify_all();
@@ -426,10 +468,28 @@ HttpResponse HumanSeat::Impl::handle(const HttpRequest& req) {
     cv.notify_all();
     return text_response(200, "goodbye");
   }
+  return rematch(req);
+}
+
+// POST /rematch: another match once this one is over, against "opponent=ID" if given (one of
+// the ids offered, else the same opponent again). Called with mu held.
+HttpResponse HumanSeat::Impl::rematch(const HttpRequest& req) {
   if (!table.over || !table.rematch) return text_response(409, "the match is not over yet");
+  std::string choice = opponent;
+  if (const auto sent = raw_form_value(req.body, "opponent")) {
+    choice = std::string(*sent);
+    // Without a list only the command line's bots ("") are offered.
+    if (options.opponents.empty() ? !choice.empty() : !offered(choice))
+      return text_response(400, "no such opponent: choose one of those the page offers");
+  }
+  const bool other = choice != opponent;
+  opponent = choice;
   after = After::kRematch;
   table.rematch = false;
-  note(table, "Another match is being set up…");
+  const HumanOpponent* next = offered(choice);
+  note(table, other && next
+                  ? std::string("Another match is being set up, against ") + next->name + "…"
+                  : std::string("Another match is being set up…"));
   publish_locked();
   cv.notify_all();
   return text_response(200, "another match starts");
@@ -625,7 +685,8 @@ void HumanSeat::match_over(const MatchResult& r) {
   if (!impl_->options.web) impl_->terminal.show_end(t);
 }
 
-bool HumanSeat::wait_for_rematch(const std::atomic<bool>& stop, milliseconds limit) {
+bool HumanSeat::wait_for_rematch(const std::atomic<bool>& stop, milliseconds limit,
+                                 std::string* opponent) {
   if (!impl_->options.web) return false;
   const auto until = Clock::now() + limit;
   auto last_page = Clock::now();
@@ -633,6 +694,7 @@ bool HumanSeat::wait_for_rematch(const std::atomic<bool>& stop, milliseconds lim
   while (true) {
     if (impl_->after == Impl::After::kRematch) {
       impl_->after = Impl::After::kWaiting;
+      if (opponent) *opponent = impl_->opponent;
       return true;
     }
     const auto now = Clock::now();

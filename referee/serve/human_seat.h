@@ -15,7 +15,9 @@
 //                                  seat, computed in the background (review_jobs.h)
 //     GET  /review?token=T         how far it is, as JSON, with this seat's reviewed decisions
 //                                  (html_view.h's review_decision_json) once it is written
-//     POST /rematch?token=T        "play again": another match once this one is over
+//     POST /rematch?token=T        "play again": another match once this one is over;
+//                                  opponent=ID picks the next opponent among the ids the
+//                                  table offers (400 for any other: never a path)
 //     POST /hint?token=T           on=1 / on=0: on the person's turns, the strong search's
 //                                  suggestion (the table's "hint"), from the seat's view only
 //     POST /leave?token=T          done: the referee exits
@@ -34,12 +36,20 @@
 
 namespace allfives::referee::serve {
 
+// An opponent "play again" offers: the page sends back `id` ("" is the command line's bots).
+struct HumanOpponent {
+  std::string id;
+  std::string name;
+};
+
 struct HumanSeatOptions {
   std::string bot_listen;                // where the seat's bot server listens: unix:PATH
   bool web = true;                       // false: the terminal
   std::string serve = "127.0.0.1:8080";  // web: the page's HOST:PORT (port 0 picks one)
   std::string token;                     // web: the secret the page's URL carries
   int pace_ms = 600;  // web: the page shows one seat's play at least this long after the last
+  // web: the opponents the page offers for the next match, the command line's first (id "").
+  std::vector<HumanOpponent> opponents;
 };
 
 class HumanSeat {
@@ -63,9 +73,11 @@ class HumanSeat {
   // page and the terminal say it in words.
   void match_over(const MatchResult& result);
 
-  // web: after a match, keeps the page up until the person asks for another match (true),
-  // leaves, closes every page for 5 s, or `limit` passes (false). The terminal: false.
-  bool wait_for_rematch(const std::atomic<bool>& stop, std::chrono::milliseconds limit);
+  // web: after a match, keeps the page up until the person asks for another match (true, with
+  // the id of the opponent chosen in `opponent`: one of options.opponents'), leaves, closes
+  // every page for 5 s, or `limit` passes (false). The terminal: false.
+  bool wait_for_rematch(const std::atomic<bool>& stop, std::chrono::milliseconds limit,
+                        std::string* opponent);
 
   struct Impl;
 
