@@ -20,6 +20,7 @@
 #include "serve/log_folders.h"
 #include "serve/review_jobs.h"
 #include "serve/site_pages.h"
+#include "serve/tune_page.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tournament/schedule.h"
@@ -536,7 +537,7 @@ HttpResponse ArenaSite::handle(const HttpRequest& req) {
       {"/t/", &ArenaSite::tournament}, {"/standings/", &ArenaSite::standings},
       {"/m/", &ArenaSite::replay},     {"/live/", &ArenaSite::live},
       {"/log/", &ArenaSite::raw_log},  {"/review/", &ArenaSite::review},
-      {"/ladder/", &ArenaSite::ladder}};
+      {"/ladder/", &ArenaSite::ladder}, {"/tune/", &ArenaSite::tune}};
   for (const auto& [prefix, handler] : kRoutes) {
     int root = 0;
     std::string_view rel;
@@ -661,6 +662,10 @@ HttpResponse ArenaSite::ladder(const HttpRequest& req, int root, std::string_vie
   return ladders_->handle(req, root, rel);
 }
 
+HttpResponse ArenaSite::tune(const HttpRequest&, int root, std::string_view rel) {
+  return tune_page(roots_, root, rel);
+}
+
 BodyPlan ArenaSite::plan_body(const HttpRequest& head) {
   return ladders_->plan_body(head);
 }
@@ -708,6 +713,7 @@ HttpResponse ArenaSite::folders() {
     row.finished = static_cast<size_t>(matches);
     rows.push_back(std::move(row));
   }
+  for (const TuneFolder& t : find_tune_folders(roots_)) rows.push_back(tune_row(roots_, t));
   for (const Folder& f : find_folders(roots_)) {
     const ServedRoot& r = roots_[static_cast<size_t>(f.root)];
     FolderRow row;

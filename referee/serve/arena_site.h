@@ -71,6 +71,7 @@ class ArenaSite {
   HttpResponse raw_log(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse review(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse ladder(const HttpRequest& req, int root, std::string_view rel);
+  HttpResponse tune(const HttpRequest& req, int root, std::string_view rel);
   HttpResponse replay_page(const std::string& real, const std::string& rel_url, int viewer,
                            const std::string& seat);
 

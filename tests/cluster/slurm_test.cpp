@@ -441,5 +441,47 @@ TEST(Slurm, ALadderPlaysItsRoundsAsJobArrays) {
   EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
 }
 
+
+// A tune whose iterations are Slurm job arrays (`referee tune --slurm`): each iteration's pairs
+// are shared by the array's tasks, and theta moves once from all of them, to exactly the values
+// of the same tune played here.
+TEST(Slurm, ATunesIterationsAreJobArraysWithOneTheta) {
+  if (const std::string why = why_no_slurm(); !why.empty()) GTEST_SKIP() << "no Slurm: " << why;
+  const std::string d = temp_dir("slurm-tune");
+  LocalSlurm cluster(d + "/cluster");
+  ASSERT_TRUE(cluster.up()) << cluster.start_output();
+  ASSERT_EQ(::setenv("SLURM_CONF", cluster.conf().c_str(), 1), 0);
+  std::ofstream(d + "/peak.txtpb")
+      << "name: \"peak\"\nformat: FORMAT_TWO_PLAYERS\ntarget_score: 100\nseed: 4\n"
+      << "bot { name: \"peak\" command: \"" << ALLFIVES_PEAK_BOT << "\" }\n"
+      << "params { name: \"x\" start: 0.6 min: 0 max: 1 c_end: 0.1 r_end: 0.2 }\n"
+      << "pairs: 8\npairs_per_iteration: 4\n";
+  RunResult r = run({kReferee, "tune", d + "/peak.txtpb", "--out", d + "/slurm", "--slurm",
+                     "--slurm-tasks", "2", "--sbatch=--time=5", "--sbatch=--cpus-per-task=1"},
+                    300s);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const RunResult here = run({kReferee, "tune", d + "/peak.txtpb", "--out", d + "/here", "-j", "2"},
+                             120s);
+  ASSERT_EQ(here.exit_code, 0) << here.output;
+  EXPECT_EQ(read_file(d + "/slurm/tune.jsonl").size(), read_file(d + "/here/tune.jsonl").size());
+  for (const char* i : {"0", "1"}) {
+    EXPECT_TRUE(fs::is_directory(d + "/slurm/iterations/" + i + "/shard-1")) << i;
+    size_t matches = 0;
+    for (const char* shard : {"/shard-0", "/shard-1"})
+      matches += index_of(d + "/slurm/iterations/" + i + shard).size();
+    EXPECT_EQ(matches, 8u) << i;
+  }
+  // The same matches, so the same theta after every iteration.
+  const auto thetas = [](const std::string& jsonl) {
+    std::vector<std::string> out;
+    for (const std::string& line : lines_of(jsonl))
+      out.push_back(line.substr(line.find("\"theta\"")));
+    return out;
+  };
+  EXPECT_EQ(thetas(read_file(d + "/slurm/tune.jsonl")), thetas(read_file(d + "/here/tune.jsonl")));
+  const RunResult stopped = cluster.stop();
+  EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
+}
+
 }  // namespace
 }  // namespace allfives::e2e

@@ -10,12 +10,14 @@
 #include <fcntl.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include "allfives/v1/tune.pb.h"
 #include "e2e/e2e_util.h"
+#include "serve/serve_util.h"
 
 extern char** environ;
 
@@ -105,7 +107,9 @@ TEST(Tune, AResumedTuneEndsWhereAnUnstoppedOneDoes) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   const size_t before = iterations(cut).size();
   ASSERT_GE(before, 2u);
-  if (before < 6) EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(dir + "/cut.out");
+  if (before < 6) {
+    EXPECT_EQ(WEXITSTATUS(status), 130) << read_file(dir + "/cut.out");
+  }
   const RunResult again = run({kReferee, "tune", file, "--out", cut, "-j", "2"});
   EXPECT_NE(again.exit_code, 0);  // not without --resume
   EXPECT_TRUE(contains(again.output, "--resume")) << again.output;
@@ -150,6 +154,39 @@ TEST(Tune, StrongBotsEpsilonIsTunedAndConfirmed) {
   EXPECT_LT(done.back().theta().at("exploration"), 7) << r.output;
   EXPECT_TRUE(contains(r.output, "H1 accepted")) << r.output;
   EXPECT_TRUE(contains(r.output, "strong-tuned is stronger than strong-start")) << r.output;
+}
+
+
+// `referee serve` lists a tune folder and draws its page from tune.jsonl; what the folder's
+// files say is escaped, never run.
+TEST(Tune, ServeShowsATunesPathAndIterations) {
+  const std::string dir = temp_dir("tune-serve");
+  const std::string file = write_file(dir, "peak.txtpb", peak_tune(4, 2, 0.6));
+  const RunResult r = run({kReferee, "tune", file, "--out", dir + "/tunes/peak", "-j", "2"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // A hand-written folder whose parameter's name is markup.
+  const std::string odd = dir + "/tunes/odd";
+  std::filesystem::create_directories(odd);
+  write_file(odd, "tune.txtpb",
+             "name: \"odd\" pairs: 4 params { name: \"<script>x</script>\" start: 1 min: 0 "
+             "max: 2 c_end: 1 r_end: 1 }\n");
+  ServeProcess s = start_serve(kReferee, {dir + "/tunes"});
+  ASSERT_GT(s.port, 0);
+  const HttpReply list = http_get(s.port, "/");
+  EXPECT_TRUE(contains(list.body, "tune peak")) << list.body;
+  EXPECT_TRUE(contains(list.body, "/tune/0/peak")) << list.body;
+  const HttpReply page = http_get(s.port, "/tune/0/peak");
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_TRUE(contains(page.body, "<polyline")) << page.body;
+  EXPECT_TRUE(contains(page.body, "4 of 4 pairs played")) << page.body;
+  EXPECT_TRUE(contains(page.body, "/t/0/peak/iterations/1")) << page.body;
+  EXPECT_EQ(http_get(s.port, "/t/0/peak/iterations/1").status, 200);
+  const HttpReply escaped = http_get(s.port, "/tune/0/odd");
+  ASSERT_EQ(escaped.status, 200) << escaped.body;
+  EXPECT_FALSE(contains(escaped.body, "<script>x")) << escaped.body;
+  EXPECT_TRUE(contains(escaped.body, "&lt;script&gt;x")) << escaped.body;
+  EXPECT_EQ(http_get(s.port, "/tune/0/nothing").status, 404);
 }
 
 }  // namespace
