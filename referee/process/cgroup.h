@@ -3,7 +3,7 @@
 // memory.limit_in_bytes on v1, swap included where the kernel counts it), and the number of its
 // processes and threads by pids.max, whoever the referee runs as.
 //
-// Where that is not possible the limits fall back to setrlimit (bot_process.cpp): RLIMIT_AS,
+// Where that is not possible the limits fall back to setrlimit (bot_launch.cpp): RLIMIT_AS,
 // which counts each process's virtual address space on its own (reserved, not only used:
 // runtimes that reserve large areas fail under it long before they use that much), and
 // RLIMIT_NPROC, which the kernel counts per user, so only applied to a bot with a user id of

@@ -362,7 +362,7 @@ std::vector<std::string> bwrap_argv(const SandboxLayout& layout,
                                 // scheduler autogroup of its own, which made every wake-up
                                 // between referee and bot slower (matches/s fell to a third
                                 // on 2026-11-30). The bot leaves the referee's terminal
-                                // instead (TIOCNOTTY before exec, bot_process.cpp), and its
+                                // instead (TIOCNOTTY before exec, spawn.cpp), and its
                                 // /dev has no terminal devices.
                                 // no capabilities inside either, even for the namespace's root
                                 "--cap-drop", "ALL"};

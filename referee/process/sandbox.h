@@ -1,5 +1,5 @@
 // What a started bot may see and use: the bubblewrap sandbox around it and its resource
-// limits. The process layer applies both (bot_process.cpp); this file decides them.
+// limits. The process layer applies both (bot_launch.cpp); this file decides them.
 //
 // The sandbox (bubblewrap, the `bwrap` program) gives each bot its own user, PID, IPC, UTS,
 // mount, network and cgroup namespaces: no network at all (its Unix socket is its only way
