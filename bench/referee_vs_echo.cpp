@@ -1,14 +1,12 @@
 // The referee's cost per bot decision next to a raw echo over the same transport.
 //
-//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000] [--bot sdk|raw|raw2]
+//   build/bench/bench_referee [--rounds 7] [--matches 20] [--echoes 4000] [--bot sdk|raw]
 //                             [--no-sandbox] [--connect ADDRESS,ADDRESS]
 //
 // Two trivial bots serve on Unix sockets in a private directory, sandboxed as the referee
 // starts bots (--no-sandbox: not): by default the SDK's sample random_bot (what bot authors
 // run: the SDK's server, a uniform random legal play), or with --bot raw
-// `misbehaving_bot --mode normal` (gRPC's synchronous server written against the raw protocol;
-// --bot raw2: the same bot speaking protocol version 2, so the referee keeps a read open ahead
-// of each request instead of checking nonces,
+// `misbehaving_bot --mode normal` (gRPC's synchronous server written against the raw protocol,
 // answering legal_play_index 0). --connect plays two bots already serving at those addresses
 // instead (to run either side under valgrind, which cannot start sandboxed bots). Each round
 // measures:
@@ -103,9 +101,8 @@ Options parse(int argc, char** argv) {
           "  --matches N  referee matches per round (default 20)\n"
           "  --echoes N   round trips per round for echo and for echo2 (default 4000)\n"
           "  --only referee|echo|echo2  measure just that one (to profile it); no ratio\n"
-          "  --bot sdk|raw|raw2  the SDK's random_bot (default) or the raw-protocol "
+          "  --bot sdk|raw  the SDK's random_bot (default) or the raw-protocol "
           "misbehaving_bot\n"
-          "                 (raw2: speaking protocol version 2)\n"
           "  --no-sandbox   start the bots without the sandbox (default: sandboxed, as the "
           "referee does)\n"
           "  --connect A,B  play two bots already serving at addresses A and B (unix:PATH or "
@@ -132,7 +129,7 @@ Options parse(int argc, char** argv) {
     }
     if (k == "--bot") {
       o.bot = argv[++i];
-      if (o.bot != "sdk" && o.bot != "raw" && o.bot != "raw2") fail("--bot takes sdk, raw or raw2");
+      if (o.bot != "sdk" && o.bot != "raw") fail("--bot takes sdk or raw");
       continue;
     }
     if (k == "--connect") {
@@ -432,10 +429,8 @@ int main(int argc, char** argv) {
       spec[seat].address = o.connect[static_cast<size_t>(seat)];
     else
       spec[seat].command =
-          o.bot == "raw"    ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"}
-          : o.bot == "raw2" ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal",
-                                                       "--protocol", "2"}
-                            : std::vector<std::string>{ALLFIVES_RANDOM_BOT};
+          o.bot == "raw" ? std::vector<std::string>{ALLFIVES_MISBEHAVING_BOT, "--mode", "normal"}
+                         : std::vector<std::string>{ALLFIVES_RANDOM_BOT};
     spec[seat].confinement.sandbox = o.sandbox;
     bots.push_back(BotEndpoint::start(spec[seat], dir->path(),
                                       "seat" + std::to_string(seat) + ".sock",
@@ -457,9 +452,7 @@ int main(int argc, char** argv) {
   std::printf("2-player matches between two %s over unix sockets%s;\n",
               !o.connect.empty() ? "bots already serving"
               : o.bot == "raw"   ? "misbehaving_bot --mode normal (raw gRPC sync server)"
-              : o.bot == "raw2"
-                  ? "misbehaving_bot --mode normal --protocol 2 (raw gRPC sync server)"
-                  : "random_bot (the SDK)",
+                                 : "random_bot (the SDK)",
               !o.connect.empty() ? ""
               : o.sandbox        ? ", sandboxed"
                                  : ", not sandboxed");
