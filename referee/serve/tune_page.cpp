@@ -20,7 +20,10 @@ namespace fs = std::filesystem;
 struct TuneFiles {
   TuneDef def;
   std::vector<v1::TuneIteration> done;
+  std::string confirm;  // the confirming SPRT's report, once written
 };
+
+constexpr size_t kMaxReportBytes = 16 << 10;
 
 // tune.txtpb and tune.jsonl of the folder at `real` (inside `root`), or why not.
 std::optional<TuneFiles> read_tune(const ServedRoot& root, const std::string& real,
@@ -33,7 +36,13 @@ std::optional<TuneFiles> read_tune(const ServedRoot& root, const std::string& re
     if (why && why->empty()) *why = "not a tune folder";
     return std::nullopt;
   }
-  TuneFiles f{tune_terms(t), {}};
+  TuneFiles f{tune_terms(t), {}, {}};
+  if (const auto report = real_inside(root, real + "/confirm/sprt.txt")) {
+    std::ifstream in(*report);
+    f.confirm.resize(kMaxReportBytes);
+    in.read(f.confirm.data(), static_cast<std::streamsize>(kMaxReportBytes));
+    f.confirm.resize(static_cast<size_t>(in.gcount()));
+  }
   const auto jsonl = real_inside(root, real + "/tune.jsonl");
   std::error_code ec;
   if (!jsonl || fs::file_size(*jsonl, ec) > kMaxTuneJsonlBytes) return f;
@@ -88,7 +97,10 @@ std::string tune_body(const TuneFiles& f, int root, const std::string& rel) {
   return "<p>" + std::to_string(done) + " of " + std::to_string(t.pairs()) + " pairs played, " +
          std::to_string(f.done.size()) + " iterations. " +
          (done >= t.pairs() ? "The tune is over: the values to use" : "The values now") +
-         ":</p><ul>" + now + "</ul><figure>" + tune_svg(f.def, f.done) +
+         ":</p><ul>" + now + "</ul>" +
+         (f.confirm.empty() ? ""
+                            : "<h2>Confirming SPRT</h2><pre>" + html_escape(f.confirm) + "</pre>") +
+         "<figure>" + tune_svg(f.def, f.done) +
          "</figure><h2>Iterations</h2><table><tr><th>#</th><th>pairs</th><th>θ+ won–lost–drew</th>"
          "<th>R</th><th>θ after</th></tr>" +
          iteration_rows(f, root, rel) + "</table>";

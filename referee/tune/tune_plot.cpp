@@ -39,7 +39,8 @@ std::string tune_svg(const TuneDef& d, const std::vector<v1::TuneIteration>& don
   const double pairs = static_cast<double>(std::max<uint64_t>(1, d.schedule.pairs));
   std::ostringstream s;
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << kWidth << " " << kHeight
-    << "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\"><title>"
+    << "\" font-family=\"sans-serif\" font-size=\"12\" fill=\"#999\" role=\"img\" "
+       "style=\"max-width:720px\"><title>"
     << escaped(d.proto.name()) << ": each parameter over the tune</title>"
     << "<rect x=\"" << kLeft << "\" y=\"" << kTop << "\" width=\"" << plot_w << "\" height=\""
     << plot_h << "\" fill=\"none\" stroke=\"#999\"/>"
