@@ -201,7 +201,9 @@ std::string make_read_only(const std::string& folder) {
   if (ec) return folder + ": " + ec.message();
   for (const fs::path& p : all) {
     struct stat st {};
-    if (lstat(p.c_str(), &st) != 0 || S_ISLNK(st.st_mode)) continue;
+    // A file that cannot be looked at (a path longer than PATH_MAX) would stay writable.
+    if (lstat(p.c_str(), &st) != 0) return p.string() + ": " + strerror(errno);
+    if (S_ISLNK(st.st_mode)) continue;
     const mode_t mode = S_ISDIR(st.st_mode) ? 0555 : (st.st_mode & 0111 ? 0555 : 0444);
     if (chmod(p.c_str(), mode) != 0) return p.string() + ": " + strerror(errno);
   }

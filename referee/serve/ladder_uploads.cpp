@@ -70,6 +70,15 @@ std::string gate_line(const std::string& report, bool passed) {
   return "";
 }
 
+// `message` with the version's folder left out of the paths it names, so the server's folders
+// stay its own.
+std::string within_version(const std::string& message, const std::string& folder) {
+  if (message.starts_with(folder + "/")) return message.substr(folder.size() + 1);
+  if (message.starts_with(folder + ":"))
+    return std::string("its folder").append(message.substr(folder.size()));
+  return message;
+}
+
 // The steps of `referee ladder submit`; updates the job's status as it goes.
 void run_job(LadderUploads::State& s, const std::string& id, const UploadJob& job) {
   const std::string staged = (fs::path(job.ladder) / kLadderBots / (".upload-" + id)).string();
@@ -96,7 +105,17 @@ void run_job(LadderUploads::State& s, const std::string& id, const UploadJob& jo
   } catch (const DbError& e) {
     return refuse(e.what());
   }
-  make_read_only(v.folder);
+  if (std::string bad = make_read_only(v.folder); !bad.empty()) {
+    // Files the bot could rewrite between its matches would make its record another program's.
+    const std::string why =
+        "its files could not be made read-only, so it is refused: " + within_version(bad, v.folder);
+    store->set_state(v.id, VersionState::kRefused, why);
+    return s.update(id, [&](UploadStatus& st) {
+      st.state = "failed";
+      st.version = v.name();
+      st.message = why;
+    });
+  }
   s.update(id, [&](UploadStatus& st) {
     st.state = "checking";
     st.version = v.name();

@@ -4,7 +4,8 @@
 // upload, no or a wrong CSRF token, not an organiser); organisers retire versions and reset
 // tokens; sign-ins and uploads are limited with when to retry; an upload over the cap is 413
 // and leaves nothing behind; hostile archives sent through the page are refused with their
-// reasons and write nothing outside their folder.
+// reasons and write nothing outside their folder; one whose files cannot be made read-only is a
+// failed upload with its reason, its version refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -241,6 +242,29 @@ TEST(LadderWeb, HostileArchivesThroughThePageAreRefusedWithTheirReasons) {
   EXPECT_FALSE(fs::exists(w.ladder + "/bots/evil@1"));
   EXPECT_TRUE(leftovers(w.ladder).empty());
   EXPECT_FALSE(contains(run({kReferee, "ladder", "list", w.ladder}).output, "evil"));
+}
+
+TEST(LadderWeb, AnUploadWhoseFilesCannotBeMadeReadOnlyFailsAndItsVersionIsRefused) {
+  WebLadder w = make_web_ladder("web-readonly");
+  ASSERT_GT(w.serve.port, 0);
+  WebClient alice(w.serve.port);
+  ASSERT_EQ(alice.sign_in(w.tokens["alice"]).status, 303);
+  // A file nested deeper than a path can name (PATH_MAX): written below the version's folder one
+  // folder at a time, but no call that takes its whole path can reach it.
+  std::string deep;
+  for (int i = 0; i < 20; ++i) deep.append(std::string(240, 'd')).append("/");
+  const std::string path = w.dir + "/deep.tar.gz";
+  write_archive(path, {file("bot", greedy_program(), 0755), file(deep + "x", "x")});
+  const std::string where = upload(alice, "deep", "deep.tar.gz", file_text(path));
+  ASSERT_FALSE(where.empty());
+  const std::string status = wait_upload(alice, where);
+  EXPECT_TRUE(contains(status, "\"state\":\"failed\"")) << status.substr(0, 400);
+  EXPECT_TRUE(contains(status, "could not be made read-only")) << status.substr(0, 400);
+  EXPECT_FALSE(contains(status, w.ladder)) << "the server's folders stay its own";
+  const std::string list = run({kReferee, "ladder", "list", w.ladder}).output;
+  const size_t at = list.find("deep@1");
+  ASSERT_NE(at, std::string::npos) << list;
+  EXPECT_TRUE(contains(list.substr(at, list.find('\n', at) - at), "refused")) << list;
 }
 
 }  // namespace
