@@ -189,5 +189,41 @@ TEST(Tune, ServeShowsATunesPathAndIterations) {
   EXPECT_EQ(http_get(s.port, "/tune/0/nothing").status, 404);
 }
 
+
+// With opponents each iteration is a gauntlet of theta+ and theta- against them, and R is half
+// of theta+'s (wins - losses) minus theta-'s, recounted here from the iteration's index.
+TEST(Tune, AgainstOpponentsRIsTheDifferenceOfTheirResults) {
+  const std::string dir = temp_dir("tune-opponents");
+  const std::string file = write_file(
+      dir, "opp.txtpb",
+      "name: \"opp\"\nformat: FORMAT_TWO_PLAYERS\ntarget_score: 100\nseed: 2\n"
+      "bot { name: \"peak\" command: \"" + kPeak + "\" }\n"
+      "opponents { name: \"greedy\" command: \"" + kGreedy + "\" }\n"
+      "params { name: \"x\" start: 0.7 min: 0 max: 1 c_end: 0.1 r_end: 0.2 }\n"
+      "pairs: 8\npairs_per_iteration: 4\n");
+  const RunResult r = run({kReferee, "tune", file, "--out", dir + "/out", "-j", "2"},
+                          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<v1::TuneIteration> done = iterations(dir + "/out");
+  ASSERT_EQ(done.size(), 2u);
+  for (const v1::TuneIteration& it : done) {
+    int plus = 0, minus = 0, matches = 0;
+    std::ifstream in(dir + "/out/" + it.folder() + "/index.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      v1::IndexEntry e;
+      ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(line, &e).ok()) << line;
+      ++matches;
+      for (int seat = 0; seat < 2; ++seat) {
+        const std::string& bot = e.match().seat_bots(seat);
+        const int score = e.winner_side() < 0 ? 0 : e.winner_side() == seat ? 1 : -1;
+        if (bot == "opp-plus") plus += score;
+        if (bot == "opp-minus") minus += score;
+      }
+    }
+    EXPECT_EQ(matches, 16) << it.folder();  // 4 pairs of each against the opponent
+    EXPECT_DOUBLE_EQ(it.result(), (plus - minus) / 2.0) << it.folder();
+  }
+}
+
 }  // namespace
 }  // namespace allfives::e2e

@@ -4,7 +4,7 @@
 // knows (Knowledge) and the worlds it may be in (WorldSampler), built-in policies run in C++
 // (State.play_out, play_matches) and the Table the in-process environment steps.
 //
-// Reference: the docstrings below and sdk/README.md ("Simulating in Python").
+// Reference: the docstrings below and sdk/docs/rules-core.md.
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
