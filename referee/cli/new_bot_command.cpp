@@ -148,6 +148,60 @@ std::string entry(const std::string& name, const Launch& l, bool candidate) {
   return out + "\n}\n";
 }
 
+// `target` as the scaffold's files name it: relative to the scaffold's folder `dir` (the
+// tournament files read a relative path from their own folder), so the build and the scaffold
+// can move together; absolute if the two share no folder but the root, so that the scaffold
+// alone can move.
+std::string from_scaffold(const fs::path& target, const fs::path& dir) {
+  auto t = target.begin();
+  int shared = 0;
+  for (auto d = dir.begin(); d != dir.end() && t != target.end() && *d == *t; ++d, ++t) ++shared;
+  return shared > 1 ? target.lexically_relative(dir).string() : target.string();
+}
+
+// What the scaffold's tournament files are written from.
+struct Scaffold {
+  fs::path dir, referee, build;
+  std::string name, file;
+  bool cpp = false;
+  Launch bot, old;
+};
+
+// How to run `file` (a tournament file of the scaffold) from the scaffold's folder.
+std::string run_line(const Scaffold& sc, const std::string& file) {
+  const std::string referee = from_scaffold(sc.referee, sc.dir);
+  return "#   " + sh(referee) + " tournament " +
+         (fs::path(referee).is_absolute() ? sh((sc.dir / file).string()) : file) + "\n";
+}
+
+std::string tournament_text(const Scaffold& sc) {
+  const std::string sample = from_scaffold(sc.build / "sample_bots", sc.dir);
+  return "# " + sc.name + " against the sample bots: a gauntlet of matches in both seats. In " +
+         "this folder:\n" + run_line(sc, "tournament.txtpb") +
+         "# Logs and standings go to out/tournament; a second run needs --out ANOTHER_FOLDER.\n" +
+         "name: " + pb(sc.name) + "\nformat: FORMAT_TWO_PLAYERS\n" + entry(sc.name, sc.bot, true) +
+         entry("greedy", {sample + "/greedy_bot", {}, {}}, false) +
+         entry("random", {sample + "/random_bot", {}, {}}, false) +
+         "matches_per_pairing: 20\nout_dir: " + pb((sc.dir / "out/tournament").string()) + "\n";
+}
+
+std::string sprt_text(const Scaffold& sc) {
+  const std::string sample = from_scaffold(sc.build / "sample_bots", sc.dir);
+  const std::string copy = sc.cpp ? "cp main.cpp old/ && ./build.sh" : "cp " + sc.file + " old/";
+  return "# Is the bot stronger than its previous version? Before changing it, copy the current\n"
+         "# version into old/ (" +
+         copy + "), then change it and run in this folder\n" + run_line(sc, "sprt.txtpb") +
+         "# \"new\" (this folder's bot) plays \"old\" (old/) in mirrored pairs until the SPRT "
+         "decides\n"
+         "# between H0 \"no better than nElo 0\" and H1 \"better by nElo 10\"; greedy plays for\n"
+         "# information only. Results go to out/sprt; a second run needs --out ANOTHER_FOLDER.\n" +
+         "name: " + pb(sc.name + "-sprt") + "\nformat: FORMAT_TWO_PLAYERS\n" +
+         entry("new", sc.bot, true) + entry("old", sc.old, false) +
+         entry("greedy", {sample + "/greedy_bot", {}, {}}, false) +
+         "sprt { elo0: 0 elo1: 10 alpha: 0.05 beta: 0.05 max_pairs: 10000 against: \"old\" }\n" +
+         "out_dir: " + pb((sc.dir / "out/sprt").string()) + "\n";
+}
+
 // The first of `prefixes` holding the installed SDK's CMake package, else "".
 std::string installed_sdk(const std::vector<std::string>& prefixes) {
   for (const std::string& p : prefixes)
@@ -212,7 +266,7 @@ int new_bot(const NewBotFlags& f) {
   if (f.lang == "py") {
     lang_name = "Python", file = "bot.py";
     const fs::path runner = build / "python/run_bot";
-    bot.command = fs::exists(runner) ? runner.string() : "/usr/bin/python3";
+    bot.command = fs::exists(runner) ? from_scaffold(runner, dir) : "/usr/bin/python3";
     if (!fs::exists(runner))
       notes.push_back("No " + runner.string() +
                       " beside this referee: the files run /usr/bin/python3, which needs the SDK "
@@ -230,8 +284,8 @@ int new_bot(const NewBotFlags& f) {
                 << "); install nodejs and npm and build again (bash scripts/setup.sh)\n";
       return 1;
     }
-    bot.command = runner.string();
-    bot.read_only = {modules};
+    bot.command = from_scaffold(runner, dir);
+    bot.read_only = {from_scaffold(modules, dir)};
   } else {
     lang_name = "C++", file = "main.cpp";
   }
@@ -242,31 +296,8 @@ int new_bot(const NewBotFlags& f) {
     bot.args = {"./" + file}, old.args = {"./old/" + file};
   }
 
-  const std::string sample = (build / "sample_bots").string();
-  const std::string out = (dir / "out").string();
-  const std::string tournament =
-      "# " + name + " against the sample bots: a gauntlet of matches in both seats.\n" + "#   " +
-      sh(referee.string()) + " tournament " + sh((dir / "tournament.txtpb").string()) +
-      "\n# Logs and standings go to out/tournament; a second run needs --out ANOTHER_FOLDER.\n" +
-      "name: " + pb(name) + "\nformat: FORMAT_TWO_PLAYERS\n" + entry(name, bot, true) +
-      entry("greedy", {sample + "/greedy_bot", {}, {}}, false) +
-      entry("random", {sample + "/random_bot", {}, {}}, false) +
-      "matches_per_pairing: 20\nout_dir: " + pb(out + "/tournament") + "\n";
-  const std::string copy =
-      f.lang == "cpp" ? "cp main.cpp old/ && ./build.sh" : "cp " + file + " old/";
-  const std::string sprt =
-      "# Is the bot stronger than its previous version? Before changing it, copy the current\n"
-      "# version into old/ (" +
-      copy + "), then change it and run\n" + "#   " + sh(referee.string()) + " tournament " +
-      sh((dir / "sprt.txtpb").string()) + "\n" +
-      "# \"new\" (this folder's bot) plays \"old\" (old/) in mirrored pairs until the SPRT "
-      "decides\n"
-      "# between H0 \"no better than nElo 0\" and H1 \"better by nElo 10\"; greedy plays for\n"
-      "# information only. Results go to out/sprt; a second run needs --out ANOTHER_FOLDER.\n" +
-      "name: " + pb(name + "-sprt") + "\nformat: FORMAT_TWO_PLAYERS\n" + entry("new", bot, true) +
-      entry("old", old, false) + entry("greedy", {sample + "/greedy_bot", {}, {}}, false) +
-      "sprt { elo0: 0 elo1: 10 alpha: 0.05 beta: 0.05 max_pairs: 10000 against: \"old\" }\n" +
-      "out_dir: " + pb(out + "/sprt") + "\n";
+  const Scaffold sc{dir, referee, build, name, file, f.lang == "cpp", bot, old};
+  const std::string tournament = tournament_text(sc), sprt = sprt_text(sc);
 
   const std::string source = replaced(f.lang == "py"   ? kPythonBot
                                       : f.lang == "js" ? kJsBot
@@ -316,7 +347,8 @@ int new_bot(const NewBotFlags& f) {
   std::cout << "Next:\n";
   if (f.lang == "cpp") std::cout << "  " << sh((dir / "build.sh").string()) << "\n";
   std::cout << "  " << r << " check-bot";
-  for (const std::string& ro : bot.read_only) std::cout << " --read-only " << sh(ro);
+  for (const std::string& ro : bot.read_only)
+    std::cout << " --read-only " << sh((dir / ro).lexically_normal().string());
   std::cout << " " << sh((dir / fs::path(bot.command)).lexically_normal().string());
   for (const std::string& a : bot.args)
     std::cout << " " << sh((dir / a).lexically_normal().string());

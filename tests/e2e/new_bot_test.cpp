@@ -1,6 +1,7 @@
 // `referee new-bot` end to end: the folder it writes for each language holds a bot that passes
 // `referee check-bot` when started by the printed command, a tournament file that plays at
-// once, and an SPRT file the referee accepts; a folder that is not empty is refused.
+// once, and an SPRT file the referee accepts; a build and a scaffold moved together still play; a
+// folder that is not empty is refused.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -92,7 +93,7 @@ TEST(NewBot, PythonBotChecksAndPlays) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(read_file(dir + "/bot.py"), "run(First, \"my_py_bot\", \"1.0\")"));
   EXPECT_EQ(read_file(dir + "/old/bot.py"), read_file(dir + "/bot.py"));
-  EXPECT_TRUE(contains(read_file(dir + "/tournament.txtpb"), kBuild + "/python/run_bot"));
+  EXPECT_TRUE(contains(read_file(dir + "/tournament.txtpb"), "/python/run_bot\""));
   EXPECT_TRUE(contains(read_file(dir + "/sprt.txtpb"), "copy the current"));
   expect_checks_and_plays(r.output);
 }
@@ -126,6 +127,31 @@ TEST(NewBot, CppBotBuildsAgainstTheInstalledSdk) {
   ASSERT_EQ(built.exit_code, 0) << built.output;
   EXPECT_TRUE(fs::exists(dir + "/old/build/bot"));
   expect_checks_and_plays(r.output);
+}
+
+// The referee, its sample bots and the Python runner copied into a folder of their own, a
+// scaffold made beside them, and the whole folder renamed: the files name the build relative to
+// themselves, so the tournament still finds every program.
+TEST(NewBot, TheBuildAndTheScaffoldMovedTogetherStillPlay) {
+  const std::string base = temp_dir("new-bot-move");
+  for (const char* part :
+       {"referee/referee", "sample_bots/greedy_bot", "sample_bots/random_bot", "python/run_bot"}) {
+    fs::create_directories(fs::path(base + "/a/build/" + part).parent_path());
+    fs::copy_file(kBuild + "/" + part, base + "/a/build/" + part);
+  }
+  const RunResult r =
+      run({base + "/a/build/referee/referee", "new-bot", "--lang", "py", base + "/a/bot"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string tournament = read_file(base + "/a/bot/tournament.txtpb");
+  EXPECT_FALSE(contains(tournament, base + "/a/build")) << tournament;
+  fs::rename(base + "/a", base + "/b");
+  // Unsandboxed: the copied runner imports the SDK from the real build, which a sandbox hides.
+  const RunResult t =
+      run({base + "/b/build/referee/referee", "tournament", base + "/b/bot/tournament.txtpb",
+           "--out", base + "/out", "-q", "--no-sandbox"},
+          std::chrono::seconds(100));
+  EXPECT_EQ(t.exit_code, 0) << t.output;
+  EXPECT_TRUE(contains(read_file(base + "/out/standings.txt"), "bot")) << t.output;
 }
 
 TEST(NewBot, RefusesAFolderThatIsNotEmpty) {
