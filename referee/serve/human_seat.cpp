@@ -108,6 +108,7 @@ struct HumanSeat::Impl {
   std::optional<int> chosen;        // the index into table.legal the person picked
   std::atomic<bool> picked{false};  // chosen is set: a suggestion being computed stops
   bool hint_on = false;             // the person wants the strong search's suggestion
+  std::string hint_shown;           // the suggestion on the table as the person played, or ""
   Knowledge knowledge;              // what the seat has observed, for the suggestion
   bool timed_out = false;           // the person's time ran out in this match
   bool person_seen = false;
@@ -346,7 +347,10 @@ class HumanBot final : public bot::Bot {
   }
 
   Play choose_play(const View& view, const bot::Clock& clock) override {
-    return seat_.decide(view, clock);
+    const Play play = seat_.decide(view, clock);
+    // The log tells a play made with the strong search's help from the person's own.
+    if (!seat_.hint_shown.empty()) set_comment("hint shown: " + seat_.hint_shown);
+    return play;
   }
 
  private:
@@ -410,6 +414,7 @@ Play HumanSeat::Impl::decide(const View& view, const bot::Clock& clock) {
   table.bank = std::max(milliseconds(0),
                         clock.bank_left - std::max(milliseconds(0), took - clock.move_time));
   decision_seq = -1;
+  hint_shown = pick && table.hint >= 0 ? to_string(view.legal_plays()[table.hint]) : "";
   table.legal = PlayList{};
   table.hint = -1;
   if (pick) {

@@ -2,7 +2,8 @@
 // offered the command line's bots and the sample bots beside the referee; a choice outside
 // that list (a path, a name not offered) is refused and starts nothing; a sample bot chosen
 // plays the next match under the command line's confinement, and in a 3-player match it takes
-// every bot seat.
+// every bot seat. A play made while the strong search's suggestion was shown is marked so in
+// the match's log, which `referee verify` accepts.
 #include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
@@ -181,6 +182,40 @@ TEST(HumanOpponentTest, InAThreePlayerMatchTheChoiceTakesEveryBotSeat) {
   }
   EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
   EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+}
+
+TEST(HumanOpponentTest, APlayMadeWhileASuggestionWasShownIsMarkedInTheLog) {
+  const std::string dir = temp_dir("human-hint");
+  HumanMatch h = start_human_match(kReferee, kGreedy, dir + "/human.jsonl",
+                                   {"--move-time-ms", "8000", "--time-bank-ms", "0"});
+  ASSERT_GT(h.port, 0) << h.referee->output();
+  ASSERT_EQ(http_post(h.port, "/hint?token=" + h.token, "on=1").status, 200);
+  const auto shown = table_when(h, [](const auto& t) {
+    return t.fields().count("hint") && t.fields().at("hint").number_value() >= 0;
+  });
+  ASSERT_TRUE(shown.fields().count("hint")) << h.referee->output();
+  const int hint = static_cast<int>(shown.fields().at("hint").number_value());
+  const auto& play = shown.fields().at("legal").list_value().values(hint).struct_value().fields();
+  const std::string tile = play.at("tile").string_value();
+  const std::string said = std::string("hint shown: ") + tile[0] + "-" + tile[1] +
+                           (play.at("end").string_value() == "right" ? "@R" : "@L");
+  const std::string seq =
+      std::to_string(static_cast<long long>(shown.fields().at("seq").number_value()));
+  ASSERT_EQ(
+      http_post(h.port, "/play?token=" + h.token, "seq=" + seq + "&play=" + std::to_string(hint))
+          .status,
+      200);
+  // The person answers no more: the match ends at their next turn, with the marked play logged.
+  table_when(h, [](const auto& t) { return t.fields().at("over").bool_value(); });
+  EXPECT_EQ(http_post(h.port, "/leave?token=" + h.token, "").status, 200);
+  EXPECT_EQ(h.referee->wait_exit(30s), 0) << h.referee->output();
+  std::vector<std::string> comments;
+  for (const v1::LogRecord& r : read_log(h.log))
+    if (r.has_play() && r.play().seat() == 0) comments.push_back(r.play().comment());
+  ASSERT_FALSE(comments.empty());
+  EXPECT_EQ(comments[0], said);
+  const RunResult verify = run({kReferee, "verify", h.log});
+  EXPECT_EQ(verify.exit_code, 0) << verify.output;
 }
 
 }  // namespace
