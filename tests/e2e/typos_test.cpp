@@ -49,7 +49,7 @@ TEST(Typos, AnUnknownCommandNamesTheNearestAndTheList) {
   expect_refused({"chek-bot"}, "did you mean 'check-bot'?");
   expect_refused({},
                  "Commands: demo, match, tournament, standings, verify, replay, review, serve, "
-                 "check-bot, ladder or new-bot");
+                 "check-bot, ladder, new-bot or tune");
   expect_refused({"ladder", "sumbit"}, "did you mean 'submit'?");
   expect_refused({"--verbose"},
                  "referee: unknown flag --verbose (flags of a command come after "
