@@ -5,7 +5,9 @@
 #include <boost/asio/ip/address.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <optional>
+#include <unordered_map>
 
 namespace allfives::referee::serve {
 
@@ -210,6 +212,23 @@ std::string sha256_base64(std::string_view text) {
   return out;
 }
 
+// sha256_base64 of an inline script, remembered: a page's scripts are the same text on every
+// response, so each is hashed once. Bounded: a page that varies its scripts empties the memo.
+std::string script_hash(std::string_view script) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::string> known;
+  constexpr size_t kMaxScripts = 64;
+  {
+    std::lock_guard lock(mutex);
+    if (const auto it = known.find(std::string(script)); it != known.end()) return it->second;
+  }
+  std::string hash = sha256_base64(script);
+  std::lock_guard lock(mutex);
+  if (known.size() >= kMaxScripts) known.clear();
+  known.emplace(script, hash);
+  return hash;
+}
+
 }  // namespace
 
 std::string content_security_policy(std::string_view html) {
@@ -222,7 +241,7 @@ std::string content_security_policy(std::string_view html) {
     const size_t close = find_nocase(html, "</script", open_end);
     if (close == std::string_view::npos) break;
     if (tag.find("application/json") != std::string::npos) continue;  // data, never run
-    scripts += " 'sha256-" + sha256_base64(html.substr(open_end + 1, close - open_end - 1)) + "'";
+    scripts += " 'sha256-" + script_hash(html.substr(open_end + 1, close - open_end - 1)) + "'";
   }
   return "default-src 'none'; script-src" + (scripts.empty() ? std::string(" 'none'") : scripts) +
          "; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "

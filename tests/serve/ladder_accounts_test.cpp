@@ -68,6 +68,18 @@ TEST(ContentSecurityPolicy, NamesEachInlineScriptByItsHashAndNothingElse) {
   EXPECT_NE(p.find("form-action 'self'"), std::string::npos);
   EXPECT_NE(content_security_policy("<p>no script</p>").find("script-src 'none'"),
             std::string::npos);
+  // Hashes are remembered per script text: the same page gives the same policy, a changed
+  // script its own hash, however many scripts came before.
+  EXPECT_EQ(content_security_policy("<script>let a = 1;</script>"),
+            content_security_policy("<script>let a = 1;</script>"));
+  for (int i = 0; i < 200; ++i)
+    content_security_policy("<script>let b = " + std::to_string(i) + ";</script>");
+  EXPECT_NE(content_security_policy("<script>let a = 1;</script>")
+                .find("'sha256-xY6QKfH9PRsQnLz56nj6MBwiK5oHg+im1Jkpdp1x/Ck='"),
+            std::string::npos);
+  EXPECT_EQ(content_security_policy("<script>let a = 2;</script>")
+                .find("'sha256-xY6QKfH9PRsQnLz56nj6MBwiK5oHg+im1Jkpdp1x/Ck='"),
+            std::string::npos);
 }
 
 }  // namespace
