@@ -97,18 +97,14 @@ std::vector<std::pair<std::string, HeadToHead>> head_to_head(LadderStore& s,
                                                              const std::string& bot) {
   StandingsAccumulator acc;
   s.for_each_match_of_bot(bot, [&](v1::IndexEntry&& e) { acc.add(e); });
-  const Standings st = acc.finish();
   const auto bot_of = [](const std::string& v) { return v.substr(0, v.rfind('@')); };
   std::map<std::string, HeadToHead> by_opponent;
-  for (size_t i = 0; i < st.bots.size(); ++i) {
-    if (bot_of(st.bots[i].name) != bot) continue;
-    for (size_t j = 0; j < st.bots.size(); ++j) {
-      if (bot_of(st.bots[j].name) == bot) continue;
-      HeadToHead& h = by_opponent[bot_of(st.bots[j].name)];
-      h.wins += st.cross[i][j].wins;
-      h.losses += st.cross[i][j].losses;
-      h.draws += st.cross[i][j].draws;
-    }
+  for (const auto& [names, games] : acc.pairwise()) {
+    if (bot_of(names.first) != bot || bot_of(names.second) == bot) continue;
+    HeadToHead& h = by_opponent[bot_of(names.second)];
+    h.wins += games.wins;
+    h.losses += games.losses;
+    h.draws += games.draws;
   }
   return {by_opponent.begin(), by_opponent.end()};
 }

@@ -200,6 +200,11 @@ class StandingsAccumulator {
  public:
   void add(const v1::IndexEntry& e);
   Standings finish() const;
+  // The pairwise games so far by name pair (first's wins-losses-draws), as finish() counts them
+  // in Standings::cross, without its fit.
+  const std::map<std::pair<std::string, std::string>, HeadToHead>& pairwise() const {
+    return pairs_;
+  }
 
  private:
   Standings s_;  // header fields, match count and notes so far
