@@ -18,6 +18,7 @@ struct ServeOptions {
   std::vector<std::string> dirs;
   std::string listen = "127.0.0.1:8080";
   std::vector<std::string> allow_hosts;
+  std::string trusted_proxy;
   int poll_ms = 100;
   std::string spectators = "public";
 };
@@ -56,6 +57,7 @@ int run_serve(const ServeOptions& o) {
   serve::HttpServerOptions options;
   options.listen = o.listen;
   options.allowed_hosts = o.allow_hosts;
+  options.trusted_proxy = o.trusted_proxy;
   options.plan_body = [&site](const serve::HttpRequest& head) { return site.plan_body(head); };
   auto server = serve::HttpServer::start(
       ioc, options, [&site](const serve::HttpRequest& r) { return site.handle(r); }, &error);
@@ -108,6 +110,10 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                   "naming any other host are refused (403), so a web page elsewhere cannot "
                   "read the logs through a name it points at this machine")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--trusted-proxy", o->trusted_proxy,
+                  "The IP address of a reverse proxy in front of this server: its requests are "
+                  "taken as from the last address of their X-Forwarded-For header, so that "
+                  "sign-in attempts are limited per visitor rather than for all at once");
   cmd->add_option("--poll-ms", o->poll_ms,
                   "How often a log being watched live is checked for new lines")
       ->capture_default_str();

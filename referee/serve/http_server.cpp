@@ -66,7 +66,19 @@ std::string EventSink::event_frame(const std::string& event, const std::string& 
 
 namespace {
 class Session;
+
+// The last address of an X-Forwarded-For header (the one the trusted proxy itself saw), as
+// the server writes addresses; `proxy` if there is none or it is not an IP address.
+std::string forwarded_client(const std::string& header, const std::string& proxy) {
+  std::string last =
+      header.substr(header.rfind(',') == std::string::npos ? 0 : header.rfind(',') + 1);
+  last.erase(0, last.find_first_not_of(" \t"));
+  last.erase(last.find_last_not_of(" \t") + 1);
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(last, ec);
+  return ec ? proxy : address.to_string();
 }
+}  // namespace
 
 // The listening socket and the sessions open; touched only on the thread running the
 // io_context.
@@ -188,6 +200,8 @@ class Session final : public EventSink, public std::enable_shared_from_this<Sess
     request_.cookie = field(http::field::cookie);
     request_.content_type = field(http::field::content_type);
     request_.over_tls = field("X-Forwarded-Proto") == "https";
+    if (!options().trusted_proxy.empty() && request_.client == options().trusted_proxy)
+      request_.client = forwarded_client(field("X-Forwarded-For"), request_.client);
     if (auto refusal = check_origin(req)) {
       state_ = State::kAnswering;
       unread_body_ = true;
@@ -581,7 +595,17 @@ std::unique_ptr<HttpServer> HttpServer::start(asio::io_context& ioc,
     if (error) *error = "'" + host + "' is not an IP address";
     return nullptr;
   }
-  auto impl = std::make_shared<Impl>(ioc, std::move(handler), options);
+  HttpServerOptions checked = options;
+  if (!options.trusted_proxy.empty()) {
+    // Written as the server writes a client's address, so that the two compare equal.
+    const auto proxy = asio::ip::make_address(options.trusted_proxy, ec);
+    if (ec) {
+      if (error) *error = "--trusted-proxy '" + options.trusted_proxy + "' is not an IP address";
+      return nullptr;
+    }
+    checked.trusted_proxy = proxy.to_string();
+  }
+  auto impl = std::make_shared<Impl>(ioc, std::move(handler), checked);
   const tcp::endpoint endpoint(address, static_cast<unsigned short>(port));
   impl->acceptor.open(endpoint.protocol(), ec);
   if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);

@@ -42,7 +42,7 @@ struct HttpRequest {
   std::string method;  // "GET", "POST", ... (HEAD arrives as GET)
   std::string target;  // as sent: path and query, still percent-encoded
   std::string body;
-  std::string client;        // the remote address ("127.0.0.1")
+  std::string client;        // the remote address ("127.0.0.1"), or what a trusted proxy forwards
   std::string cookie;        // the Cookie header, "" if none
   std::string content_type;  // the Content-Type header, "" if none
   // Whether the request reached a TLS proxy in front (X-Forwarded-Proto: https): cookies are
@@ -117,6 +117,9 @@ struct HttpServerOptions {
   // Called for each POST's head (no body yet); null: every body is read into memory.
   std::function<BodyPlan(const HttpRequest&)> plan_body;
   std::chrono::milliseconds upload_deadline{600000};  // for a body streamed to disk
+  // A reverse proxy's IP address: a request from it is taken as from the last address its
+  // X-Forwarded-For names (HttpRequest::client, by which sign-ins are limited). "": none.
+  std::string trusted_proxy;
 };
 
 class HttpServer {

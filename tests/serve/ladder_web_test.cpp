@@ -267,5 +267,24 @@ TEST(LadderWeb, AnUploadWhoseFilesCannotBeMadeReadOnlyFailsAndItsVersionIsRefuse
   EXPECT_TRUE(contains(list.substr(at, list.find('\n', at) - at), "refused")) << list;
 }
 
+// Behind a reverse proxy every visitor arrives from the proxy's address: with --trusted-proxy
+// its requests count by the last X-Forwarded-For entry (the address the proxy saw), so one
+// visitor's failed sign-ins do not hold back another's.
+TEST(LadderWeb, BehindATrustedProxySignInsAreLimitedPerForwardedAddress) {
+  WebLadder w = make_web_ladder("web-proxy", "", {"--trusted-proxy", "127.0.0.1"});
+  ASSERT_GT(w.serve.port, 0);
+  const auto attempt = [&](const std::string& from) {
+    WebClient c(w.serve.port);
+    // The first entry is the visitor's own claim; only the proxy's last one counts.
+    c.set_head("X-Forwarded-For: 198.51.100.7, " + from + "\r\n");
+    return c.sign_in("1.00000000000000000000000000000000").status;
+  };
+  int status = 0;
+  for (int i = 0; i < 12 && status != 429; ++i) status = attempt("203.0.113.1");
+  ASSERT_EQ(status, 429);
+  EXPECT_EQ(attempt("203.0.113.2"), 401) << "another visitor is not held back";
+  EXPECT_EQ(attempt("203.0.113.1"), 429);
+}
+
 }  // namespace
 }  // namespace allfives::e2e

@@ -46,7 +46,8 @@ std::string add_user(const std::string& ladder, const std::string& name, bool or
 
 }  // namespace
 
-WebLadder make_web_ladder(const std::string& name, const std::string& extra) {
+WebLadder make_web_ladder(const std::string& name, const std::string& extra,
+                          const std::vector<std::string>& serve_flags) {
   WebLadder w;
   w.dir = temp_dir(name);
   w.ladder = w.dir + "/L";
@@ -59,7 +60,9 @@ WebLadder make_web_ladder(const std::string& name, const std::string& extra) {
   w.tokens["alice"] = add_user(w.ladder, "alice", false);
   w.tokens["bob"] = add_user(w.ladder, "bob", false);
   w.tokens["boss"] = add_user(w.ladder, "boss", true);
-  w.serve = start_serve(kReferee, {w.ladder});
+  std::vector<std::string> args = {w.ladder};
+  args.insert(args.end(), serve_flags.begin(), serve_flags.end());
+  w.serve = start_serve(kReferee, args);
   EXPECT_GT(w.serve.port, 0);
   return w;
 }
@@ -70,7 +73,7 @@ HttpReply WebClient::send(const std::string& method, const std::string& target,
   for (const auto& [k, v] : cookies_) cookie += (cookie.empty() ? "" : "; ") + k + "=" + v;
   std::string raw = method + " " + target +
                     " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port_) +
-                    "\r\nConnection: close\r\n" + head;
+                    "\r\nConnection: close\r\n" + head + head_;
   if (!cookie.empty()) raw += "Cookie: " + cookie + "\r\n";
   if (method == "POST") raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   HttpReply r = http_raw(port_, raw + "\r\n" + body, std::chrono::seconds(30));

@@ -18,8 +18,10 @@ struct WebLadder {
   std::map<std::string, std::string> tokens;  // by user
   ServeProcess serve;
 };
-// `extra` is added to the ladder file (e.g. "max_upload_bytes: 1048576\n").
-WebLadder make_web_ladder(const std::string& name, const std::string& extra = "");
+// `extra` is added to the ladder file (e.g. "max_upload_bytes: 1048576\n"); `serve_flags` to
+// `referee serve`'s command line.
+WebLadder make_web_ladder(const std::string& name, const std::string& extra = "",
+                          const std::vector<std::string>& serve_flags = {});
 
 // The README's Python bot (sdk/README.md), "first".
 extern const char* const kFirstPy;
@@ -41,12 +43,15 @@ class WebClient {
   HttpReply sign_in(const std::string& token);
   // The CSRF token in the last page fetched ("" if none).
   const std::string& csrf() const { return csrf_; }
+  // Header lines ("Name: value\r\n") sent with every request of this client.
+  void set_head(std::string head) { head_ = std::move(head); }
   std::map<std::string, std::string>& cookies() { return cookies_; }
 
  private:
   int port_;
   std::map<std::string, std::string> cookies_;
   std::string csrf_;
+  std::string head_;
 };
 
 // Polls the upload at `location` (/ladder/R/upload/ID) until it is over; its JSON status.
