@@ -33,6 +33,25 @@ struct LadderSite::State {
   RateLimit sign_ins{kSignInsPerMinute, std::chrono::seconds(60)};
   std::map<int, RateLimit> upload_attempts;  // per ladder, by user: every upload tried
   LadderUploads uploads;
+  // Each ladder's definition as its pages last read it, with ladder.txtpb's modification time
+  // and size then: read again only when the file changes.
+  struct Definition {
+    fs::file_time_type time;
+    uintmax_t size = 0;
+    LadderDef def;
+  };
+  std::map<int, Definition> definitions;
+
+  const LadderDef& definition(int root, const std::string& dir) {
+    const fs::path file = fs::path(dir) / kLadderDefinition;
+    const fs::file_time_type time = fs::last_write_time(file);
+    const uintmax_t size = fs::file_size(file);
+    const auto it = definitions.find(root);
+    if (it != definitions.end() && it->second.time == time && it->second.size == size)
+      return it->second.def;
+    return definitions[root] = Definition{time, size, load_ladder_folder(dir)},
+           definitions[root].def;
+  }
 };
 
 namespace {
@@ -426,7 +445,7 @@ HttpResponse LadderSite::handle(const HttpRequest& req, int root, std::string_vi
     Visit v;
     v.root = root;
     v.base = "/ladder/" + std::to_string(root) + "/";
-    v.def = load_ladder_folder(r.real);
+    v.def = state_->definition(root, r.real);
     v.store = LadderStore::open(r.real, false);
     v.session = state_->accounts.find(root, req.cookie, SteadyClock::now());
     Routes routes(*state_, req, r, v);

@@ -286,5 +286,22 @@ TEST(LadderWeb, BehindATrustedProxySignInsAreLimitedPerForwardedAddress) {
   EXPECT_EQ(attempt("203.0.113.1"), 429);
 }
 
+// The pages keep a ladder's definition between requests, and read it again once it changes.
+TEST(LadderWeb, AChangedLadderFileIsReadAgain) {
+  WebLadder w = make_web_ladder("web-definition");
+  ASSERT_GT(w.serve.port, 0);
+  WebClient c(w.serve.port);
+  const std::string before = c.get("/ladder/0/").body;
+  ASSERT_TRUE(contains(before, "web")) << before;
+  EXPECT_FALSE(contains(before, "renamed-ladder"));
+  const std::string file = w.ladder + "/ladder.txtpb";
+  std::string text = file_text(file);
+  const size_t at = text.find("name: \"web\"");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 11, "name: \"renamed-ladder\"");
+  std::ofstream(file, std::ios::trunc) << text;
+  EXPECT_TRUE(contains(c.get("/ladder/0/").body, "renamed-ladder"));
+}
+
 }  // namespace
 }  // namespace allfives::e2e
