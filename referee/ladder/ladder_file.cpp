@@ -49,7 +49,7 @@ bool load_ladder(const std::string& path, const std::string& default_python, Lad
   if (fs::file_size(path, ec) > kMaxLadderFileBytes)
     return fail(path + ": larger than " + std::to_string(kMaxLadderFileBytes) + " bytes");
   std::string text;
-  if (!read_tournament_text(path, text, error)) return false;
+  if (!read_tournament_text(path, text, error, "the ladder file")) return false;
   LadderDef d;
   d.path = fs::absolute(path, ec).lexically_normal().string();
   TextFormat::Parser parser;

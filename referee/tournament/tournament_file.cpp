@@ -120,7 +120,8 @@ int bots_per_pairing(Format f) {
   return num_sides(f);
 }
 
-bool read_tournament_text(const std::string& path, std::string& text, std::string* error) {
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error,
+                          const char* what) {
   auto fail = [&](std::string why) {
     if (error) *error = std::move(why);
     return false;
@@ -128,7 +129,7 @@ bool read_tournament_text(const std::string& path, std::string& text, std::strin
   std::string why;
   text.clear();
   const int fd = open_regular_file(path, O_RDONLY, &why);
-  if (fd < 0) return fail(why + " (the tournament file)");
+  if (fd < 0) return fail(why + " (" + what + ")");
   bool too_large = false;
   const int err = read_chunks(fd, [&](std::string_view chunk) {
     too_large = text.size() + chunk.size() > kMaxTournamentFileBytes;
@@ -139,7 +140,7 @@ bool read_tournament_text(const std::string& path, std::string& text, std::strin
   if (err != 0) return fail(path + ": cannot read: " + std::strerror(err));
   if (too_large)
     return fail(path + ": the file is larger than " + std::to_string(kMaxTournamentFileBytes) +
-                " bytes; a tournament file is far smaller");
+                " bytes; " + what + " is far smaller");
   return true;
 }
 

@@ -69,7 +69,9 @@ struct LoadOptions {
 // The text of a tournament file, or of an output folder's copy of one (output_folder.h): a
 // regular file of at most kMaxTournamentFileBytes, the one way either is read. False and why,
 // naming the file, if not.
-bool read_tournament_text(const std::string& path, std::string& text, std::string* error);
+// `what` names the kind of file in the message for one that cannot be opened.
+bool read_tournament_text(const std::string& path, std::string& text, std::string* error,
+                          const char* what = "the tournament file");
 
 // Reads and checks the file. On error returns false with "FILE:LINE: what was expected".
 // `adjust` (optional) changes the message as parsed, before any check or default: command-line

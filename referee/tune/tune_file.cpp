@@ -189,7 +189,7 @@ void add_bot(v1::Tournament& t, const v1::TournamentBot& tuned, const std::strin
 
 bool load_tune(const std::string& path, TuneDef& out, std::string* error) {
   std::string text, why;
-  if (!read_tournament_text(path, text, error)) return false;
+  if (!read_tournament_text(path, text, error, "the tune file")) return false;
   TuneDef d;
   std::error_code ec;
   d.path = fs::absolute(path, ec).lexically_normal().string();

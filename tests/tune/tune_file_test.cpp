@@ -76,6 +76,15 @@ TEST(TuneFile, MistakesAreNamedWithTheirLine) {
             std::string::npos);
 }
 
+TEST(TuneFile, AMissingFileIsNamedAsATuneFile) {
+  TempDir dir;
+  TuneDef d;
+  std::string error;
+  EXPECT_FALSE(load_tune(dir.file("none.txtpb"), d, &error));
+  EXPECT_NE(error.find("none.txtpb"), std::string::npos) << error;
+  EXPECT_NE(error.find("(the tune file)"), std::string::npos) << error;
+}
+
 TEST(TuneFile, AnIterationIsATournamentOfThePlusAndMinusBots) {
   TuneDef d;
   ASSERT_EQ(load(good_text(), &d), "");
