@@ -239,11 +239,10 @@ bool write(const fs::path& path, const std::string& text) {
   return false;
 }
 
-int new_bot(const NewBotFlags& f) {
-  const fs::path dir = [&] {
-    fs::path p = fs::absolute(f.dir).lexically_normal();
-    return p.has_filename() ? p : p.parent_path();
-  }();
+// DIR made absolute; 0 if it is a new or empty folder, else 2 after saying why.
+int check_folder(const std::string& given, fs::path& dir) {
+  fs::path p = fs::absolute(given).lexically_normal();
+  dir = p.has_filename() ? p : p.parent_path();
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
     std::cerr << "referee new-bot: " << dir.string()
@@ -256,25 +255,30 @@ int new_bot(const NewBotFlags& f) {
                  "overwritten\n";
     return 2;
   }
-  // The build this referee belongs to holds the runners and the sample bots.
-  const fs::path referee = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path build = referee.parent_path().parent_path();
-  const std::string name = bot_name(dir);
-  std::vector<std::string> notes;
-  std::string file, lang_name;
+  return 0;
+}
+
+// The language's file, its name in words, and how the bot and its old version are started;
+// false after saying why the build lacks the language's kit.
+struct LanguagePlan {
+  std::string file, name;
   Launch bot, old;
-  if (f.lang == "py") {
-    lang_name = "Python", file = "bot.py";
+  std::vector<std::string> notes;
+};
+bool plan_language(const std::string& lang, const fs::path& build, const fs::path& dir,
+                   LanguagePlan& l) {
+  if (lang == "py") {
+    l.name = "Python", l.file = "bot.py";
     const fs::path runner = build / "python/run_bot";
-    bot.command = fs::exists(runner) ? from_scaffold(runner, dir) : "/usr/bin/python3";
+    l.bot.command = fs::exists(runner) ? from_scaffold(runner, dir) : "/usr/bin/python3";
     if (!fs::exists(runner))
-      notes.push_back("No " + runner.string() +
-                      " beside this referee: the files run /usr/bin/python3, which needs the SDK "
-                      "installed (sdk/README.md, \"A first bot in Python\"); from a virtual "
-                      "environment, put its python3 in the files' command and its folder in "
-                      "read_only_dirs.");
-  } else if (f.lang == "js") {
-    lang_name = "JavaScript", file = "bot.js";
+      l.notes.push_back("No " + runner.string() +
+                        " beside this referee: the files run /usr/bin/python3, which needs the "
+                        "SDK installed (sdk/README.md, \"A first bot in Python\"); from a virtual "
+                        "environment, put its python3 in the files' command and its folder in "
+                        "read_only_dirs.");
+  } else if (lang == "js") {
+    l.name = "JavaScript", l.file = "bot.js";
     const fs::path runner = build / "js/run_bot";
     const std::string modules = node_modules(runner, build);
     if (!fs::exists(runner) || modules.empty()) {
@@ -282,78 +286,100 @@ int new_bot(const NewBotFlags& f) {
                 << (fs::exists(runner) ? "the source tree's sdk/js/node_modules is missing"
                                        : runner.string() + " is missing")
                 << "); install nodejs and npm and build again (bash scripts/setup.sh)\n";
-      return 1;
+      return false;
     }
-    bot.command = from_scaffold(runner, dir);
-    bot.read_only = {from_scaffold(modules, dir)};
+    l.bot.command = from_scaffold(runner, dir);
+    l.bot.read_only = {from_scaffold(modules, dir)};
   } else {
-    lang_name = "C++", file = "main.cpp";
+    l.name = "C++", l.file = "main.cpp";
   }
-  old = bot;
-  if (f.lang == "cpp") {
-    bot.command = "./build/bot", old.command = "./old/build/bot";
+  l.old = l.bot;
+  if (lang == "cpp") {
+    l.bot.command = "./build/bot", l.old.command = "./old/build/bot";
   } else {
-    bot.args = {"./" + file}, old.args = {"./old/" + file};
+    l.bot.args = {"./" + l.file}, l.old.args = {"./old/" + l.file};
   }
+  return true;
+}
 
-  const Scaffold sc{dir, referee, build, name, file, f.lang == "cpp", bot, old};
-  const std::string tournament = tournament_text(sc), sprt = sprt_text(sc);
+// A C++ bot's project files and build script; false after saying why.
+bool write_cpp_project(const fs::path& dir, const fs::path& build, LanguagePlan& l) {
+  const char* home = std::getenv("HOME");
+  const std::string sdk =
+      installed_sdk({home ? std::string(home) + "/allfives-sdk" : "", "/usr/local", "/usr"});
+  const bool ok = write(dir / "CMakeLists.txt", kCMakeLists) &&
+                  write(dir / "old/CMakeLists.txt", kCMakeLists) &&
+                  write(dir / "build.sh",
+                        replaced(kBuildSh, "@SDK@", sdk.empty() ? "$HOME/allfives-sdk" : sdk));
+  std::error_code ec;
+  fs::permissions(dir / "build.sh",
+                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add, ec);
+  if (sdk.empty())
+    l.notes.push_back(
+        "The C++ SDK is not installed where build.sh looks ($HOME/allfives-sdk); "
+        "install it once with: cmake --install " +
+        sh(build.string()) + " --prefix \"$HOME/allfives-sdk\"");
+  return ok;
+}
 
+// What was written, and the next three commands.
+void print_summary(const Scaffold& sc, const LanguagePlan& l, bool cpp) {
+  const fs::path& dir = sc.dir;
+  const std::string r = sh(sc.referee.string());
+  auto row = [](const std::string& file, const std::string& what) {
+    std::cout << "  " << file << std::string(file.size() < 18 ? 18 - file.size() : 1, ' ') << what
+              << "\n";
+  };
+  std::cout << "Wrote a " << l.name << " bot \"" << sc.name << "\" into " << dir.string() << ":\n";
+  row(l.file, "the bot: plays the play that scores the most right now");
+  row("old/" + l.file, "its previous version, the \"old\" of sprt.txtpb");
+  if (cpp) {
+    row("CMakeLists.txt", "its project, built against the installed SDK (also in old/)");
+    row("build.sh", "builds build/bot and old/build/bot");
+  }
+  row("tournament.txtpb", sc.name + " against the sample bots greedy and random");
+  row("sprt.txtpb", "an SPRT of " + sc.name + " (\"new\") against old/ (\"old\")");
+  for (const std::string& n : l.notes) std::cout << n << "\n";
+  std::cout << "Next:\n";
+  if (cpp) std::cout << "  " << sh((dir / "build.sh").string()) << "\n";
+  std::cout << "  " << r << " check-bot";
+  for (const std::string& ro : l.bot.read_only)
+    std::cout << " --read-only " << sh((dir / ro).lexically_normal().string());
+  std::cout << " " << sh((dir / fs::path(l.bot.command)).lexically_normal().string());
+  for (const std::string& a : l.bot.args)
+    std::cout << " " << sh((dir / a).lexically_normal().string());
+  std::cout << "\n  " << r << " tournament " << sh((dir / "tournament.txtpb").string()) << "\n"
+            << "  " << r << " tournament " << sh((dir / "sprt.txtpb").string()) << "\n";
+}
+
+int new_bot(const NewBotFlags& f) {
+  fs::path dir;
+  if (const int bad = check_folder(f.dir, dir)) return bad;
+  // The build this referee belongs to holds the runners and the sample bots.
+  std::error_code ec;
+  const fs::path referee = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path build = referee.parent_path().parent_path();
+  const std::string name = bot_name(dir);
+  LanguagePlan l;
+  if (!plan_language(f.lang, build, dir, l)) return 1;
+  const bool cpp = f.lang == "cpp";
+  const Scaffold sc{dir, referee, build, name, l.file, cpp, l.bot, l.old};
   const std::string source = replaced(f.lang == "py"   ? kPythonBot
                                       : f.lang == "js" ? kJsBot
                                                        : kCppBot,
                                       "@NAME@", name);
-  std::string sdk;
   if (!fs::create_directories(dir / "old", ec) && ec) {
     std::cerr << "referee new-bot: cannot make the folder " << (dir / "old").string() << ": "
               << ec.message() << "\n";
     return 1;
   }
-  bool ok = write(dir / file, source) && write(dir / "old" / file, source) &&
-            write(dir / "tournament.txtpb", tournament) && write(dir / "sprt.txtpb", sprt);
-  if (f.lang == "cpp") {
-    const char* home = std::getenv("HOME");
-    sdk = installed_sdk({home ? std::string(home) + "/allfives-sdk" : "", "/usr/local", "/usr"});
-    ok = ok && write(dir / "CMakeLists.txt", kCMakeLists) &&
-         write(dir / "old/CMakeLists.txt", kCMakeLists) &&
-         write(dir / "build.sh",
-               replaced(kBuildSh, "@SDK@", sdk.empty() ? "$HOME/allfives-sdk" : sdk));
-    fs::permissions(dir / "build.sh",
-                    fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
-                    fs::perm_options::add, ec);
-    if (sdk.empty())
-      notes.push_back(
-          "The C++ SDK is not installed where build.sh looks ($HOME/allfives-sdk); "
-          "install it once with: cmake --install " +
-          sh(build.string()) + " --prefix \"$HOME/allfives-sdk\"");
-  }
+  const bool ok = write(dir / l.file, source) && write(dir / "old" / l.file, source) &&
+                  write(dir / "tournament.txtpb", tournament_text(sc)) &&
+                  write(dir / "sprt.txtpb", sprt_text(sc)) &&
+                  (!cpp || write_cpp_project(dir, build, l));
   if (!ok) return 1;
-
-  const std::string r = sh(referee.string());
-  auto row = [](const std::string& file, const std::string& what) {
-    std::cout << "  " << file << std::string(file.size() < 18 ? 18 - file.size() : 1, ' ') << what
-              << "\n";
-  };
-  std::cout << "Wrote a " << lang_name << " bot \"" << name << "\" into " << dir.string() << ":\n";
-  row(file, "the bot: plays the play that scores the most right now");
-  row("old/" + file, "its previous version, the \"old\" of sprt.txtpb");
-  if (f.lang == "cpp") {
-    row("CMakeLists.txt", "its project, built against the installed SDK (also in old/)");
-    row("build.sh", "builds build/bot and old/build/bot");
-  }
-  row("tournament.txtpb", name + " against the sample bots greedy and random");
-  row("sprt.txtpb", "an SPRT of " + name + " (\"new\") against old/ (\"old\")");
-  for (const std::string& n : notes) std::cout << n << "\n";
-  std::cout << "Next:\n";
-  if (f.lang == "cpp") std::cout << "  " << sh((dir / "build.sh").string()) << "\n";
-  std::cout << "  " << r << " check-bot";
-  for (const std::string& ro : bot.read_only)
-    std::cout << " --read-only " << sh((dir / ro).lexically_normal().string());
-  std::cout << " " << sh((dir / fs::path(bot.command)).lexically_normal().string());
-  for (const std::string& a : bot.args)
-    std::cout << " " << sh((dir / a).lexically_normal().string());
-  std::cout << "\n  " << r << " tournament " << sh((dir / "tournament.txtpb").string()) << "\n"
-            << "  " << r << " tournament " << sh((dir / "sprt.txtpb").string()) << "\n";
+  print_summary(sc, l, cpp);
   return 0;
 }
 
