@@ -24,10 +24,13 @@ struct TuneFiles {
 };
 
 constexpr size_t kMaxReportBytes = 16 << 10;
+// A line of tune.jsonl is well under 1 KiB a parameter; the list reads this much of its end.
+constexpr uintmax_t kTailBytes = 256 << 10;
 
 // tune.txtpb and tune.jsonl of the folder at `real` (inside `root`), or why not.
+// With `last_only` (the folder list), tune.jsonl's last line alone, read from its end.
 std::optional<TuneFiles> read_tune(const ServedRoot& root, const std::string& real,
-                                   std::string* why) {
+                                   std::string* why, bool last_only = false) {
   const auto file = real_inside(root, real + "/tune.txtpb");
   std::string text;
   v1::Tune t;
@@ -47,10 +50,16 @@ std::optional<TuneFiles> read_tune(const ServedRoot& root, const std::string& re
   std::error_code ec;
   if (!jsonl || fs::file_size(*jsonl, ec) > kMaxTuneJsonlBytes) return f;
   std::ifstream in(*jsonl);
+  const uintmax_t size = fs::file_size(*jsonl, ec);
+  if (last_only && size > kTailBytes) {
+    in.seekg(static_cast<std::streamoff>(size - kTailBytes));
+    in.ignore(static_cast<std::streamsize>(kTailBytes), '\n');  // a line cut by the seek
+  }
   std::string line;
   while (std::getline(in, line) && !in.eof()) {
     v1::TuneIteration it;
     if (!google::protobuf::util::JsonStringToMessage(line, &it).ok()) break;
+    if (last_only) f.done.clear();
     f.done.push_back(std::move(it));
   }
   return f;
@@ -118,11 +127,11 @@ std::vector<TuneFolder> find_tune_folders(const std::vector<ServedRoot>& roots) 
     for (const std::string& c : candidates) {
       const auto real = real_inside(roots[r], c);
       if (!real) continue;
-      const std::optional<TuneFiles> f = read_tune(roots[r], *real, nullptr);
+      const std::optional<TuneFiles> f = read_tune(roots[r], *real, nullptr, true);
       if (!f) continue;
       out.push_back({static_cast<int>(r), relative_to(roots[r], *real), f->def.proto.name(),
-                     f->done.size(), f->done.empty() ? 0 : f->done.back().pairs_done(),
-                     f->def.proto.pairs()});
+                     f->done.empty() ? 0 : f->done.back().iteration() + size_t{1},
+                     f->done.empty() ? 0 : f->done.back().pairs_done(), f->def.proto.pairs()});
     }
   }
   return out;

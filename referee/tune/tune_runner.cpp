@@ -4,7 +4,6 @@
 #include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -19,6 +18,7 @@
 
 #include "allfives/core/types.h"
 #include "allfives/wire/convert.h"
+#include "match/match_terms.h"
 #include "tournament/index_file.h"
 #include "tournament/output_folder.h"
 #include "tune/tune_plot.h"
@@ -59,13 +59,6 @@ bool append_durably(const std::string& path, const std::string& line, std::strin
   if (fd >= 0) ::close(fd);
   if (!ok) why = "cannot append to " + path + ": " + std::strerror(err);
   return ok;
-}
-
-uint64_t random_seed() {
-  uint64_t seed = 0;
-  if (getrandom(&seed, sizeof seed, 0) != sizeof seed)
-    seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return seed & ((uint64_t{1} << 63) - 1);
 }
 
 // What decides the results: the file without where or how fast it is played.
@@ -112,7 +105,7 @@ bool open_folder(TuneRun& run, int& lock_fd, std::string& why) {
       return false;
     }
   } else if (!t.has_seed()) {
-    t.set_seed(random_seed());
+    t.set_seed(draw_seed());
   }
   std::string text;
   TextFormat::PrintToString(t, &text);
