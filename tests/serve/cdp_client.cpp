@@ -290,12 +290,13 @@ bool CdpBrowser::navigate(const std::string& url) {
 
 namespace {
 // The centre of the first element matching `selector`, scrolled into view, as "x":..,"y":..
+// in whole pixels, as a mouse reports it (a page sees integral clientX and clientY).
 std::string centre_of(CdpBrowser& b, const std::string& selector) {
   const std::string box =
       b.eval("(() => { const e = document.querySelector(" + json_quote(selector) +
              "); if (!e) return null; e.scrollIntoView({block: 'center'}); "
-             "const r = e.getBoundingClientRect(); return [r.x + r.width / 2, "
-             "r.y + r.height / 2]; })()");
+             "const r = e.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), "
+             "Math.round(r.y + r.height / 2)]; })()");
   const auto v = parse_json_value(box);
   if (v.kind_case() != google::protobuf::Value::kListValue) return "";
   const double x = v.list_value().values(0).number_value();

@@ -67,7 +67,9 @@ TEST(LadderBrowser, ANewcomerSignsInUploadsTheReadmesBotAndSeesItRated) {
   ASSERT_TRUE(b->wait_for("!!document.getElementById('signin-form')", 10s));
   b->eval("document.querySelector('input[name=token]').value = " + json_quote(w.tokens["alice"]));
   ASSERT_TRUE(b->click("#signin-form button"));
-  ASSERT_TRUE(b->wait_for("location.pathname === '/ladder/0/user/alice'", 10s));
+  // The redirect's page, loaded (the path changes before its document is parsed).
+  ASSERT_TRUE(b->wait_for(
+      "location.pathname === '/ladder/0/user/alice' && document.readyState === 'complete'", 10s));
   EXPECT_EQ(b->eval("document.getElementById('me').textContent"), "\"alice\"");
   EXPECT_EQ(b->eval("document.cookie"), "\"\"") << "the session cookie is HttpOnly";
   ASSERT_TRUE(b->click("#upload-link"));

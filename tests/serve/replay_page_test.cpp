@@ -318,8 +318,19 @@ TEST(ReplayPage, TheScoreChartHasAPointPerPlayPerSideAndOpensIt) {
                 json_quote(std::to_string(end.scores(side))))
           << "side " << side;
     }
-    // A real click on a point halfway through opens its step.
-    const int target = scoring[scoring.size() / 2];
+    // A real click on a point from halfway through, the first one on top at its centre (later
+    // points may cover it), opens its step.
+    int target = -1;
+    for (size_t i = scoring.size() / 2; i < scoring.size() && target < 0; ++i) {
+      const std::string circle = "document.querySelector(\"#chart circle[data-step='" +
+                                 std::to_string(scoring[i]) + "']\")";
+      if (b->eval("(() => { const c = " + circle +
+                  "; c.scrollIntoView({block: 'center'}); const r = c.getBoundingClientRect(); "
+                  "return document.elementFromPoint(Math.round(r.x + r.width / 2), "
+                  "Math.round(r.y + r.height / 2)) === c; })()") == "true")
+        target = scoring[i];
+    }
+    ASSERT_GE(target, 0) << "no point from halfway on can be clicked";
     ASSERT_TRUE(b->click("#chart circle[data-step='" + std::to_string(target) + "']"));
     EXPECT_TRUE(b->wait_for(
         "document.getElementById('state').dataset.step === '" + std::to_string(target) + "'", 5s))

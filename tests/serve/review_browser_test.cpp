@@ -78,8 +78,8 @@ TEST(BrowserTest, TheReplayShowsTheReviewItsGraphAndOnlyMistakes) {
                                std::to_string(steps.at(static_cast<int>(d->log_line()))) + "']\")";
     if (b->eval("(() => { const c = " + circle +
                 "; c.scrollIntoView({block: 'center'}); const r = c.getBoundingClientRect(); "
-                "return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === "
-                "c; })()") == "true") {
+                "return document.elementFromPoint(Math.round(r.x + r.width / 2), "
+                "Math.round(r.y + r.height / 2)) === c; })()") == "true") {
       marked = d;
       break;
     }
