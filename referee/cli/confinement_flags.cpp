@@ -137,6 +137,15 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags) {
       ->expected(1)
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("--hide", flags.hide,
+                  "A file or folder no started bot may see in the sandbox, even where a folder "
+                  "it may read holds it (a file of seeds or notes beside the bots): one path "
+                  "per --hide (repeat it)")
+      ->type_name("PATH")
+      ->check(CLI::ExistingPath)
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 std::string confinement_flags_problem(const ConfinementFlags& flags) {
@@ -163,6 +172,16 @@ Confinement confinement_from(const ConfinementFlags& flags) {
     c.limits.cpu_percent = kPonderCpuPercent;
   for (const std::string& dir : flags.read_only)
     c.read_only_dirs.push_back(std::filesystem::absolute(dir).lexically_normal().string());
+  for (const std::string& path : flags.hide) {
+    std::string absolute = std::filesystem::absolute(path).lexically_normal().string();
+    while (absolute.size() > 1 && absolute.back() == '/') absolute.pop_back();
+    std::error_code ec;
+    // A folder may hold the bot itself: then only the referee's files in it stay hidden.
+    c.hidden.push_back({absolute, "a --hide path",
+                        std::filesystem::is_directory(absolute, ec)
+                            ? HiddenPath::Kind::kSharedFolder
+                            : HiddenPath::Kind::kFile});
+  }
   return c;
 }
 

@@ -1,4 +1,4 @@
-// The flags that confine started bots (--no-sandbox, the resource limits, --read-only), shared
+// The flags that confine started bots (--no-sandbox, the resource limits, --read-only, --hide), shared
 // by `referee match` and `referee tournament`, and the check made before any bot starts.
 #pragma once
 
@@ -20,6 +20,7 @@ struct ConfinementFlags {
   int64_t open_files = ResourceLimits{}.open_files;
   int64_t file_size_mib = static_cast<int64_t>(ResourceLimits{}.file_size_mib);
   std::vector<std::string> read_only;
+  std::vector<std::string> hide;  // paths no started bot may see, besides the referee's own
   uint32_t cpu_percent = 0;             // ResourceLimits::cpu_percent (0: none)
   bool cpu_percent_given = false;       // --cpu-percent was given (0 then means none, always)
   bool think_on_opponent_time = false;  // Confinement::think_on_opponent_time
@@ -35,7 +36,7 @@ void add_confinement_flags(CLI::App* cmd, ConfinementFlags& flags);
 // mistake: exit 2).
 std::string confinement_flags_problem(const ConfinementFlags& flags);
 
-// The flags as a bot's confinement (read-only folders made absolute). Call
+// The flags as a bot's confinement (read-only folders and hidden paths made absolute). Call
 // confinement_flags_problem first.
 Confinement confinement_from(const ConfinementFlags& flags);
 

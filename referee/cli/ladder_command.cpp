@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bots/bot_spec.h"
+#include "cli/slurm_flags.h"
 #include "cli/stop_signal.h"
 #include "ladder/bot_upload.h"
 #include "ladder/ladder_file.h"
@@ -34,9 +35,8 @@ struct LadderFlags {
   std::string dir, file, name, path, token, command, version;
   int concurrency = 1;
   long long rounds = 0;
-  bool quiet = false, no_check = false, csv = false, slurm = false, organiser = false;
-  int slurm_tasks = 0;
-  std::vector<std::string> sbatch;
+  bool quiet = false, no_check = false, csv = false, organiser = false;
+  SlurmFlags slurm;
   std::string listen = "127.0.0.1:8080";
 };
 
@@ -256,9 +256,7 @@ int run(const LadderFlags& f) {
   o.referee = own_program();
   o.max_rounds = f.rounds;
   o.quiet = f.quiet;
-  o.slurm = f.slurm;
-  o.slurm_tasks = f.slurm_tasks;
-  o.sbatch_args = f.sbatch;
+  apply_slurm_flags(f.slurm, o);
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_ladder(o, stop, std::cout, std::cerr);
   return code == 0 && stop_signal() ? 128 + stop_signal() : code;
@@ -414,16 +412,10 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")
       ->check(CLI::Range(0LL, 1LL << 40));
   c->add_flag("--quiet,-q", f->quiet, "No line per round");
-  c->add_flag("--slurm", f->slurm,
-              "Play each round as a Slurm job array (sbatch; the referee, the ladder folder and "
-              "the bots must be at the same paths on the cluster's nodes; docs/LADDER.md)");
-  c->add_option("--slurm-tasks", f->slurm_tasks,
-                "Tasks per round's array (default: one per deal group of the round)")
-      ->check(CLI::Range(1, 10000));
-  c->add_option("--sbatch", f->sbatch,
-                "An option for sbatch, e.g. --sbatch=--partition=cpu (repeat for more)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+  add_slurm_flags(c, f->slurm,
+                  "Play each round as a Slurm job array (sbatch; the referee, the ladder folder "
+                  "and the bots must be at the same paths on the cluster's nodes; docs/LADDER.md)",
+                  "Tasks per round's array (default: one per deal group of the round)");
   c->callback([f, &exit_code] { guarded("run", exit_code, [&] { return run(*f); }); });
 
   c = ladder->add_subcommand(

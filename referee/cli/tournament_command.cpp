@@ -168,6 +168,7 @@ void confine_bots(const TournamentOptions& o, TournamentRun& run) {
       c.limits.cpu_percent = kPonderCpuPercent;
     c.read_only_dirs.insert(c.read_only_dirs.end(), flags.read_only_dirs.begin(),
                             flags.read_only_dirs.end());
+    c.hidden.insert(c.hidden.end(), flags.hidden.begin(), flags.hidden.end());
   }
 }
 
@@ -180,7 +181,8 @@ bool place_output(const TournamentOptions& o, TournamentRun& run) {
         "/shard-" + std::to_string(run.shard_index) + "-of-" + std::to_string(run.shard_count);
   std::vector<HiddenPath> hidden = tournament_hidden_paths(run);
   for (const HiddenPath& own : own_output_files()) hidden.push_back(own);
-  for (BotSpec& bot : run.def.bots) bot.confinement.hidden = hidden;
+  for (BotSpec& bot : run.def.bots)
+    bot.confinement.hidden.insert(bot.confinement.hidden.end(), hidden.begin(), hidden.end());
   return check_confinement(run.def.bots, "referee tournament");
 }
 

@@ -1,10 +1,12 @@
 #include "cli/tune_command.h"
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
 
+#include "cli/slurm_flags.h"
 #include "cli/stop_signal.h"
 #include "rounds/child_process.h"
 #include "tune/tune_runner.h"
@@ -12,12 +14,13 @@
 namespace allfives::referee {
 namespace {
 
+namespace fs = std::filesystem;
+
 struct TuneFlags {
   std::string file, out;
   int concurrency = 0;
-  bool resume = false, quiet = false, slurm = false;
-  int slurm_tasks = 0;
-  std::vector<std::string> sbatch;
+  bool resume = false, quiet = false;
+  SlurmFlags slurm;
 };
 
 int tune(const TuneFlags& f) {
@@ -28,6 +31,14 @@ int tune(const TuneFlags& f) {
     return 1;
   }
   run.out_dir = f.out.empty() ? run.def.out_dir : f.out;
+  // tunes-out/ above the default folder holds other tunes (their seeds): kept from every bot,
+  // as tournaments-out/ is.
+  if (f.out.empty() && run.def.proto.out_dir().empty()) {
+    std::error_code ec;
+    const fs::path parent = fs::absolute(run.out_dir).lexically_normal().parent_path();
+    fs::create_directories(parent, ec);
+    run.rounds.hide.push_back(parent.string());
+  }
   run.def.out_dir = run.out_dir;
   run.resume = f.resume;
   run.quiet = f.quiet;
@@ -37,9 +48,7 @@ int tune(const TuneFlags& f) {
       : file_concurrency ? static_cast<int>(file_concurrency)
                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.rounds.referee = own_program();
-  run.rounds.slurm = f.slurm;
-  run.rounds.slurm_tasks = f.slurm_tasks;
-  run.rounds.sbatch_args = f.sbatch;
+  apply_slurm_flags(f.slurm, run.rounds);
   const std::atomic<bool>& stop = install_stop_signals();
   const int code = run_tune(run, stop, std::cout, std::cerr);
   return code == 130 && stop_signal() ? 128 + stop_signal() : code;
@@ -63,17 +72,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1024));
   c->add_flag("--resume", f->resume, "Continue the tune in the output folder");
   c->add_flag("--quiet,-q", f->quiet, "No line per iteration");
-  c->add_flag(
-      "--slurm", f->slurm,
-      "Play each iteration as a Slurm job array (sbatch); all of an iteration's pairs count "
-      "in one update, so give it pairs_per_iteration to share (docs/TUNING.md)");
-  c->add_option("--slurm-tasks", f->slurm_tasks,
-                "Tasks per iteration's array (default: one per deal of the iteration)")
-      ->check(CLI::Range(1, 10000));
-  c->add_option("--sbatch", f->sbatch,
-                "An option for sbatch, e.g. --sbatch=--partition=cpu (repeat for more)")
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
-      ->allow_extra_args(false);
+  add_slurm_flags(c, f->slurm,
+                  "Play each iteration as a Slurm job array (sbatch); all of an iteration's pairs "
+                  "count in one update, so give it pairs_per_iteration to share (docs/TUNING.md)",
+                  "Tasks per iteration's array (default: one per deal of the iteration)");
   c->callback([f, &exit_code] {
     try {
       exit_code = tune(*f);

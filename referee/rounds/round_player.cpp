@@ -36,6 +36,7 @@ class LocalRound final : public RoundPlayer {
         o.referee, "tournament", f.file, "--out", f.folder, "-j", std::to_string(o.concurrency),
         "--quiet"};
     if (fs::exists(f.folder, ec)) argv.push_back("--resume");
+    for (const std::string& path : o.hide) argv.insert(argv.end(), {"--hide", path});
     std::optional<ChildProcess> child = ChildProcess::start(argv, f.output, why, o.working_dir);
     if (!child) return nullptr;
     return std::unique_ptr<RoundPlayer>(new LocalRound(f, std::move(*child)));
@@ -118,12 +119,18 @@ class SlurmRound final : public RoundPlayer {
   SlurmRound(const RoundOptions& o, RoundFiles f, int tasks, uint64_t matches)
       : o_(o), f_(std::move(f)), tasks_(tasks), matches_(matches) {}
 
+  std::string hide_words() const {
+    std::string words;
+    for (const std::string& path : o_.hide) words += " --hide " + shell_word(path);
+    return words;
+  }
+
   bool submit(std::string* why) {
     const std::string task = "${SLURM_ARRAY_TASK_ID}";
     const std::string wrap =
         "exec " + shell_word(o_.referee) + " tournament " + shell_word(f_.file) + " --shard " +
         task + "/" + std::to_string(tasks_) + " --out " + shell_word(f_.folder) + "/shard-" + task +
-        " --resume --quiet --no-affinity -j " + "${SLURM_CPUS_PER_TASK:-1}";
+        " --resume --quiet --no-affinity -j " + "${SLURM_CPUS_PER_TASK:-1}" + hide_words();
     std::vector<std::string> argv = {"sbatch",
                                      "--parsable",
                                      "--array=0-" + std::to_string(tasks_ - 1),

@@ -21,6 +21,7 @@ struct RoundOptions {
   bool slurm = false;
   int slurm_tasks = 0;                   // tasks per round; 0: one per deal group of the round
   std::vector<std::string> sbatch_args;  // extra sbatch options (--partition=..., --time=...)
+  std::vector<std::string> hide;  // paths kept from every bot, besides the round's own (--hide)
 };
 
 // A round's files: its tournament file, its output folder and what its players printed.

@@ -1,6 +1,5 @@
 #include "serve/tune_page.h"
 
-#include <google/protobuf/text_format.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "serve/http_text.h"
 #include "serve/site_pages.h"
 #include "tournament/tournament_file.h"
+#include "tune/tune_file.h"
 #include "tune/tune_plot.h"
 
 namespace allfives::referee::serve {
@@ -34,8 +34,7 @@ std::optional<TuneFiles> read_tune(const ServedRoot& root, const std::string& re
   const auto file = real_inside(root, real + "/tune.txtpb");
   std::string text;
   v1::Tune t;
-  if (!file || !read_tournament_text(*file, text, why) ||
-      !google::protobuf::TextFormat::ParseFromString(text, &t)) {
+  if (!file || !read_tournament_text(*file, text, why) || !parse_tune("tune.txtpb", text, t, why)) {
     if (why && why->empty()) *why = "not a tune folder";
     return std::nullopt;
   }

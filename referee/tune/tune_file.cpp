@@ -187,23 +187,36 @@ void add_bot(v1::Tournament& t, const v1::TournamentBot& tuned, const std::strin
 
 }  // namespace
 
+bool parse_tune(const std::string& path, const std::string& text, v1::Tune& out,
+                std::string* error) {
+  TextFormat::Parser parser;
+  FirstParseError errors(v1::Tune::descriptor());
+  TextFormat::ParseInfoTree tree;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&tree);
+  v1::Tune t;
+  if (!parser.ParseFromString(text, &t)) {
+    if (error) *error = errors.describe(path, text);
+    return false;
+  }
+  set_defaults(t);
+  std::string why;
+  if (!check_tune(path, t, tree, why)) {
+    if (error) *error = why;
+    return false;
+  }
+  out = std::move(t);
+  return true;
+}
+
 bool load_tune(const std::string& path, TuneDef& out, std::string* error) {
   std::string text, why;
   if (!read_tournament_text(path, text, error, "the tune file")) return false;
   TuneDef d;
   std::error_code ec;
   d.path = fs::absolute(path, ec).lexically_normal().string();
-  TextFormat::Parser parser;
-  FirstParseError errors(v1::Tune::descriptor());
-  TextFormat::ParseInfoTree tree;
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&tree);
-  if (!parser.ParseFromString(text, &d.proto)) {
-    if (error) *error = errors.describe(path, text);
-    return false;
-  }
-  set_defaults(d.proto);
-  if (!check_tune(path, d.proto, tree, why) || !load_bots(d, why)) {
+  if (!parse_tune(path, text, d.proto, error)) return false;
+  if (!load_bots(d, why)) {
     if (error) *error = why;
     return false;
   }

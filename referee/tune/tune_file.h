@@ -24,12 +24,17 @@ struct TuneDef {
   std::vector<v1::TournamentBot> bots;
 };
 
+// Parses and checks a tune file's text, bots aside (nothing is looked up): "PATH:LINE: what
+// was expected" in *error otherwise.
+bool parse_tune(const std::string& path, const std::string& text, v1::Tune& out,
+                std::string* error);
+
 // Reads and checks the file ("FILE:LINE: what was expected"); its bots are found and its match
 // terms checked as a tournament's. False and *error otherwise.
 bool load_tune(const std::string& path, TuneDef& out, std::string* error);
 
-// The parameters, schedule and folder of a file already checked (a folder's tune.txtpb, read
-// back by `referee serve`): nothing is looked up, bots stays empty.
+// The parameters, schedule and folder of a file already checked (by parse_tune): nothing is
+// looked up, bots stays empty.
 TuneDef tune_terms(const v1::Tune& t);
 
 // The names the tuned bot plays under in an iteration's matches.

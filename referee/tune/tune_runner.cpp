@@ -340,6 +340,21 @@ int TuneLoop::finish() {
   return 0;
 }
 
+// The tune file and the tune's own files in OUT, made before any bot starts, kept from every
+// bot as a tournament keeps its own (the iterations' files name OUT as their out_dir, which
+// hides OUT itself but not the tune's files where a bot may read OUT): the file and its copy
+// name the seed of every deal, tune.jsonl and tune.svg the path so far.
+bool hide_tune_files(TuneRun& run, const std::vector<v1::TuneIteration>& done, std::string& why) {
+  const std::string& out = run.out_dir;
+  if (!append_durably(at(out, "tune.jsonl"), "", why) ||
+      !replace_durably(at(out, "tune.svg"), tune_svg(run.def, done), why))
+    return false;
+  if (!run.def.path.empty()) run.rounds.hide.push_back(run.def.path);
+  for (const char* name : {"tune.txtpb", "tune.lock", "tune.jsonl", "tune.svg", "iterations"})
+    run.rounds.hide.push_back(at(out, name));
+  return true;
+}
+
 }  // namespace
 
 int run_tune(TuneRun& run, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
@@ -348,8 +363,9 @@ int run_tune(TuneRun& run, const std::atomic<bool>& stop, std::ostream& out, std
   // The children run in OUT/empty: every path they are given is absolute.
   run.out_dir = fs::absolute(run.out_dir).lexically_normal().string();
   std::vector<v1::TuneIteration> done;
-  const bool ok =
-      open_folder(run, lock_fd, why) && read_done(at(run.out_dir, "tune.jsonl"), done, why);
+  const bool ok = open_folder(run, lock_fd, why) &&
+                  read_done(at(run.out_dir, "tune.jsonl"), done, why) &&
+                  hide_tune_files(run, done, why);
   if (!ok) {
     err << "referee tune: " << why << "\n";
     if (lock_fd >= 0) ::close(lock_fd);

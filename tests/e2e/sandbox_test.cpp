@@ -223,6 +223,41 @@ TEST(Sandbox, ABotBesideTheTournamentOutputCannotReadItNorTheTournamentFile) {
   }
 }
 
+// A tune keeps its folder from the tuned bot as a tournament keeps its own: a bot beside the
+// default output folder (tunes-out/NAME), or inside it (--out .), reads neither the tune file,
+// nor its copy with the drawn seed, nor the iterations' results.
+TEST(Sandbox, ABotBesideATunesOutputCannotReadItNorTheTuneFile) {
+  constexpr const char* kMarker = "only-in-the-tune-file-9d2a";
+  for (const bool out_here : {false, true}) {
+    SCOPED_TRACE(out_here ? "--out ." : "default out_dir");
+    const std::string dir = folder_with_hostile(out_here ? "tune-in-out" : "tune-beside-out");
+    std::ofstream(dir + "/t.txtpb")
+        << "# " << kMarker << "\nname: \"spying\"\nformat: FORMAT_TWO_PLAYERS\n"
+        << "bot { name: \"hostile\" command: \"./hostile_bot\" args: \"--mode\" args: "
+           "\"read-files\" args: \"--targets-file\" args: \""
+        << targets_file(fs::path(dir).filename().string(), {dir}) << "\" }\n"
+        << "params { name: \"x\" start: 0.5 min: 0 max: 1 c_end: 0.1 r_end: 0.2 }\n"
+        << "pairs: 2\npairs_per_iteration: 1\nmax_hands: 1\nconcurrency: 1\n";
+    std::vector<std::string> argv = {"/usr/bin/env", "-C", dir, kReferee, "tune", "t.txtpb", "-q"};
+    if (out_here) argv.insert(argv.end(), {"--out", "."});
+    const RunResult r = run(argv, std::chrono::seconds(120));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string out_dir = out_here ? dir : dir + "/tunes-out/spying";
+    std::vector<std::string> logs;
+    for (const auto& entry : fs::recursive_directory_iterator(out_dir + "/iterations"))
+      if (entry.path().parent_path().filename() == "matches") logs.push_back(entry.path());
+    EXPECT_EQ(logs.size(), 4u) << "two iterations of one mirrored pair";
+    const std::string out = bot_outputs(logs);
+    ASSERT_TRUE(listed(out, dir).has_value()) << out;  // it did look
+    // Neither the tune file, its copy (the seed), tune.jsonl, an iteration's file nor a log.
+    EXPECT_FALSE(contains(out, kMarker)) << out;
+    EXPECT_FALSE(contains(out, "pairs_per_iteration")) << out;
+    EXPECT_FALSE(contains(out, "pairs_done")) << out;
+    EXPECT_FALSE(contains(out, "spying-plus")) << out;
+    EXPECT_FALSE(contains(out, "match_id")) << out;
+  }
+}
+
 // Shards of one tournament share a results folder (docs/CLUSTER.md), where the neighbouring
 // shard logs the mirror of a bot's match (the same deals, seats swapped) while it is played: a
 // bot of one shard reads none of the other shards' folders.

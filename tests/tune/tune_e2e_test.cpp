@@ -158,24 +158,32 @@ TEST(Tune, StrongBotsEpsilonIsTunedAndConfirmed) {
 
 
 // `referee serve` lists a tune folder and draws its page from tune.jsonl; what the folder's
-// files say is escaped, never run.
+// files say is escaped, never run, and a tune.txtpb the tune command would refuse (a name of
+// markup, min == max, which would draw at NaN) is refused with its reason, not drawn.
 TEST(Tune, ServeShowsATunesPathAndIterations) {
   const std::string dir = temp_dir("tune-serve");
   const std::string file = write_file(dir, "peak.txtpb", peak_tune(4, 2, 0.6));
   const RunResult r = run({kReferee, "tune", file, "--out", dir + "/tunes/peak", "-j", "2"},
                           std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // A hand-written folder whose parameter's name is markup.
+  // Hand-written folders: a confirming report of markup, then two files the tune refuses.
   const std::string odd = dir + "/tunes/odd";
-  std::filesystem::create_directories(odd);
-  write_file(odd, "tune.txtpb",
-             "name: \"odd\" pairs: 4 params { name: \"<script>x</script>\" start: 1 min: 0 "
-             "max: 2 c_end: 1 r_end: 1 }\n");
+  std::filesystem::create_directories(odd + "/confirm");
+  std::filesystem::copy_file(dir + "/tunes/peak/tune.txtpb", odd + "/tune.txtpb");
+  write_file(odd + "/confirm", "sprt.txt", "<script>x</script>\n");
+  const std::string param = "params { name: \"p\" start: 1 min: 1 max: 1 c_end: 1 r_end: 1 }\n";
+  for (const auto& [folder, text] : {std::pair{"markup", "name: \"<b>m</b>\"\n" + param},
+                                     std::pair{"flat", "name: \"flat\"\n" + param}}) {
+    std::filesystem::create_directories(dir + "/tunes/" + folder);
+    write_file(dir + "/tunes/" + folder, "tune.txtpb",
+               "pairs: 4\nbot { name: \"b\" command: \"b\" }\n" + text);
+  }
   ServeProcess s = start_serve(kReferee, {dir + "/tunes"});
   ASSERT_GT(s.port, 0);
   const HttpReply list = http_get(s.port, "/");
   EXPECT_TRUE(contains(list.body, "tune peak")) << list.body;
   EXPECT_TRUE(contains(list.body, "/tune/0/peak")) << list.body;
+  EXPECT_FALSE(contains(list.body, "/tune/0/flat")) << list.body;
   const HttpReply page = http_get(s.port, "/tune/0/peak");
   ASSERT_EQ(page.status, 200) << page.body;
   EXPECT_TRUE(contains(page.body, "<polyline")) << page.body;
@@ -186,6 +194,14 @@ TEST(Tune, ServeShowsATunesPathAndIterations) {
   ASSERT_EQ(escaped.status, 200) << escaped.body;
   EXPECT_FALSE(contains(escaped.body, "<script>x")) << escaped.body;
   EXPECT_TRUE(contains(escaped.body, "&lt;script&gt;x")) << escaped.body;
+  const HttpReply markup = http_get(s.port, "/tune/0/markup");
+  EXPECT_EQ(markup.status, 404);
+  EXPECT_EQ(markup.headers.at("content-type"), "text/plain; charset=utf-8") << "never drawn as HTML";
+  const HttpReply flat = http_get(s.port, "/tune/0/flat");
+  EXPECT_EQ(flat.status, 404);
+  EXPECT_TRUE(contains(flat.body, "tune.txtpb:")) << flat.body;
+  EXPECT_TRUE(contains(flat.body, "min must be below max")) << flat.body;
+  EXPECT_FALSE(contains(flat.body, "NaN")) << flat.body;
   EXPECT_EQ(http_get(s.port, "/tune/0/nothing").status, 404);
 }
 
