@@ -86,8 +86,9 @@ class LadderLoop {
 
  private:
   RoundOptions round_options() const {
-    return {o_.referee, empty_folder(o_.dir), o_.concurrency, o_.slurm, o_.slurm_tasks,
-            o_.sbatch_args, {}};
+    return {o_.referee, empty_folder(o_.dir), o_.concurrency,
+            o_.slurm,   o_.slurm_tasks,       o_.sbatch_args,
+            {}};
   }
 
   int play_rounds() {

@@ -171,6 +171,30 @@ TEST(Sandbox, ABotBesideTheLogCannotReadTheRunningMatch) {
   }
 }
 
+// --hide keeps a user's file and folder from the bot though they lie in its own folder; the
+// same files unhidden are read (the bot would have learned them).
+TEST(Sandbox, HiddenPathsBesideTheBotCannotBeRead) {
+  constexpr const char* kSecret = "seeds-of-the-next-event-41d7";
+  for (const bool hide : {true, false}) {
+    SCOPED_TRACE(hide ? "--hide" : "not hidden");
+    const std::string dir = folder_with_hostile(hide ? "hide-given" : "hide-not-given");
+    std::ofstream(dir + "/notes.txt") << kSecret << "\n";
+    fs::create_directories(dir + "/private");
+    std::ofstream(dir + "/private/plan.txt") << kSecret << "\n";
+    const RunResult r = match_in(
+        dir, hide ? std::vector<std::string>{"--hide", "notes.txt", "--hide", dir + "/private"}
+                  : std::vector<std::string>{});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string out = bot_outputs({dir + "/logs/spied.jsonl"});
+    ASSERT_TRUE(listed(out, ".").has_value()) << out;  // it did look
+    EXPECT_EQ(contains(out, kSecret), !hide) << out;
+    if (hide) {
+      EXPECT_TRUE(contains(out, "BLOCKED open ./notes.txt")) << out;
+      EXPECT_EQ(listed(out, "./private"), std::set<std::string>{}) << out;
+    }
+  }
+}
+
 TEST(Sandbox, WithoutTheSandboxABotBesideTheLogReadsTheRunningMatch) {
   const std::string dir = folder_with_hostile("beside-logs-unsandboxed");
   const RunResult r = match_in(dir, {"--no-sandbox"});

@@ -130,7 +130,6 @@ TEST(Tune, AResumedTuneEndsWhereAnUnstoppedOneDoes) {
   EXPECT_TRUE(contains(mixed.output, "started with another tune file")) << mixed.output;
 }
 
-
 // A bad start (fully random rollouts, a far too wide search) tuned to values that the chained
 // SPRT finds stronger than the start. (Alone, epsilon moves strong_bot by about 20 Elo between
 // 0.1 and 1 at 64 worlds a decision, too little for an SPRT of a few hundred pairs; the
@@ -140,13 +139,15 @@ TEST(Tune, StrongBotsEpsilonIsTunedAndConfirmed) {
   const std::string file = write_file(
       dir, "strong.txtpb",
       "name: \"strong\"\nformat: FORMAT_TWO_PLAYERS\nseed: 3\n"
-      "bot { name: \"strong\" command: \"" + kStrong + "\" args: [\"--simulations\", \"64\"] }\n"
-      "params { name: \"epsilon\" start: 1 min: 0 max: 1 c_end: 0.1 r_end: 0.1 }\n"
-      "params { name: \"exploration\" start: 8 min: 0 max: 10 c_end: 1 r_end: 0.05 }\n"
-      "pairs: 96\npairs_per_iteration: 8\n"
-      "confirm { elo0: 0 elo1: 20 max_pairs: 1000 }\n");
-  const RunResult r = run({kReferee, "tune", file, "--out", dir + "/out", "-j", "2"},
-                          std::chrono::seconds(540));
+      "bot { name: \"strong\" command: \"" +
+          kStrong +
+          "\" args: [\"--simulations\", \"64\"] }\n"
+          "params { name: \"epsilon\" start: 1 min: 0 max: 1 c_end: 0.1 r_end: 0.1 }\n"
+          "params { name: \"exploration\" start: 8 min: 0 max: 10 c_end: 1 r_end: 0.05 }\n"
+          "pairs: 96\npairs_per_iteration: 8\n"
+          "confirm { elo0: 0 elo1: 20 max_pairs: 1000 }\n");
+  const RunResult r =
+      run({kReferee, "tune", file, "--out", dir + "/out", "-j", "2"}, std::chrono::seconds(540));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::vector<v1::TuneIteration> done = iterations(dir + "/out");
   ASSERT_EQ(done.size(), 12u);
@@ -155,7 +156,6 @@ TEST(Tune, StrongBotsEpsilonIsTunedAndConfirmed) {
   EXPECT_TRUE(contains(r.output, "H1 accepted")) << r.output;
   EXPECT_TRUE(contains(r.output, "strong-tuned is stronger than strong-start")) << r.output;
 }
-
 
 // `referee serve` lists a tune folder and draws its page from tune.jsonl; what the folder's
 // files say is escaped, never run, and a tune.txtpb the tune command would refuse (a name of
@@ -196,7 +196,8 @@ TEST(Tune, ServeShowsATunesPathAndIterations) {
   EXPECT_TRUE(contains(escaped.body, "&lt;script&gt;x")) << escaped.body;
   const HttpReply markup = http_get(s.port, "/tune/0/markup");
   EXPECT_EQ(markup.status, 404);
-  EXPECT_EQ(markup.headers.at("content-type"), "text/plain; charset=utf-8") << "never drawn as HTML";
+  EXPECT_EQ(markup.headers.at("content-type"), "text/plain; charset=utf-8")
+      << "never drawn as HTML";
   const HttpReply flat = http_get(s.port, "/tune/0/flat");
   EXPECT_EQ(flat.status, 404);
   EXPECT_TRUE(contains(flat.body, "tune.txtpb:")) << flat.body;
@@ -205,20 +206,23 @@ TEST(Tune, ServeShowsATunesPathAndIterations) {
   EXPECT_EQ(http_get(s.port, "/tune/0/nothing").status, 404);
 }
 
-
 // With opponents each iteration is a gauntlet of theta+ and theta- against them, and R is half
 // of theta+'s (wins - losses) minus theta-'s, recounted here from the iteration's index.
 TEST(Tune, AgainstOpponentsRIsTheDifferenceOfTheirResults) {
   const std::string dir = temp_dir("tune-opponents");
-  const std::string file = write_file(
-      dir, "opp.txtpb",
-      "name: \"opp\"\nformat: FORMAT_TWO_PLAYERS\ntarget_score: 100\nseed: 2\n"
-      "bot { name: \"peak\" command: \"" + kPeak + "\" }\n"
-      "opponents { name: \"greedy\" command: \"" + kGreedy + "\" }\n"
-      "params { name: \"x\" start: 0.7 min: 0 max: 1 c_end: 0.1 r_end: 0.2 }\n"
-      "pairs: 8\npairs_per_iteration: 4\n");
-  const RunResult r = run({kReferee, "tune", file, "--out", dir + "/out", "-j", "2"},
-                          std::chrono::seconds(120));
+  const std::string file =
+      write_file(dir, "opp.txtpb",
+                 "name: \"opp\"\nformat: FORMAT_TWO_PLAYERS\ntarget_score: 100\nseed: 2\n"
+                 "bot { name: \"peak\" command: \"" +
+                     kPeak +
+                     "\" }\n"
+                     "opponents { name: \"greedy\" command: \"" +
+                     kGreedy +
+                     "\" }\n"
+                     "params { name: \"x\" start: 0.7 min: 0 max: 1 c_end: 0.1 r_end: 0.2 }\n"
+                     "pairs: 8\npairs_per_iteration: 4\n");
+  const RunResult r =
+      run({kReferee, "tune", file, "--out", dir + "/out", "-j", "2"}, std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::vector<v1::TuneIteration> done = iterations(dir + "/out");
   ASSERT_EQ(done.size(), 2u);
