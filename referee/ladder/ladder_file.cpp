@@ -96,14 +96,8 @@ v1::Tournament round_tournament(const v1::Ladder& l, const std::string& name, ui
                                 int concurrency) {
   v1::Tournament t;
   t.set_name(name);
-  t.set_format(l.format());
+  copy_match_terms(l, t);
   t.set_seed(seed);
-  t.set_move_time_ms(l.move_time_ms());
-  t.set_time_bank_ms(l.time_bank_ms());
-  t.set_startup_timeout_ms(l.startup_timeout_ms());
-  t.set_target_score(l.target_score());
-  t.set_max_hands(l.max_hands());
-  t.set_think_on_opponent_time(l.think_on_opponent_time());
   t.set_out_dir(out_dir);
   t.set_concurrency(static_cast<uint32_t>(concurrency));
   Format f;

@@ -54,6 +54,19 @@ int run_command(const std::vector<std::string>& argv, const std::string& scratch
 // At most `cap` bytes from the start of a file.
 std::string read_capped(const std::string& path, size_t cap);
 
+// The match terms of a file that plays rounds (a ladder, a tune: their fields of the same
+// names) copied into a round's tournament.
+template <class Terms>
+void copy_match_terms(const Terms& from, v1::Tournament& t) {
+  t.set_format(from.format());
+  t.set_move_time_ms(from.move_time_ms());
+  t.set_time_bank_ms(from.time_bank_ms());
+  t.set_startup_timeout_ms(from.startup_timeout_ms());
+  t.set_target_score(from.target_score());
+  t.set_max_hands(from.max_hands());
+  t.set_think_on_opponent_time(from.think_on_opponent_time());
+}
+
 // A tournament file's text: `heading` (comment lines), then `t` with each bot's command quoted,
 // so a path with spaces stays one program. Empty and *error for a path holding both quotes.
 std::string tournament_file_text(const v1::Tournament& t, const std::string& heading,

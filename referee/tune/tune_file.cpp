@@ -139,21 +139,11 @@ v1::TournamentBot resolved(const v1::TournamentBot& b, const BotSpec& spec) {
   return out;
 }
 
-void set_terms(const v1::Tune& d, v1::Tournament& t) {
-  t.set_format(d.format());
-  t.set_move_time_ms(d.move_time_ms());
-  t.set_time_bank_ms(d.time_bank_ms());
-  t.set_startup_timeout_ms(d.startup_timeout_ms());
-  t.set_target_score(d.target_score());
-  t.set_max_hands(d.max_hands());
-  t.set_think_on_opponent_time(d.think_on_opponent_time());
-}
-
 // The tuned bot and the opponents under the names the iterations use, as written.
 v1::Tournament probe_of(const v1::Tune& t) {
   v1::Tournament probe;
   probe.set_name(t.name());
-  set_terms(t, probe);
+  copy_match_terms(t, probe);
   probe.set_seed(1);
   *probe.add_bots() = as_bot(t.bot(), t.name() + "-plus");
   for (const v1::TournamentBot& o : t.opponents()) *probe.add_bots() = o;
@@ -257,7 +247,7 @@ v1::Tournament iteration_tournament(const TuneDef& d, uint64_t i, uint32_t pairs
                                     const std::vector<double>& minus, int concurrency) {
   v1::Tournament t;
   t.set_name(d.proto.name() + "-i" + std::to_string(i));
-  set_terms(d.proto, t);
+  copy_match_terms(d.proto, t);
   t.set_seed(derive_seed(d.proto.seed(), i) & ((uint64_t{1} << 63) - 1));
   Format f;
   wire::from_proto(d.proto.format(), f, nullptr);
@@ -278,7 +268,7 @@ v1::Tournament confirm_tournament(const TuneDef& d, const std::vector<double>& t
                                   int concurrency) {
   v1::Tournament t;
   t.set_name(d.proto.name() + "-confirm");
-  set_terms(d.proto, t);
+  copy_match_terms(d.proto, t);
   t.set_seed(derive_seed(d.proto.seed(), ~uint64_t{0}) & ((uint64_t{1} << 63) - 1));
   t.set_concurrency(static_cast<uint32_t>(concurrency));
   t.set_out_dir(fs::absolute(d.out_dir).lexically_normal().string());
