@@ -356,29 +356,26 @@ void guarded(const char* name, int& exit_code, const std::function<int()>& body)
   }
 }
 
-}  // namespace
+using Flags = std::shared_ptr<LadderFlags>;
 
-void add_ladder_command(CLI::App& app, int& exit_code) {
-  auto f = std::make_shared<LadderFlags>();
-  CLI::App* ladder = app.add_subcommand(
-      "ladder",
-      "A competition that runs for weeks: people submit versions of their bots at any time,\n"
-      "each passes `referee check-bot`, plays placement matches, then matches chosen where\n"
-      "they teach most, and is rated with every version in one Bradley-Terry pool. State in\n"
-      "DIR/ladder.db (SQLite); bots, logs and reports stay files in DIR (docs/LADDER.md).");
-  ladder->require_subcommand(1);
-  auto dir = [&](CLI::App* c) { c->add_option("dir", f->dir, "The ladder folder")->required(); };
-  auto version = [&](CLI::App* c) {
-    c->add_option("version", f->version, "The version, NAME@N")->required();
-  };
+void add_dir(CLI::App* c, const Flags& f) {
+  c->add_option("dir", f->dir, "The ladder folder")->required();
+}
+
+void add_version(CLI::App* c, const Flags& f) {
+  c->add_option("version", f->version, "The version, NAME@N")->required();
+}
+
+// init, add-user and submit: what fills a ladder.
+void add_setup_commands(CLI::App* ladder, const Flags& f, int& exit_code) {
   CLI::App* c = ladder->add_subcommand(
       "init", "Make a ladder folder from a ladder file (proto/allfives/v1/ladder.proto)");
-  dir(c);
+  add_dir(c, f);
   c->add_option("ladder_file", f->file, "The ladder definition")->required();
   c->callback([f, &exit_code] { guarded("init", exit_code, [&] { return init(*f); }); });
 
   c = ladder->add_subcommand("add-user", "Add a person; prints their access token once");
-  dir(c);
+  add_dir(c, f);
   c->add_option("name", f->name, "Their name (letters, digits, . _ + -)")->required();
   c->add_flag("--organiser", f->organiser,
               "They may also retire versions and reset tokens from the served pages");
@@ -389,7 +386,7 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
       "Submit a new version of a bot: PATH is a program folder, a single file (a .py file runs\n"
       "with the Python SDK) or an archive (.zip, .tar, .tar.gz, .tar.xz, .tar.bz2, .tar.zst).\n"
       "It is stored read-only as NAME@N and checked by `referee check-bot` before it plays.");
-  dir(c);
+  add_dir(c, f);
   c->add_option("--token", f->token,
                 "Your access token (from add-user); the environment's ALLFIVES_LADDER_TOKEN "
                 "keeps it out of other users' process lists")
@@ -402,10 +399,13 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
                 "executable named bot or run, else bot.py, main.py or a lone .py file)");
   c->add_flag("--no-check", f->no_check, "Leave the check to the running ladder");
   c->callback([f, &exit_code] { guarded("submit", exit_code, [&] { return submit(*f); }); });
+}
 
-  c = ladder->add_subcommand("run",
-                             "Play rounds until stopped (Ctrl-C or SIGTERM; a rerun resumes)");
-  dir(c);
+// run and demo: what plays a ladder.
+void add_play_commands(CLI::App* ladder, const Flags& f, int& exit_code) {
+  CLI::App* c = ladder->add_subcommand(
+      "run", "Play rounds until stopped (Ctrl-C or SIGTERM; a rerun resumes)");
+  add_dir(c, f);
   c->add_option("--concurrency,-j", f->concurrency, "Matches at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
@@ -423,7 +423,7 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
       "A living ladder in one command: the sample bots (greedy, heavy, random) submitted by\n"
       "three users into DIR (made if missing; an existing ladder is reused), served by\n"
       "`referee serve` and played until Ctrl-C. Prints each user's token.");
-  dir(c);
+  add_dir(c, f);
   c->add_option("--listen", f->listen, "Where the pages are served (HOST:PORT; port 0: any)")
       ->capture_default_str();
   c->add_option("--concurrency,-j", f->concurrency, "Matches at once")
@@ -432,35 +432,54 @@ void add_ladder_command(CLI::App& app, int& exit_code) {
   c->add_option("--rounds", f->rounds, "Stop after this many rounds (default: run until stopped)")
       ->check(CLI::Range(0LL, 1LL << 40));
   c->callback([f, &exit_code] { guarded("demo", exit_code, [&] { return demo(*f); }); });
+}
 
-  c = ladder->add_subcommand("list", "Every version: its user, state and matches");
-  dir(c);
+// list, user, standings, report, history and retire: what reads or retires versions.
+void add_version_commands(CLI::App* ladder, const Flags& f, int& exit_code) {
+  CLI::App* c = ladder->add_subcommand("list", "Every version: its user, state and matches");
+  add_dir(c, f);
   c->callback([f, &exit_code] { guarded("list", exit_code, [&] { return list(*f, ""); }); });
 
   c = ladder->add_subcommand("user", "One user's versions, and where a refused one's report is");
-  dir(c);
+  add_dir(c, f);
   c->add_option("name", f->name, "The user")->required();
   c->callback([f, &exit_code] { guarded("user", exit_code, [&] { return list(*f, f->name); }); });
 
   c = ladder->add_subcommand("standings", "The leaderboard, as of the last finished round");
-  dir(c);
+  add_dir(c, f);
   c->add_flag("--csv", f->csv, "As CSV");
   c->callback([f, &exit_code] { guarded("standings", exit_code, [&] { return standings(*f); }); });
 
   c = ladder->add_subcommand("report", "A version's check-bot report");
-  dir(c);
-  version(c);
+  add_dir(c, f);
+  add_version(c, f);
   c->callback([f, &exit_code] { guarded("report", exit_code, [&] { return report(*f); }); });
 
   c = ladder->add_subcommand("history", "A version's rating over its matches, as CSV");
-  dir(c);
-  version(c);
+  add_dir(c, f);
+  add_version(c, f);
   c->callback([f, &exit_code] { guarded("history", exit_code, [&] { return history(*f); }); });
 
   c = ladder->add_subcommand("retire", "Retire a version: it keeps its record and plays no more");
-  dir(c);
-  version(c);
+  add_dir(c, f);
+  add_version(c, f);
   c->callback([f, &exit_code] { guarded("retire", exit_code, [&] { return retire(*f); }); });
+}
+
+}  // namespace
+
+void add_ladder_command(CLI::App& app, int& exit_code) {
+  auto f = std::make_shared<LadderFlags>();
+  CLI::App* ladder = app.add_subcommand(
+      "ladder",
+      "A competition that runs for weeks: people submit versions of their bots at any time,\n"
+      "each passes `referee check-bot`, plays placement matches, then matches chosen where\n"
+      "they teach most, and is rated with every version in one Bradley-Terry pool. State in\n"
+      "DIR/ladder.db (SQLite); bots, logs and reports stay files in DIR (docs/LADDER.md).");
+  ladder->require_subcommand(1);
+  add_setup_commands(ladder, f, exit_code);
+  add_play_commands(ladder, f, exit_code);
+  add_version_commands(ladder, f, exit_code);
 }
 
 }  // namespace allfives::referee

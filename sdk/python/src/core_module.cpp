@@ -157,49 +157,10 @@ void bind_config(py::module_& m) {
       });
 }
 
-void bind_event(py::module_& m) {
-  py::class_<Event>(m, "Event",
-                    "One event of a step, as the core reports it (allfives/core/events.h). "
-                    "Which fields mean something depends on `kind`.")
-      .def_property_readonly(
-          "kind", [](const Event& e) { return std::string(to_string(e.kind)); },
-          "hand_start, play, draw, pass, hand_end or match_end")
-      .def_readonly("seat", &Event::seat,
-                    "play/draw/pass: who; hand_start: the opener; hand_end: who went out (-1: "
-                    "blocked)")
-      .def_readonly("side", &Event::side,
-                    "play: the actor's side; hand_end/match_end: the winner, -1 none")
-      .def_readonly("hand_index", &Event::hand_index)
-      .def_property_readonly("play",
-                             [](const Event& e) -> py::object {
-                               return e.kind == EventKind::kPlay ? V().play(e.play) : py::none();
-                             })
-      .def_readonly("count", &Event::count, "play: the count after it; draw: tiles drawn")
-      .def_readonly("reason", &Event::reason,
-                    "the core's code behind open_rule, hand_end_kind or match_end_reason")
-      .def_readonly("points", &Event::points, "play/hand_end: points scored by it")
-      .def_property_readonly(
-          "tiles", [](const Event& e) { return V().tiles(e.tiles); },
-          "draw: the tiles drawn (only in the drawer's eyes)")
-      .def_property_readonly(
-          "drawn",
-          [](const Event& e) -> py::object {
-            if (e.kind != EventKind::kDraw) return py::none();
-            // Another seat's eyes (seen_by) hold no tiles, only the count.
-            if (e.tiles.empty()) return py::tuple();
-            const std::span<const Tile> order = e.drawn_in_order();
-            py::tuple out(order.size());
-            for (size_t i = 0; i < order.size(); ++i) out[i] = V().tile(order[i]);
-            return out;
-          },
-          "draw: the tiles drawn in drawing order (only in the drawer's eyes, else ())")
-      .def_property_readonly(
-          "ends",
-          [](const Event& e) -> py::object {
-            if (e.kind != EventKind::kPlay) return py::none();
-            return py::make_tuple(V().line_end(e.ends[0]), V().line_end(e.ends[1]));
-          },
-          "play: the line's open ends (left, right) right after it, even when it ended the hand")
+// An event's fields that say why and with what: the opening rule, the ends' reasons, the hands
+// and the values of a hand's or the match's end.
+void bind_event_outcomes(py::class_<Event>& event) {
+  event
       .def_property_readonly("open_rule",
                              [](const Event& e) -> py::object {
                                return e.kind == EventKind::kHandStart
@@ -243,7 +204,54 @@ void bind_event(py::module_& m) {
             for (int s = 0; s < kMaxPlayers; ++s) v[s] = e.values[s];
             return ints(v.data(), kMaxPlayers);
           },
-          "hand_end: pips left per seat; match_end: final score per side")
+          "hand_end: pips left per seat; match_end: final score per side");
+}
+
+void bind_event(py::module_& m) {
+  py::class_<Event> event(m, "Event",
+                          "One event of a step, as the core reports it (allfives/core/events.h). "
+                          "Which fields mean something depends on `kind`.");
+  bind_event_outcomes(event);
+  event
+      .def_property_readonly(
+          "kind", [](const Event& e) { return std::string(to_string(e.kind)); },
+          "hand_start, play, draw, pass, hand_end or match_end")
+      .def_readonly("seat", &Event::seat,
+                    "play/draw/pass: who; hand_start: the opener; hand_end: who went out (-1: "
+                    "blocked)")
+      .def_readonly("side", &Event::side,
+                    "play: the actor's side; hand_end/match_end: the winner, -1 none")
+      .def_readonly("hand_index", &Event::hand_index)
+      .def_property_readonly("play",
+                             [](const Event& e) -> py::object {
+                               return e.kind == EventKind::kPlay ? V().play(e.play) : py::none();
+                             })
+      .def_readonly("count", &Event::count, "play: the count after it; draw: tiles drawn")
+      .def_readonly("reason", &Event::reason,
+                    "the core's code behind open_rule, hand_end_kind or match_end_reason")
+      .def_readonly("points", &Event::points, "play/hand_end: points scored by it")
+      .def_property_readonly(
+          "tiles", [](const Event& e) { return V().tiles(e.tiles); },
+          "draw: the tiles drawn (only in the drawer's eyes)")
+      .def_property_readonly(
+          "drawn",
+          [](const Event& e) -> py::object {
+            if (e.kind != EventKind::kDraw) return py::none();
+            // Another seat's eyes (seen_by) hold no tiles, only the count.
+            if (e.tiles.empty()) return py::tuple();
+            const std::span<const Tile> order = e.drawn_in_order();
+            py::tuple out(order.size());
+            for (size_t i = 0; i < order.size(); ++i) out[i] = V().tile(order[i]);
+            return out;
+          },
+          "draw: the tiles drawn in drawing order (only in the drawer's eyes, else ())")
+      .def_property_readonly(
+          "ends",
+          [](const Event& e) -> py::object {
+            if (e.kind != EventKind::kPlay) return py::none();
+            return py::make_tuple(V().line_end(e.ends[0]), V().line_end(e.ends[1]));
+          },
+          "play: the line's open ends (left, right) right after it, even when it ended the hand")
       .def("seen_by", &seen_by, py::arg("seat"), "The event as `seat` may see it.")
       .def("__repr__", [](const Event& e) {
         std::string r = "Event(" + std::string(to_string(e.kind)) + ", hand " +
