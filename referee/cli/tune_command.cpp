@@ -20,6 +20,7 @@ struct TuneFlags {
   std::string file, out;
   int concurrency = 0;
   bool resume = false, quiet = false;
+  int progress_seconds = 10;
   SlurmFlags slurm;
 };
 
@@ -42,6 +43,7 @@ int tune(const TuneFlags& f) {
   run.def.out_dir = run.out_dir;
   run.resume = f.resume;
   run.quiet = f.quiet;
+  run.progress_every = std::chrono::seconds(f.progress_seconds);
   const uint32_t file_concurrency = run.def.proto.concurrency();
   run.rounds.concurrency =
       f.concurrency > 0  ? f.concurrency
@@ -72,6 +74,10 @@ void add_tune_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1024));
   c->add_flag("--resume", f->resume, "Continue the tune in the output folder");
   c->add_flag("--quiet,-q", f->quiet, "No line per iteration");
+  c->add_option("--progress-seconds", f->progress_seconds,
+                "Inside a long iteration, a line of the matches played this often (0: none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 86400));
   add_slurm_flags(c, f->slurm,
                   "Play each iteration as a Slurm job array (sbatch); all of an iteration's pairs "
                   "count in one update, so give it pairs_per_iteration to share (docs/TUNING.md)",

@@ -6,13 +6,16 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -189,8 +192,20 @@ std::string values_text(const TuneDef& d, const std::vector<double>& values) {
 }
 
 // Plays one tournament file to its end with the round player; "" when every match was played.
+// Matches finished so far in a round's folders: the lines of their indexes.
+uint64_t matches_played(const std::vector<std::string>& folders) {
+  uint64_t lines = 0;
+  for (const std::string& folder : folders) {
+    std::ifstream in(output_path(folder, kIndexFile), std::ios::binary);
+    lines += static_cast<uint64_t>(
+        std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n'));
+  }
+  return lines;
+}
+
 std::string play_round(const TuneRun& run, const v1::Tournament& t, const std::string& stem,
-                       const std::atomic<bool>& stop, std::vector<std::string>& folders) {
+                       const std::atomic<bool>& stop, std::vector<std::string>& folders,
+                       const std::function<void(uint64_t)>& on_progress = {}) {
   std::string why;
   const std::string text = tournament_file_text(t, "# Written by referee tune.\n", &why);
   if (text.empty() || !replace_durably(stem + ".txtpb", text, why)) return why;
@@ -199,10 +214,18 @@ std::string play_round(const TuneRun& run, const v1::Tournament& t, const std::s
   if (!player) return why;
   std::optional<std::string> end;
   bool told = false;
+  auto next_report = std::chrono::steady_clock::now() + run.progress_every;
+  uint64_t reported = 0;
   while (!(end = player->poll())) {
     if (stop.load() && !told) {
       player->stop();
       told = true;
+    }
+    if (on_progress && run.progress_every.count() > 0 &&
+        std::chrono::steady_clock::now() >= next_report) {
+      next_report += run.progress_every;
+      if (const uint64_t played = matches_played(player->folders()); played != reported)
+        on_progress(reported = played);
     }
     std::this_thread::sleep_for(kPollInterval);
   }
@@ -260,7 +283,14 @@ bool TuneLoop::iterate(uint64_t i) {
       iteration_tournament(d_, i, pairs, step.plus, step.minus, run_.rounds.concurrency);
   const std::string stem = at(at(run_.out_dir, "iterations"), std::to_string(i));
   std::vector<std::string> folders;
-  if (const std::string why = play_round(run_, t, stem, stop_, folders); !why.empty()) {
+  const auto progress = [&](uint64_t played) {
+    if (run_.quiet) return;
+    err_ << "tune " << d_.proto.name() << ": iteration " << i + 1 << "/"
+         << spsa_iterations(d_.schedule) << ", " << played << (played == 1 ? " match" : " matches")
+         << " played so far\n"
+         << std::flush;
+  };
+  if (const std::string why = play_round(run_, t, stem, stop_, folders, progress); !why.empty()) {
     stopped_ = why == "stopped";
     err_ << "referee tune: "
          << (stopped_ ? "stopped; `--resume` continues at iteration " + std::to_string(i)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <ostream>
 #include <string>
 
@@ -16,7 +17,9 @@ struct TuneRun {
   TuneDef def;
   std::string out_dir;  // def.out_dir unless overridden
   bool resume = false;
-  bool quiet = false;   // no line per iteration
+  bool quiet = false;  // no line per iteration
+  // A line of progress inside an iteration this often while its matches finish (0: none).
+  std::chrono::seconds progress_every{10};
   RoundOptions rounds;  // rounds.working_dir is set by run_tune (OUT/empty)
 };
 

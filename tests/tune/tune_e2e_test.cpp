@@ -157,6 +157,23 @@ TEST(Tune, StrongBotsEpsilonIsTunedAndConfirmed) {
   EXPECT_TRUE(contains(r.output, "strong-tuned is stronger than strong-start")) << r.output;
 }
 
+// A long iteration is not silent: with --progress-seconds 1, lines of the matches played so far
+// come while it runs (one iteration of 200 pairs to 250, about 5 s), before its own line.
+TEST(Tune, ALongIterationShowsItsProgress) {
+  const std::string dir = temp_dir("tune-progress");
+  std::string text = peak_tune(200, 200, 0.5);
+  text.replace(text.find("target_score: 100\n"), 18, "");
+  const std::string file = write_file(dir, "peak.txtpb", text);
+  const RunResult r =
+      run({kReferee, "tune", file, "--out", dir + "/out", "-j", "1", "--progress-seconds", "1"},
+          std::chrono::seconds(120));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const size_t progress = r.output.find("tune peak: iteration 1/1, ");
+  ASSERT_NE(progress, std::string::npos) << r.output;
+  EXPECT_TRUE(contains(r.output.substr(progress), "played so far")) << r.output;
+  EXPECT_LT(progress, r.output.find("1/1, 200/200 pairs")) << r.output;
+}
+
 // `referee serve` lists a tune folder and draws its page from tune.jsonl; what the folder's
 // files say is escaped, never run, and a tune.txtpb the tune command would refuse (a name of
 // markup, min == max, which would draw at NaN) is refused with its reason, not drawn.
