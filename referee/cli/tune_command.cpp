@@ -1,7 +1,6 @@
 #include "cli/tune_command.h"
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <thread>
@@ -13,8 +12,6 @@
 
 namespace allfives::referee {
 namespace {
-
-namespace fs = std::filesystem;
 
 struct TuneFlags {
   std::string file, out;
@@ -32,14 +29,6 @@ int tune(const TuneFlags& f) {
     return 1;
   }
   run.out_dir = f.out.empty() ? run.def.out_dir : f.out;
-  // tunes-out/ above the default folder holds other tunes (their seeds): kept from every bot,
-  // as tournaments-out/ is.
-  if (f.out.empty() && run.def.proto.out_dir().empty()) {
-    std::error_code ec;
-    const fs::path parent = fs::absolute(run.out_dir).lexically_normal().parent_path();
-    fs::create_directories(parent, ec);
-    run.rounds.hide.push_back(parent.string());
-  }
   run.def.out_dir = run.out_dir;
   run.resume = f.resume;
   run.quiet = f.quiet;

@@ -225,8 +225,12 @@ TuneDef tune_terms(const v1::Tune& t) {
     d.params.push_back({p.name(), p.start(), p.min(), p.max(), p.c_end(), p.r_end()});
   d.schedule = {d.proto.pairs(), d.proto.pairs_per_iteration(), d.proto.alpha(), d.proto.gamma(),
                 d.proto.a_ratio() * static_cast<double>(d.proto.pairs())};
-  d.out_dir = t.out_dir().empty() ? "tunes-out/" + t.name() : t.out_dir();
+  d.out_dir = t.out_dir().empty() ? default_tune_out_dir(t) : t.out_dir();
   return d;
+}
+
+std::string default_tune_out_dir(const v1::Tune& t) {
+  return "tunes-out/" + t.name();
 }
 
 std::string plus_name(const TuneDef& d) {

@@ -37,6 +37,9 @@ bool load_tune(const std::string& path, TuneDef& out, std::string* error);
 // looked up, bots stays empty.
 TuneDef tune_terms(const v1::Tune& t);
 
+// The output folder when neither the file nor --out names one: tunes-out/NAME (relative).
+std::string default_tune_out_dir(const v1::Tune& t);
+
 // The names the tuned bot plays under in an iteration's matches.
 std::string plus_name(const TuneDef& d);
 std::string minus_name(const TuneDef& d);

@@ -382,6 +382,10 @@ bool hide_tune_files(TuneRun& run, const std::vector<v1::TuneIteration>& done, s
   if (!run.def.path.empty()) run.rounds.hide.push_back(run.def.path);
   for (const char* name : {"tune.txtpb", "tune.lock", "tune.jsonl", "tune.svg", "iterations"})
     run.rounds.hide.push_back(at(out, name));
+  // tunes-out/ above the default folder holds other tunes (their seeds), as tournaments-out/.
+  const fs::path fallback = fs::absolute(default_tune_out_dir(run.def.proto)).lexically_normal();
+  if (run.def.proto.out_dir().empty() && fs::path(out) == fallback)
+    run.rounds.hide.push_back(fallback.parent_path().string());
   return true;
 }
 
